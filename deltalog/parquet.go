@@ -1,0 +1,1327 @@
+package deltalog
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/deprecated"
+	"github.com/parquet-go/parquet-go/encoding"
+	"github.com/parquet-go/parquet-go/format"
+
+	"github.com/deltavacuum/deltavacuum/storage"
+)
+
+// parquetReadBufferSize is the size of the buffered reads each column's page reader makes.
+// Column chunks are read front to back, so large reads mean few round trips on object stores.
+// The size is a constant because parquet-go pools its read buffers by size.
+const parquetReadBufferSize = 256 << 10
+
+// readParquetActions streams the rows of a Parquet checkpoint file (classic, one part of a
+// multi-part checkpoint, V2 top-level file or sidecar) as actions, calling fn once per row
+// whose action kind is in want. Rows come in file order.
+//
+// Only the leaf columns needed for the wanted kinds are read: for add and remove the fields
+// that identify a file and its deletion vector (never stats or partition values), for
+// metaData, protocol, sidecar and checkpointMetadata their whole group. Columns are decoded
+// one page at a time, so memory does not grow with the number of rows.
+//
+// A file that is not Parquet, is truncated or whose columns have unexpected types yields an
+// error wrapping ErrCorrupt; an error of the underlying reader is returned as is.
+func readParquetActions(ctx context.Context, r storage.Reader, want Kinds, fn func(*Action) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	src := &pqSource{r: r, size: r.Size()}
+	f, err := src.open()
+	if err != nil {
+		return err
+	}
+	p, err := newPQPlan(f, want)
+	if err != nil {
+		return err
+	}
+	if len(p.cursors) == 0 {
+		// None of the wanted groups is in the file (a sidecar read for metadata, say).
+		return nil
+	}
+	for i, rg := range f.RowGroups() {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := p.readRowGroup(ctx, src, i, rg, fn); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// pqCorruptf returns an error wrapping ErrCorrupt.
+func pqCorruptf(format string, args ...any) error {
+	return fmt.Errorf("parquet checkpoint: "+format+": %w", append(args, ErrCorrupt)...)
+}
+
+// pqSource is the io.ReaderAt handed to parquet-go. It keeps reads within the object,
+// so that a truncated file shows up as io.EOF rather than as a backend error, and remembers
+// the first real I/O error, so that a failing store is not reported as a corrupt file.
+type pqSource struct {
+	r    storage.Reader
+	size int64
+	err  error
+}
+
+func (s *pqSource) ReadAt(p []byte, off int64) (int, error) {
+	if off < 0 {
+		return 0, errors.New("negative offset")
+	}
+	if off >= s.size {
+		return 0, io.EOF
+	}
+	short := false
+	if rest := s.size - off; int64(len(p)) > rest {
+		p, short = p[:rest], true
+	}
+	n, err := s.r.ReadAt(p, off)
+	if err == io.EOF && n == len(p) {
+		err = nil
+	}
+	if err != nil {
+		if s.err == nil && !errors.Is(err, io.EOF) {
+			s.err = err
+		}
+		return n, err
+	}
+	if short {
+		return n, io.EOF
+	}
+	return n, nil
+}
+
+// fail turns an error reported by parquet-go into ours: the reader's own error when there was
+// one, ErrCorrupt otherwise.
+func (s *pqSource) fail(what string, err error) error {
+	if s.err != nil {
+		return fmt.Errorf("parquet checkpoint: %s: %w", what, s.err)
+	}
+	return pqCorruptf("%s: %v", what, err)
+}
+
+// open checks the framing of the file and parses its footer.
+func (s *pqSource) open() (f *parquet.File, err error) {
+	// parquet-go trusts the footer length and allocates it before checking; check it first so
+	// that garbage cannot make us allocate gigabytes.
+	const magic = "PAR1"
+	if s.size < 12 {
+		return nil, pqCorruptf("file of %d bytes is too small to be Parquet", s.size)
+	}
+	var head, tail [8]byte
+	if _, err := s.ReadAt(head[:4], 0); err != nil {
+		return nil, s.fail("reading header", err)
+	}
+	if _, err := s.ReadAt(tail[:], s.size-8); err != nil {
+		return nil, s.fail("reading footer", err)
+	}
+	if string(head[:4]) != magic || string(tail[4:]) != magic {
+		return nil, pqCorruptf("not a Parquet file (or an encrypted one): bad magic bytes")
+	}
+	if footer := int64(binary.LittleEndian.Uint32(tail[:4])); footer > s.size-12 {
+		return nil, pqCorruptf("footer length %d exceeds file size %d", footer, s.size)
+	}
+	err = pqProtect(func() error {
+		var err error
+		f, err = parquet.OpenFile(s, s.size,
+			parquet.SkipPageIndex(true),
+			parquet.SkipBloomFilters(true),
+			parquet.ReadBufferSize(parquetReadBufferSize),
+			parquet.FileReadMode(parquet.ReadModeSync),
+		)
+		return err
+	})
+	if err != nil {
+		return nil, s.fail("reading footer", err)
+	}
+	// Column chunks pointing outside the file would only fail later, page by page.
+	for i := range f.Metadata().RowGroups {
+		for _, c := range f.Metadata().RowGroups[i].Columns {
+			md := &c.MetaData
+			start := md.DataPageOffset
+			if md.DictionaryPageOffset > 0 && md.DictionaryPageOffset < start {
+				start = md.DictionaryPageOffset
+			}
+			if start < 4 || md.TotalCompressedSize < 0 || start > s.size || md.TotalCompressedSize > s.size-start {
+				return nil, pqCorruptf("column chunk %s of row group %d lies outside the file", strings.Join(md.PathInSchema, "."), i)
+			}
+		}
+	}
+	return f, nil
+}
+
+// pqProtect runs fn and turns a panic into an error. parquet-go panics on some malformed inputs
+// (unknown encodings, inconsistent schemas); it is only ever used around parquet-go calls, so
+// that panics in our own code or in callbacks still crash loudly.
+func pqProtect(fn func() error) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("parquet-go panic: %v", p)
+		}
+	}()
+	return fn()
+}
+
+// pqPlan is the projection of one file: the column groups to read and a cursor per
+// leaf column.
+type pqPlan struct {
+	add, remove *pqFileReader
+	generic     []*pqGroupReader
+	cursors     []*pqCursor
+	numLeaves   int
+}
+
+func newPQPlan(f *parquet.File, want Kinds) (*pqPlan, error) {
+	p := &pqPlan{numLeaves: len(f.Schema().Columns())}
+	root := f.Root()
+	var err error
+	if want&KindAdd != 0 {
+		if p.add, err = p.fileReader(root.Column("add"), KindAdd); err != nil {
+			return nil, err
+		}
+	}
+	if want&KindRemove != 0 {
+		if p.remove, err = p.fileReader(root.Column("remove"), KindRemove); err != nil {
+			return nil, err
+		}
+	}
+	for _, g := range []struct {
+		name string
+		kind Kinds
+	}{
+		{"metaData", KindMetadata},
+		{"protocol", KindProtocol},
+		{"sidecar", KindSidecar},
+		{"checkpointMetadata", KindCheckpointMetadata},
+	} {
+		if want&g.kind == 0 {
+			continue
+		}
+		col := root.Column(g.name)
+		if col == nil {
+			continue
+		}
+		r, err := p.genericReader(col, g.kind)
+		if err != nil {
+			return nil, err
+		}
+		p.generic = append(p.generic, r)
+	}
+	return p, nil
+}
+
+// pqActionGroup checks that col, a top-level action column, is an optional group: a row holds
+// one action, so every action column must be null in the rows of the others.
+func pqActionGroup(col *parquet.Column) error {
+	if col.Leaf() || !col.Optional() {
+		return pqCorruptf("column %s is not an optional group", col.Name())
+	}
+	return nil
+}
+
+func (p *pqPlan) cursor(col *parquet.Column, name string, kinds ...parquet.Kind) (*pqCursor, error) {
+	if col == nil {
+		return nil, nil
+	}
+	if !col.Leaf() {
+		return nil, pqCorruptf("column %s is a group, want a value", name)
+	}
+	if col.MaxRepetitionLevel() != 0 {
+		return nil, pqCorruptf("column %s is repeated", name)
+	}
+	kind := col.Type().Kind()
+	ok := false
+	for _, k := range kinds {
+		ok = ok || k == kind
+	}
+	if !ok {
+		return nil, pqCorruptf("column %s has type %v, want %v", name, kind, kinds[0])
+	}
+	c := newPQCursor(col, name)
+	p.cursors = append(p.cursors, c)
+	return c, nil
+}
+
+// fileReader plans the columns of an add or remove group; nil when the file has no such group.
+func (p *pqPlan) fileReader(g *parquet.Column, kind Kinds) (*pqFileReader, error) {
+	if g == nil {
+		return nil, nil
+	}
+	if err := pqActionGroup(g); err != nil {
+		return nil, err
+	}
+	name := g.Name()
+	r := &pqFileReader{kind: kind, def: byte(g.MaxDefinitionLevel())}
+	var err error
+	leaf := func(field string, kinds ...parquet.Kind) *pqCursor {
+		if err != nil {
+			return nil
+		}
+		var c *pqCursor
+		c, err = p.cursor(g.Column(field), name+"."+field, kinds...)
+		return c
+	}
+	ints := []parquet.Kind{parquet.Int64, parquet.Int32}
+	r.path = leaf("path", parquet.ByteArray)
+	r.size = leaf("size", ints...)
+	r.dataChange = leaf("dataChange", parquet.Boolean)
+	if kind == KindAdd {
+		r.modificationTime = leaf("modificationTime", ints...)
+	} else {
+		r.deletionTimestamp = leaf("deletionTimestamp", ints...)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if r.path == nil {
+		return nil, pqCorruptf("column group %s has no path column", name)
+	}
+	if dv := g.Column("deletionVector"); dv != nil {
+		if dv.Leaf() || dv.Repeated() {
+			return nil, pqCorruptf("column %s.deletionVector is not a group", name)
+		}
+		name := name + ".deletionVector"
+		d := &pqDVReader{def: byte(dv.MaxDefinitionLevel())}
+		leaf := func(field string, kinds ...parquet.Kind) *pqCursor {
+			if err != nil {
+				return nil
+			}
+			var c *pqCursor
+			c, err = p.cursor(dv.Column(field), name+"."+field, kinds...)
+			return c
+		}
+		d.storageType = leaf("storageType", parquet.ByteArray)
+		d.pathOrInlineDv = leaf("pathOrInlineDv", parquet.ByteArray)
+		d.offset = leaf("offset", parquet.Int32, parquet.Int64)
+		d.sizeInBytes = leaf("sizeInBytes", parquet.Int32, parquet.Int64)
+		d.cardinality = leaf("cardinality", ints...)
+		if err != nil {
+			return nil, err
+		}
+		// Without these two a deletion vector cannot be located; ignoring it could let VACUUM
+		// delete a file a live add still needs.
+		if d.storageType == nil || d.pathOrInlineDv == nil {
+			return nil, pqCorruptf("column group %s lacks storageType or pathOrInlineDv", name)
+		}
+		r.dv = d
+	}
+	return r, nil
+}
+
+// genericReader plans every leaf column of group g.
+func (p *pqPlan) genericReader(g *parquet.Column, kind Kinds) (*pqGroupReader, error) {
+	if err := pqActionGroup(g); err != nil {
+		return nil, err
+	}
+	r := &pqGroupReader{kind: kind}
+	var build func(c *parquet.Column, path string) (*pqNode, error)
+	build = func(c *parquet.Column, path string) (*pqNode, error) {
+		n := &pqNode{
+			name:     c.Name(),
+			def:      byte(c.MaxDefinitionLevel()),
+			rep:      byte(c.MaxRepetitionLevel()),
+			repeated: c.Repeated(),
+			leafLo:   len(r.leaves),
+		}
+		if c.Leaf() {
+			n.leaf = true
+			lc := newPQCursor(c, path)
+			r.encs = append(r.encs, pqJSONEncFor(c.Type()))
+			r.leaves = append(r.leaves, lc)
+			p.cursors = append(p.cursors, lc)
+		} else {
+			n.isMap, n.isList = pqGroupAnnotation(c.Type())
+			for _, child := range c.Columns() {
+				cn, err := build(child, path+"."+child.Name())
+				if err != nil {
+					return nil, err
+				}
+				n.children = append(n.children, cn)
+			}
+			if len(n.children) == 0 {
+				return nil, pqCorruptf("column group %s is empty", path)
+			}
+			if n.isMap || n.isList {
+				// Both annotations wrap exactly one repeated group (or value, for legacy lists).
+				if len(n.children) != 1 || !n.children[0].repeated {
+					n.isMap, n.isList = false, false
+				} else if n.isMap && n.children[0].leaf {
+					n.isMap = false
+				}
+			}
+		}
+		n.leafHi = len(r.leaves)
+		return n, nil
+	}
+	root, err := build(g, g.Name())
+	if err != nil {
+		return nil, err
+	}
+	r.root = root
+	r.rows = make([][]pqEntry, len(r.leaves))
+	return r, nil
+}
+
+func pqGroupAnnotation(t parquet.Type) (isMap, isList bool) {
+	if lt := t.LogicalType(); lt != nil {
+		switch lt.Value.(type) {
+		case *format.MapType:
+			return true, false
+		case *format.ListType:
+			return false, true
+		}
+	}
+	if ct := t.ConvertedType(); ct != nil {
+		switch *ct {
+		case deprecated.Map, deprecated.MapKeyValue:
+			return true, false
+		case deprecated.List:
+			return false, true
+		}
+	}
+	return false, false
+}
+
+// readRowGroup reads the rows of one row group in lockstep across all planned columns.
+func (p *pqPlan) readRowGroup(ctx context.Context, src *pqSource, index int, rg parquet.RowGroup, fn func(*Action) error) error {
+	chunks := rg.ColumnChunks()
+	if len(chunks) != p.numLeaves {
+		return pqCorruptf("row group %d has %d column chunks, the schema %d columns", index, len(chunks), p.numLeaves)
+	}
+	for _, c := range p.cursors {
+		if err := c.open(ctx, src, chunks[c.index]); err != nil {
+			return err
+		}
+	}
+	defer func() {
+		for _, c := range p.cursors {
+			c.close()
+		}
+	}()
+	numRows := rg.NumRows()
+	for row := range numRows {
+		var act *Action
+		found := 0
+		if p.add != nil {
+			a, err := p.add.readRow()
+			if err != nil {
+				return err
+			}
+			if a != nil {
+				act = a
+				found++
+			}
+		}
+		if p.remove != nil {
+			a, err := p.remove.readRow()
+			if err != nil {
+				return err
+			}
+			if a != nil {
+				act = a
+				found++
+			}
+		}
+		for _, r := range p.generic {
+			a, err := r.readRow()
+			if err != nil {
+				return err
+			}
+			if a != nil {
+				act = a
+				found++
+			}
+		}
+		if found > 1 {
+			return pqCorruptf("row %d of row group %d holds %d actions", row, index, found)
+		}
+		if act != nil {
+			if err := fn(act); err != nil {
+				return err
+			}
+		}
+	}
+	// Every column must end with the row group; extra values mean the levels are inconsistent.
+	for _, c := range p.cursors {
+		more, err := c.more()
+		if err != nil {
+			return err
+		}
+		if more {
+			return pqCorruptf("column %s has more values than the %d rows of row group %d", c.name, numRows, index)
+		}
+	}
+	return nil
+}
+
+// pqFileReader decodes add or remove actions from their projected columns.
+type pqFileReader struct {
+	kind Kinds
+	def  byte // definition level at which the action group is present
+
+	path, size, dataChange              *pqCursor
+	modificationTime, deletionTimestamp *pqCursor
+	dv                                  *pqDVReader
+}
+
+type pqDVReader struct {
+	def                                                           byte
+	storageType, pathOrInlineDv, offset, sizeInBytes, cardinality *pqCursor
+}
+
+// Actions are allocated together with their payload: one allocation per row instead of two
+// or three, which matters with millions of rows.
+type pqAddAlloc struct {
+	act Action
+	add Add
+}
+
+type pqRemoveAlloc struct {
+	act    Action
+	remove Remove
+	ts     int64
+	size   int64
+}
+
+type pqDVAlloc struct {
+	dv     DeletionVector
+	offset int32
+}
+
+// readRow advances every column of the group by one row and returns the row's action, or nil
+// when the row holds another action.
+func (r *pqFileReader) readRow() (*Action, error) {
+	def, err := r.path.next()
+	if err != nil {
+		return nil, err
+	}
+	if def < r.def {
+		return nil, r.skipRest()
+	}
+	var path string
+	if def == r.path.maxDef {
+		path = r.path.string()
+	}
+	var dv *DeletionVector
+	if r.dv != nil {
+		if dv, err = r.dv.readRow(); err != nil {
+			return nil, err
+		}
+	}
+	dataChange, _, err := r.dataChange.bool()
+	if err != nil {
+		return nil, err
+	}
+	size, hasSize, err := r.size.int64()
+	if err != nil {
+		return nil, err
+	}
+	if r.kind == KindAdd {
+		mtime, _, err := r.modificationTime.int64()
+		if err != nil {
+			return nil, err
+		}
+		a := &pqAddAlloc{add: Add{
+			Path:             path,
+			Size:             size,
+			ModificationTime: mtime,
+			DataChange:       dataChange,
+			DeletionVector:   dv,
+		}}
+		a.act.Add = &a.add
+		return &a.act, nil
+	}
+	ts, hasTS, err := r.deletionTimestamp.int64()
+	if err != nil {
+		return nil, err
+	}
+	a := &pqRemoveAlloc{remove: Remove{
+		Path:           path,
+		DataChange:     dataChange,
+		DeletionVector: dv,
+	}, ts: ts, size: size}
+	if hasTS {
+		a.remove.DeletionTimestamp = &a.ts
+	}
+	if hasSize {
+		a.remove.Size = &a.size
+	}
+	a.act.Remove = &a.remove
+	return &a.act, nil
+}
+
+// skipRest advances the group's other columns past a row in which the group is null.
+func (r *pqFileReader) skipRest() error {
+	for _, c := range []*pqCursor{r.size, r.dataChange, r.modificationTime, r.deletionTimestamp} {
+		if err := c.skip(); err != nil {
+			return err
+		}
+	}
+	if r.dv != nil {
+		return r.dv.skip()
+	}
+	return nil
+}
+
+func (d *pqDVReader) readRow() (*DeletionVector, error) {
+	def, err := d.storageType.next()
+	if err != nil {
+		return nil, err
+	}
+	if def < d.def {
+		for _, c := range []*pqCursor{d.pathOrInlineDv, d.offset, d.sizeInBytes, d.cardinality} {
+			if err := c.skip(); err != nil {
+				return nil, err
+			}
+		}
+		return nil, nil
+	}
+	a := &pqDVAlloc{}
+	if def == d.storageType.maxDef {
+		a.dv.StorageType = d.storageType.string()
+	}
+	if def, err = d.pathOrInlineDv.next(); err != nil {
+		return nil, err
+	}
+	if def == d.pathOrInlineDv.maxDef {
+		a.dv.PathOrInlineDv = d.pathOrInlineDv.string()
+	}
+	off, hasOff, err := d.offset.int64()
+	if err != nil {
+		return nil, err
+	}
+	if hasOff {
+		if off < math.MinInt32 || off > math.MaxInt32 {
+			return nil, pqCorruptf("column %s: offset %d out of range", d.offset.name, off)
+		}
+		a.offset = int32(off)
+		a.dv.Offset = &a.offset
+	}
+	size, _, err := d.sizeInBytes.int64()
+	if err != nil {
+		return nil, err
+	}
+	if size < math.MinInt32 || size > math.MaxInt32 {
+		return nil, pqCorruptf("column %s: size %d out of range", d.sizeInBytes.name, size)
+	}
+	a.dv.SizeInBytes = int32(size)
+	if a.dv.Cardinality, _, err = d.cardinality.int64(); err != nil {
+		return nil, err
+	}
+	return &a.dv, nil
+}
+
+func (d *pqDVReader) skip() error {
+	for _, c := range []*pqCursor{d.storageType, d.pathOrInlineDv, d.offset, d.sizeInBytes, d.cardinality} {
+		if err := c.skip(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// pqGroupReader rebuilds a whole column group (metaData, protocol, sidecar,
+// checkpointMetadata) as the JSON object the action would be in a commit file, then decodes
+// the action from it. Going through JSON keeps every field of the group, known or not, for
+// Metadata.Raw, and makes a checkpoint row decode exactly like the same action in a commit.
+type pqGroupReader struct {
+	kind   Kinds
+	root   *pqNode
+	leaves []*pqCursor
+	encs   []pqJSONEnc // per leaf
+	rows   [][]pqEntry // per leaf, the entries of the current row
+	vals   []byte      // JSON of the defined values of the current row
+	out    []byte
+}
+
+// pqNode is one node of the schema tree of a generic group.
+type pqNode struct {
+	name          string
+	def, rep      byte // maximum levels of the node
+	repeated      bool
+	leaf          bool
+	isMap, isList bool
+	children      []*pqNode
+	// leafLo and leafHi delimit the node's leaves in pqGroupReader.leaves.
+	leafLo, leafHi int
+}
+
+// pqEntry is one value slot of a leaf: its levels and, when defined, its JSON text in
+// pqGroupReader.vals.
+type pqEntry struct {
+	rep, def byte
+	lo, hi   int32
+}
+
+func (r *pqGroupReader) readRow() (*Action, error) {
+	r.vals = r.vals[:0]
+	for i, c := range r.leaves {
+		ents := r.rows[i][:0]
+		for {
+			def, err := c.next()
+			if err != nil {
+				return nil, err
+			}
+			e := pqEntry{rep: c.rep, def: def}
+			if len(ents) == 0 && e.rep != 0 {
+				return nil, pqCorruptf("column %s: row starts with repetition level %d", c.name, e.rep)
+			}
+			if def == c.maxDef {
+				lo := len(r.vals)
+				if r.vals, err = c.appendJSON(r.vals, r.encs[i]); err != nil {
+					return nil, err
+				}
+				e.lo, e.hi = int32(lo), int32(len(r.vals))
+			}
+			ents = append(ents, e)
+			if c.maxRep == 0 {
+				break
+			}
+			rep, ok, err := c.peekRep()
+			if err != nil {
+				return nil, err
+			}
+			if !ok || rep == 0 {
+				break
+			}
+		}
+		r.rows[i] = ents
+	}
+	spans := make([]pqSpan, len(r.leaves))
+	for i := range spans {
+		spans[i] = pqSpan{0, len(r.rows[i])}
+	}
+	if r.rows[0][0].def < r.root.def {
+		return nil, nil
+	}
+	out, _, err := r.appendNode(r.out[:0], r.root, spans)
+	if err != nil {
+		return nil, err
+	}
+	r.out = out
+	act := &Action{}
+	var target any
+	switch r.kind {
+	case KindMetadata:
+		act.Metadata = &Metadata{}
+		target = act.Metadata
+	case KindProtocol:
+		act.Protocol = &Protocol{}
+		target = act.Protocol
+	case KindSidecar:
+		act.Sidecar = &Sidecar{}
+		target = act.Sidecar
+	case KindCheckpointMetadata:
+		act.CheckpointMetadata = &CheckpointMetadata{}
+		target = act.CheckpointMetadata
+	}
+	if err := json.Unmarshal(out, target); err != nil {
+		return nil, pqCorruptf("column group %s: %v", r.root.name, err)
+	}
+	return act, nil
+}
+
+// pqSpan delimits the entries of one leaf that belong to one instance of a node.
+type pqSpan struct{ lo, hi int }
+
+// appendNode appends the JSON of one instance of n (for a repeated n: one element) whose
+// entries are spans; it reports false, appending nothing, when the instance is null.
+func (r *pqGroupReader) appendNode(b []byte, n *pqNode, spans []pqSpan) ([]byte, bool, error) {
+	first := r.rows[n.leafLo][spans[n.leafLo].lo]
+	if first.def < n.def {
+		return b, false, nil
+	}
+	switch {
+	case n.leaf:
+		return append(b, r.vals[first.lo:first.hi]...), true, nil
+	case n.isList:
+		rep := n.children[0]
+		elem := rep
+		// The standard three-level list wraps each element in a one-field group; the legacy
+		// two-level forms use the repeated group itself as the element.
+		if !rep.leaf && len(rep.children) == 1 && rep.name != "array" && rep.name != n.name+"_tuple" {
+			elem = rep.children[0]
+		}
+		elems, err := r.split(rep, spans)
+		if err != nil {
+			return nil, false, err
+		}
+		b = append(b, '[')
+		for i, e := range elems {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			var ok bool
+			if b, ok, err = r.appendNode(b, elem, e); err != nil {
+				return nil, false, err
+			}
+			if !ok {
+				b = append(b, "null"...)
+			}
+		}
+		return append(b, ']'), true, nil
+	case n.isMap:
+		kv := n.children[0]
+		elems, err := r.split(kv, spans)
+		if err != nil {
+			return nil, false, err
+		}
+		b = append(b, '{')
+		for i, e := range elems {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			start := len(b)
+			var ok bool
+			if b, ok, err = r.appendNode(b, kv.children[0], e); err != nil {
+				return nil, false, err
+			}
+			if !ok {
+				b = append(b, `""`...)
+			} else if b[start] != '"' {
+				// JSON object keys are strings; quote a non-string key's text.
+				key := string(b[start:])
+				b = strconv.AppendQuote(b[:start], key)
+			}
+			b = append(b, ':')
+			ok = false
+			if len(kv.children) > 1 {
+				if b, ok, err = r.appendNode(b, kv.children[1], e); err != nil {
+					return nil, false, err
+				}
+			}
+			if !ok {
+				b = append(b, "null"...)
+			}
+		}
+		return append(b, '}'), true, nil
+	}
+	b = append(b, '{')
+	empty := true
+	for _, c := range n.children {
+		start := len(b)
+		if !empty {
+			b = append(b, ',')
+		}
+		b = pqAppendJSONString(b, c.name)
+		b = append(b, ':')
+		var ok bool
+		var err error
+		if c.repeated {
+			b, ok, err = r.appendRepeated(b, c, spans)
+		} else {
+			b, ok, err = r.appendNode(b, c, spans)
+		}
+		if err != nil {
+			return nil, false, err
+		}
+		if !ok {
+			// Spark leaves null fields out of the JSON of an action.
+			b = b[:start]
+			continue
+		}
+		empty = false
+	}
+	return append(b, '}'), true, nil
+}
+
+// appendRepeated appends a repeated field without LIST annotation as a JSON array.
+func (r *pqGroupReader) appendRepeated(b []byte, n *pqNode, spans []pqSpan) ([]byte, bool, error) {
+	elems, err := r.split(n, spans)
+	if err != nil {
+		return nil, false, err
+	}
+	b = append(b, '[')
+	for i, e := range elems {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		var ok bool
+		if b, ok, err = r.appendNode(b, n, e); err != nil {
+			return nil, false, err
+		}
+		if !ok {
+			b = append(b, "null"...)
+		}
+	}
+	return append(b, ']'), true, nil
+}
+
+// split divides the entries of the repeated node n into its elements. An entry whose
+// repetition level is n's own starts a new element; deeper levels continue the current one.
+func (r *pqGroupReader) split(n *pqNode, spans []pqSpan) ([][]pqSpan, error) {
+	first := r.rows[n.leafLo][spans[n.leafLo].lo]
+	if first.def < n.def {
+		return nil, nil // present but empty
+	}
+	var elems [][]pqSpan
+	for leaf := n.leafLo; leaf < n.leafHi; leaf++ {
+		ents := r.rows[leaf]
+		sp := spans[leaf]
+		k := 0
+		start := sp.lo
+		for i := sp.lo; i <= sp.hi; i++ {
+			if i < sp.hi && (i == sp.lo || ents[i].rep > n.rep) {
+				continue
+			}
+			if i < sp.hi && ents[i].rep < n.rep {
+				return nil, pqCorruptf("column %s: repetition level %d inside a repeated field of level %d", r.leaves[leaf].name, ents[i].rep, n.rep)
+			}
+			if leaf == n.leafLo {
+				e := make([]pqSpan, len(spans))
+				copy(e, spans)
+				elems = append(elems, e)
+			} else if k >= len(elems) {
+				return nil, pqCorruptf("column %s: inconsistent repetition levels", r.leaves[leaf].name)
+			}
+			elems[k][leaf] = pqSpan{start, i}
+			k++
+			start = i
+		}
+		if k != len(elems) {
+			return nil, pqCorruptf("column %s: inconsistent repetition levels", r.leaves[leaf].name)
+		}
+	}
+	return elems, nil
+}
+
+// pqJSONEnc says how the values of a leaf become JSON.
+type pqJSONEnc uint8
+
+const (
+	pqJSONString   pqJSONEnc = iota // strings: STRING, ENUM, JSON or unannotated BYTE_ARRAY
+	pqJSONNumber                    // signed integers, floats
+	pqJSONUnsigned                  // unsigned integers stored as INT32/INT64
+	pqJSONBool
+	pqJSONBase64 // fixed-length binary (UUID, DECIMAL): base64 like encoding/json does []byte
+	pqJSONInt96  // legacy timestamps: the integer as a string
+)
+
+func pqJSONEncFor(t parquet.Type) pqJSONEnc {
+	switch t.Kind() {
+	case parquet.Boolean:
+		return pqJSONBool
+	case parquet.Int32, parquet.Int64:
+		if lt := t.LogicalType(); lt != nil {
+			if it, ok := lt.Value.(*format.IntType); ok && !it.IsSigned {
+				return pqJSONUnsigned
+			}
+		}
+		return pqJSONNumber
+	case parquet.Float, parquet.Double:
+		return pqJSONNumber
+	case parquet.FixedLenByteArray:
+		return pqJSONBase64
+	case parquet.Int96:
+		return pqJSONInt96
+	}
+	return pqJSONString
+}
+
+func pqAppendJSONString(b []byte, s string) []byte {
+	q, _ := json.Marshal(s) // a string always marshals
+	return append(b, q...)
+}
+
+// pqCursor walks the values of one leaf column chunk, page by page.
+type pqCursor struct {
+	name           string
+	index          int // leaf column index
+	kind           parquet.Kind
+	maxDef, maxRep byte
+
+	ctx   context.Context
+	src   *pqSource
+	pages parquet.Pages
+	page  parquet.Page
+	done  bool // no more pages
+
+	// levels of the current page; defs is nil when the column is required
+	defs, reps []byte
+	n, i       int // entries in the page, next entry
+	nvals, vi  int // defined values in the page, next value
+	cur        int // value index of the entry last returned by next
+	rep        byte
+
+	// values of the current page, by kind; idx maps value positions to dictionary positions
+	idx   []int32
+	bits  []byte
+	data  []byte
+	offs  []uint32
+	i32   []int32
+	i64   []int64
+	f32   []float32
+	f64   []float64
+	flen  int
+	count int // number of values in the arrays above (dictionary size for indexed pages)
+}
+
+func newPQCursor(col *parquet.Column, name string) *pqCursor {
+	return &pqCursor{
+		name:   name,
+		index:  col.Index(),
+		kind:   col.Type().Kind(),
+		maxDef: byte(col.MaxDefinitionLevel()),
+		maxRep: byte(col.MaxRepetitionLevel()),
+	}
+}
+
+func (c *pqCursor) open(ctx context.Context, src *pqSource, chunk parquet.ColumnChunk) error {
+	c.close()
+	c.ctx, c.src = ctx, src
+	c.done = false
+	c.n, c.i = 0, 0
+	err := pqProtect(func() error {
+		if chunk.Type().Kind() != c.kind {
+			return fmt.Errorf("chunk type %v differs from the schema's %v", chunk.Type().Kind(), c.kind)
+		}
+		c.pages = chunk.Pages()
+		return nil
+	})
+	if err != nil {
+		return src.fail("opening column "+c.name, err)
+	}
+	return nil
+}
+
+func (c *pqCursor) close() {
+	if c.page != nil {
+		parquet.Release(c.page)
+		c.page = nil
+	}
+	if c.pages != nil {
+		_ = pqProtect(c.pages.Close)
+		c.pages = nil
+	}
+}
+
+// load reads pages until one with entries; it returns false at the end of the chunk.
+func (c *pqCursor) load() (bool, error) {
+	for {
+		if c.done {
+			return false, nil
+		}
+		if c.page != nil {
+			parquet.Release(c.page)
+			c.page = nil
+		}
+		if err := c.ctx.Err(); err != nil {
+			return false, err
+		}
+		var p parquet.Page
+		err := pqProtect(func() error {
+			var err error
+			p, err = c.pages.ReadPage()
+			return err
+		})
+		if err == io.EOF {
+			c.done = true
+			return false, nil
+		}
+		if err != nil {
+			return false, c.src.fail("reading column "+c.name, err)
+		}
+		c.page = p
+		if err := pqProtect(func() error { return c.setPage(p) }); err != nil {
+			if errors.Is(err, ErrCorrupt) {
+				return false, err
+			}
+			return false, c.src.fail("decoding column "+c.name, err)
+		}
+		if c.n > 0 {
+			return true, nil
+		}
+	}
+}
+
+// setPage exposes the levels and values of p, checking that they agree with each other so
+// that later accesses cannot go out of bounds.
+func (c *pqCursor) setPage(p parquet.Page) error {
+	c.i, c.vi = 0, 0
+	c.idx, c.bits, c.data, c.offs, c.i32, c.i64, c.f32, c.f64 = nil, nil, nil, nil, nil, nil, nil, nil
+	c.defs, c.reps = nil, nil
+	defined := 0
+	if c.maxDef > 0 {
+		c.defs = p.DefinitionLevels()
+		c.n = len(c.defs)
+		for _, d := range c.defs {
+			if d > c.maxDef {
+				return pqCorruptf("column %s: definition level %d above maximum %d", c.name, d, c.maxDef)
+			}
+			if d == c.maxDef {
+				defined++
+			}
+		}
+	} else {
+		c.n = int(p.NumValues())
+		defined = c.n
+	}
+	if c.maxRep > 0 {
+		c.reps = p.RepetitionLevels()
+		if len(c.reps) != c.n {
+			return pqCorruptf("column %s: %d repetition levels for %d definition levels", c.name, len(c.reps), c.n)
+		}
+		for _, r := range c.reps {
+			if r > c.maxRep {
+				return pqCorruptf("column %s: repetition level %d above maximum %d", c.name, r, c.maxRep)
+			}
+		}
+	}
+	c.nvals = defined
+	vals := p.Data()
+	if dict := p.Dictionary(); dict != nil {
+		if vals.Kind() != encoding.Int32 {
+			return pqCorruptf("column %s: dictionary indexes of type %v", c.name, vals.Kind())
+		}
+		c.idx = vals.Int32()
+		if len(c.idx) < defined {
+			return pqCorruptf("column %s: %d dictionary indexes for %d values", c.name, len(c.idx), defined)
+		}
+		if err := c.setValues(dict.Page().Data()); err != nil {
+			return err
+		}
+		for _, x := range c.idx[:defined] {
+			if x < 0 || int(x) >= c.count {
+				return pqCorruptf("column %s: dictionary index %d out of %d", c.name, x, c.count)
+			}
+		}
+		return nil
+	}
+	if err := c.setValues(vals); err != nil {
+		return err
+	}
+	if c.count < defined {
+		return pqCorruptf("column %s: %d values for %d defined entries", c.name, c.count, defined)
+	}
+	return nil
+}
+
+func (c *pqCursor) setValues(v encoding.Values) error {
+	if v.Kind() != pqEncodingKind(c.kind) {
+		return pqCorruptf("column %s: values of type %v, want %v", c.name, v.Kind(), c.kind)
+	}
+	switch c.kind {
+	case parquet.Boolean:
+		c.bits = v.Boolean()
+		c.count = 8 * len(c.bits)
+	case parquet.Int32:
+		c.i32 = v.Int32()
+		c.count = len(c.i32)
+	case parquet.Int64:
+		c.i64 = v.Int64()
+		c.count = len(c.i64)
+	case parquet.Float:
+		c.f32 = v.Float()
+		c.count = len(c.f32)
+	case parquet.Double:
+		c.f64 = v.Double()
+		c.count = len(c.f64)
+	case parquet.ByteArray:
+		c.data, c.offs = v.ByteArray()
+		c.count = max(len(c.offs)-1, 0)
+		prev := uint32(0)
+		for _, o := range c.offs {
+			if o < prev || int(o) > len(c.data) {
+				return pqCorruptf("column %s: bad value offsets", c.name)
+			}
+			prev = o
+		}
+	case parquet.FixedLenByteArray:
+		c.data, c.flen = v.FixedLenByteArray()
+		if c.flen <= 0 {
+			return pqCorruptf("column %s: fixed-length values of length %d", c.name, c.flen)
+		}
+		c.count = len(c.data) / c.flen
+	case parquet.Int96:
+		c.data, _ = v.Data()
+		c.flen = 12
+		c.count = len(c.data) / 12
+	default:
+		return pqCorruptf("column %s: unsupported type %v", c.name, c.kind)
+	}
+	return nil
+}
+
+// next advances to the next entry and returns its definition level; when it equals maxDef
+// the entry's value is available through the typed accessors.
+func (c *pqCursor) next() (byte, error) {
+	if c.i >= c.n {
+		ok, err := c.load()
+		if err != nil {
+			return 0, err
+		}
+		if !ok {
+			return 0, pqCorruptf("column %s has fewer values than its row group has rows", c.name)
+		}
+	}
+	def := c.maxDef
+	if c.defs != nil {
+		def = c.defs[c.i]
+	}
+	c.rep = 0
+	if c.reps != nil {
+		c.rep = c.reps[c.i]
+	}
+	c.i++
+	if def == c.maxDef {
+		if c.vi >= c.nvals {
+			return 0, pqCorruptf("column %s: more defined entries than values", c.name)
+		}
+		c.cur = c.vi
+		if c.idx != nil {
+			c.cur = int(c.idx[c.vi])
+		}
+		c.vi++
+	}
+	return def, nil
+}
+
+// skip advances past one entry of a column that may be absent (nil).
+func (c *pqCursor) skip() error {
+	if c == nil {
+		return nil
+	}
+	_, err := c.next()
+	return err
+}
+
+// peekRep returns the repetition level of the next entry without consuming it; ok is false at
+// the end of the chunk.
+func (c *pqCursor) peekRep() (rep byte, ok bool, err error) {
+	if c.i >= c.n {
+		if ok, err := c.load(); !ok || err != nil {
+			return 0, false, err
+		}
+	}
+	if c.reps == nil {
+		return 0, true, nil
+	}
+	return c.reps[c.i], true, nil
+}
+
+// more reports whether entries remain after the last row.
+func (c *pqCursor) more() (bool, error) {
+	if c.i < c.n {
+		return true, nil
+	}
+	return c.load()
+}
+
+// string returns the current value of a BYTE_ARRAY column as a new string (the page's memory
+// is reused once the page is released).
+func (c *pqCursor) string() string {
+	return string(c.data[c.offs[c.cur]:c.offs[c.cur+1]])
+}
+
+// int64 reads the next entry of an optional integer column; ok is false for null (and for
+// an absent column, c == nil).
+func (c *pqCursor) int64() (v int64, ok bool, err error) {
+	if c == nil {
+		return 0, false, nil
+	}
+	def, err := c.next()
+	if err != nil || def != c.maxDef {
+		return 0, false, err
+	}
+	if c.kind == parquet.Int32 {
+		return int64(c.i32[c.cur]), true, nil
+	}
+	return c.i64[c.cur], true, nil
+}
+
+// bool reads the next entry of an optional boolean column.
+func (c *pqCursor) bool() (v, ok bool, err error) {
+	if c == nil {
+		return false, false, nil
+	}
+	def, err := c.next()
+	if err != nil || def != c.maxDef {
+		return false, false, err
+	}
+	return c.bits[c.cur>>3]&(1<<(c.cur&7)) != 0, true, nil
+}
+
+// appendJSON appends the current value as JSON.
+func (c *pqCursor) appendJSON(b []byte, enc pqJSONEnc) ([]byte, error) {
+	k := c.cur
+	switch c.kind {
+	case parquet.Boolean:
+		return strconv.AppendBool(b, c.bits[k>>3]&(1<<(k&7)) != 0), nil
+	case parquet.Int32:
+		if enc == pqJSONUnsigned {
+			return strconv.AppendUint(b, uint64(uint32(c.i32[k])), 10), nil
+		}
+		return strconv.AppendInt(b, int64(c.i32[k]), 10), nil
+	case parquet.Int64:
+		if enc == pqJSONUnsigned {
+			return strconv.AppendUint(b, uint64(c.i64[k]), 10), nil
+		}
+		return strconv.AppendInt(b, c.i64[k], 10), nil
+	case parquet.Float:
+		return pqAppendJSONFloat(b, float64(c.f32[k]), 32), nil
+	case parquet.Double:
+		return pqAppendJSONFloat(b, c.f64[k], 64), nil
+	case parquet.ByteArray:
+		v := c.data[c.offs[k]:c.offs[k+1]]
+		q, _ := json.Marshal(string(v))
+		return append(b, q...), nil
+	case parquet.FixedLenByteArray:
+		v := c.data[k*c.flen : (k+1)*c.flen]
+		b = append(b, '"')
+		b = base64.StdEncoding.AppendEncode(b, v)
+		return append(b, '"'), nil
+	case parquet.Int96:
+		var v deprecated.Int96
+		for j := range v {
+			v[j] = binary.LittleEndian.Uint32(c.data[12*k+4*j:])
+		}
+		return strconv.AppendQuote(b, v.String()), nil
+	}
+	return nil, pqCorruptf("column %s: unsupported type %v", c.name, c.kind)
+}
+
+// pqAppendJSONFloat appends f as a JSON number; JSON has no NaN or infinities, so those become
+// strings as Spark's Jackson writes them.
+func pqAppendJSONFloat(b []byte, f float64, bits int) []byte {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return strconv.AppendQuote(b, strconv.FormatFloat(f, 'g', -1, bits))
+	}
+	return strconv.AppendFloat(b, f, 'g', -1, bits)
+}
+
+// pqEncodingKind maps a column kind to the kind of its decoded values.
+func pqEncodingKind(k parquet.Kind) encoding.Kind {
+	switch k {
+	case parquet.Boolean:
+		return encoding.Boolean
+	case parquet.Int32:
+		return encoding.Int32
+	case parquet.Int64:
+		return encoding.Int64
+	case parquet.Int96:
+		return encoding.Int96
+	case parquet.Float:
+		return encoding.Float
+	case parquet.Double:
+		return encoding.Double
+	case parquet.ByteArray:
+		return encoding.ByteArray
+	case parquet.FixedLenByteArray:
+		return encoding.FixedLenByteArray
+	}
+	return encoding.Undefined
+}

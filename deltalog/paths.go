@@ -1,0 +1,219 @@
+package deltalog
+
+import (
+	"fmt"
+	"net/url"
+	"path"
+	"strings"
+)
+
+// Root is a table root URI, parsed once, against which absolute log paths are relativised.
+type Root struct {
+	scheme    string // normalised scheme family
+	authority string // normalised host (and user info for Azure containers)
+	path      string // decoded, no trailing '/'
+}
+
+// ParseRoot parses a table location such as file:///data/t, s3://bucket/t or
+// abfss://c@acct.dfs.core.windows.net/t.
+func ParseRoot(location string) (Root, error) {
+	u, err := url.Parse(location)
+	if err != nil {
+		return Root{}, fmt.Errorf("table location %q: %w", location, err)
+	}
+	return Root{scheme: schemeFamily(u.Scheme), authority: authority(u), path: strings.TrimSuffix(u.Path, "/")}, nil
+}
+
+func schemeFamily(s string) string {
+	switch s = strings.ToLower(s); s {
+	case "s3", "s3a", "s3n":
+		return "s3"
+	case "abfs", "abfss", "wasb", "wasbs", "az":
+		return "abfs"
+	case "gs", "gcs":
+		return "gs"
+	}
+	return s
+}
+
+func authority(u *url.URL) string {
+	host := strings.ToLower(u.Host)
+	// The blob and dfs endpoints of one Azure account name the same objects.
+	host = strings.Replace(host, ".blob.core.windows.net", ".dfs.core.windows.net", 1)
+	host = strings.Replace(host, ".blob.fabric.microsoft.com", ".dfs.fabric.microsoft.com", 1)
+	if u.User != nil {
+		return u.User.Username() + "@" + host
+	}
+	return host
+}
+
+// hasScheme reports whether p starts with a URI scheme ("file:", "s3://", ...).
+func hasScheme(p string) bool {
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		switch {
+		case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
+		case i > 0 && (c >= '0' && c <= '9' || c == '+' || c == '-' || c == '.'):
+		case i > 0 && c == ':':
+			return true
+		default:
+			return false
+		}
+	}
+	return false
+}
+
+// invalidURIChar reports characters no URI may hold and no writer leaves unescaped: control
+// characters, braces (unfilled templates), backslashes and double quotes. Other characters
+// outside RFC 2396 (spaces, '|', non-ASCII letters) are tolerated: some writers do not escape
+// them, and they name one key unambiguously.
+func invalidURIChar(r rune) bool {
+	return r < 0x20 || r == 0x7f || strings.ContainsRune("{}\\\"", r)
+}
+
+func validEscapes(p string) bool {
+	for i := 0; i < len(p); i++ {
+		if p[i] == '%' {
+			if i+2 >= len(p) || !isHex(p[i+1]) || !isHex(p[i+2]) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func isHex(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
+
+// Key decodes a path from the log (an RFC 2396 URI, relative or absolute) into the raw key it
+// names relative to the table root. inside is false for an absolute path outside the root.
+// A bad percent escape, a path that escapes the root, or one that is not in canonical form
+// (empty, "." or ".." components) is ErrBadPath: such a log cannot be trusted.
+func (r Root) Key(logPath string) (key string, inside bool, err error) {
+	if logPath == "" {
+		return "", false, fmt.Errorf("%w: empty path", ErrBadPath)
+	}
+	if !validEscapes(logPath) {
+		return "", false, fmt.Errorf("%w: %q has an invalid percent escape", ErrBadPath, logPath)
+	}
+	if i := strings.IndexFunc(logPath, invalidURIChar); i >= 0 {
+		return "", false, fmt.Errorf("%w: %q is not a valid URI (character %q)", ErrBadPath, logPath, logPath[i])
+	}
+	if hasScheme(logPath) {
+		u, err := url.Parse(logPath)
+		if err != nil {
+			return "", false, fmt.Errorf("%w: %q: %v", ErrBadPath, logPath, err)
+		}
+		if u.Opaque != "" {
+			return "", false, fmt.Errorf("%w: %q is not a hierarchical URI", ErrBadPath, logPath)
+		}
+		if schemeFamily(u.Scheme) != r.scheme || authority(u) != r.authority {
+			return "", false, nil
+		}
+		p := u.Path
+		if p != path.Clean(p) {
+			return "", false, fmt.Errorf("%w: %q is not a canonical path", ErrBadPath, logPath)
+		}
+		rel, ok := strings.CutPrefix(p, r.path+"/")
+		if !ok || rel == "" {
+			return "", false, nil
+		}
+		return rel, true, nil
+	}
+	if strings.HasPrefix(logPath, "/") {
+		// An absolute path without a scheme: same file system as the root.
+		return r.Key(r.scheme + "://" + r.authority + logPath)
+	}
+	rel, err := url.PathUnescape(logPath)
+	if err != nil {
+		return "", false, fmt.Errorf("%w: %q: %v", ErrBadPath, logPath, err)
+	}
+	if !cleanRelative(rel) {
+		return "", false, fmt.Errorf("%w: %q escapes the table root or is not in canonical form", ErrBadPath, logPath)
+	}
+	return rel, true, nil
+}
+
+func cleanRelative(p string) bool {
+	if p == "" || strings.HasPrefix(p, "/") || strings.HasSuffix(p, "/") {
+		return false
+	}
+	for _, c := range strings.Split(p, "/") {
+		if c == "" || c == "." || c == ".." {
+			return false
+		}
+	}
+	return true
+}
+
+const z85Alphabet = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-:+=^!/*?&<>()[]{}@%$#"
+
+var z85Decode = func() [256]int16 {
+	var t [256]int16
+	for i := range t {
+		t[i] = -1
+	}
+	for i := 0; i < len(z85Alphabet); i++ {
+		t[z85Alphabet[i]] = int16(i)
+	}
+	return t
+}()
+
+// z85UUID decodes 20 Z85 characters into the UUID they encode.
+func z85UUID(s string) (string, error) {
+	if len(s) != 20 {
+		return "", fmt.Errorf("z85 UUID must be 20 characters, got %d", len(s))
+	}
+	var b [16]byte
+	for i := 0; i < 4; i++ {
+		var v uint64
+		for j := 0; j < 5; j++ {
+			d := z85Decode[s[i*5+j]]
+			if d < 0 {
+				return "", fmt.Errorf("invalid z85 character %q", s[i*5+j])
+			}
+			v = v*85 + uint64(d)
+		}
+		if v > 0xFFFFFFFF {
+			return "", fmt.Errorf("invalid z85 group %q", s[i*5:i*5+5])
+		}
+		b[i*4], b[i*4+1], b[i*4+2], b[i*4+3] = byte(v>>24), byte(v>>16), byte(v>>8), byte(v)
+	}
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16]), nil
+}
+
+// DVKey returns the key of the file a deletion vector lives in, relative to the table root.
+// ok is false when it has no file in the table (inline, or an absolute path outside the root).
+// An unknown storage type is an error: this program will not guess where such a file is.
+func (r Root) DVKey(dv *DeletionVector) (key string, ok bool, err error) {
+	if dv == nil {
+		return "", false, nil
+	}
+	switch dv.StorageType {
+	case "i":
+		return "", false, nil
+	case "u":
+		s := dv.PathOrInlineDv
+		if len(s) < 20 {
+			return "", false, fmt.Errorf("%w: deletion vector %q is too short", ErrBadPath, s)
+		}
+		id, err := z85UUID(s[len(s)-20:])
+		if err != nil {
+			return "", false, fmt.Errorf("%w: deletion vector %q: %v", ErrBadPath, s, err)
+		}
+		name := "deletion_vector_" + id + ".bin"
+		prefix := s[:len(s)-20]
+		if prefix == "" {
+			return name, true, nil
+		}
+		key := prefix + "/" + name
+		if !cleanRelative(key) {
+			return "", false, fmt.Errorf("%w: deletion vector prefix %q", ErrBadPath, prefix)
+		}
+		return key, true, nil
+	case "p":
+		return r.Key(dv.PathOrInlineDv)
+	}
+	return "", false, fmt.Errorf("%w: unknown deletion vector storage type %q", ErrUnsupportedFeatures, dv.StorageType)
+}

@@ -1,0 +1,378 @@
+package deltalog
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/deltavacuum/deltavacuum/storage"
+)
+
+// Snapshot is the state of a table at one version: protocol, metadata, and where its file
+// actions come from. File actions are not held in memory; Files streams them.
+type Snapshot struct {
+	Location string
+	Root     Root
+	Version  int64
+	Protocol Protocol
+	Metadata Metadata
+	Segment  *Segment
+
+	// ProtocolVersion and MetadataVersion are the versions the protocol and metadata were read
+	// from (the checkpoint version when they came from the checkpoint).
+	ProtocolVersion, MetadataVersion int64
+
+	commits  []commit  // commits after the checkpoint, in version order
+	sidecars []LogFile // sidecar files of a V2 checkpoint
+}
+
+// commit is one parsed commit file: its file actions and commitInfo.
+type commit struct {
+	file       LogFile
+	adds       []Add
+	removes    []Remove
+	cdcs       []CDC
+	commitInfo *CommitInfo
+}
+
+// Load reads the latest snapshot of the table in store. It refuses what cannot be read
+// exactly: no log, a gap, a corrupt checkpoint or commit.
+func Load(ctx context.Context, store storage.Store) (*Snapshot, error) {
+	seg, err := ListLog(ctx, store)
+	if err != nil {
+		return nil, err
+	}
+	return LoadSegment(ctx, store, seg)
+}
+
+// LoadSegment reads the snapshot described by seg.
+func LoadSegment(ctx context.Context, store storage.Store, seg *Segment) (*Snapshot, error) {
+	root, err := ParseRoot(store.Location())
+	if err != nil {
+		return nil, err
+	}
+	s := &Snapshot{Location: store.Location(), Root: root, Version: seg.Version, Segment: seg,
+		ProtocolVersion: -1, MetadataVersion: -1}
+	var protocol *Protocol
+	var metadata *Metadata
+	for _, f := range seg.Commits {
+		c, p, m, err := readCommit(ctx, store, f)
+		if err != nil {
+			return nil, err
+		}
+		if p != nil {
+			protocol, s.ProtocolVersion = p, f.Version
+		}
+		if m != nil {
+			metadata, s.MetadataVersion = m, f.Version
+		}
+		s.commits = append(s.commits, c)
+	}
+	if len(seg.Checkpoint) > 0 && (protocol == nil || metadata == nil || seg.Checkpoint[0].Kind != KindMultiPartCheckpoint) {
+		// A V2 checkpoint (UUID-named, or under a classic name) lists its sidecars in the
+		// top-level file; read that file's non-file actions once.
+		want := KindSidecar | KindCheckpointMetadata
+		if protocol == nil {
+			want |= KindProtocol
+		}
+		if metadata == nil {
+			want |= KindMetadata
+		}
+		for _, f := range seg.Checkpoint {
+			err := readCheckpointFile(ctx, store, f, want, func(a *Action) error {
+				switch {
+				case a.Protocol != nil && protocol == nil:
+					protocol, s.ProtocolVersion = a.Protocol, seg.CheckpointVersion
+				case a.Metadata != nil && metadata == nil:
+					metadata, s.MetadataVersion = a.Metadata, seg.CheckpointVersion
+				case a.Sidecar != nil:
+					key, inside, err := root.Key(a.Sidecar.Path)
+					if err == nil && !inside {
+						err = fmt.Errorf("sidecar %q lies outside the table", a.Sidecar.Path)
+					}
+					if err == nil && !hasScheme(a.Sidecar.Path) {
+						key = LogDir + "_sidecars/" + key
+					}
+					if err != nil {
+						return fmt.Errorf("%w: checkpoint %s: %v", ErrCorrupt, f.Key, err)
+					}
+					s.sidecars = append(s.sidecars, LogFile{Key: key, Format: "parquet", Size: a.Sidecar.SizeInBytes})
+				}
+				return nil
+			})
+			if err != nil {
+				return nil, err
+			}
+		}
+	}
+	if protocol == nil || metadata == nil {
+		return nil, fmt.Errorf("%w: %s: no protocol or metaData action in the log (version %d)", ErrCorrupt, s.Location, s.Version)
+	}
+	s.Protocol, s.Metadata = *protocol, *metadata
+	if len(s.Metadata.Raw) == 0 {
+		raw, err := json.Marshal(s.Metadata)
+		if err != nil {
+			return nil, err
+		}
+		s.Metadata.Raw = raw
+	}
+	return s, nil
+}
+
+// readCommit reads one commit file.
+func readCommit(ctx context.Context, store storage.Store, f LogFile) (commit, *Protocol, *Metadata, error) {
+	c := commit{file: f}
+	var protocol *Protocol
+	var metadata *Metadata
+	err := readJSONActions(ctx, store, f.Key, func(a *Action) error {
+		switch {
+		case a.Add != nil:
+			c.adds = append(c.adds, *a.Add)
+		case a.Remove != nil:
+			c.removes = append(c.removes, *a.Remove)
+		case a.CDC != nil:
+			c.cdcs = append(c.cdcs, *a.CDC)
+		case a.Protocol != nil:
+			protocol = a.Protocol
+		case a.Metadata != nil:
+			metadata = a.Metadata
+		case a.CommitInfo != nil:
+			c.commitInfo = a.CommitInfo
+		}
+		return nil
+	})
+	return c, protocol, metadata, err
+}
+
+// readJSONActions reads a newline-delimited JSON file of actions (a commit or a JSON
+// checkpoint). A line that is not a JSON object is ErrCorrupt.
+func readJSONActions(ctx context.Context, store storage.Store, key string, fn func(*Action) error) error {
+	r, err := store.Open(ctx, key)
+	if err != nil {
+		if errors.Is(err, storage.ErrNotExist) {
+			return fmt.Errorf("%w: %s vanished while reading the log: %v", ErrMissingVersion, key, err)
+		}
+		return fmt.Errorf("reading %s: %w", key, err)
+	}
+	defer r.Close()
+	sc := bufio.NewScanner(io.NewSectionReader(r, 0, r.Size()))
+	sc.Buffer(make([]byte, 0, 64*1024), 256<<20)
+	line := 0
+	for sc.Scan() {
+		line++
+		b := bytes.TrimSpace(sc.Bytes())
+		if len(b) == 0 {
+			continue
+		}
+		if b[0] != '{' {
+			return fmt.Errorf("%w: %s line %d is not a JSON object", ErrCorrupt, key, line)
+		}
+		var a Action
+		if err := json.Unmarshal(b, &a); err != nil {
+			return fmt.Errorf("%w: %s line %d: %v", ErrCorrupt, key, line, err)
+		}
+		if err := fn(&a); err != nil {
+			return err
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("%w: %s: %v", ErrCorrupt, key, err)
+	}
+	return nil
+}
+
+// readCheckpointFile reads one checkpoint file (JSON or Parquet) or sidecar.
+func readCheckpointFile(ctx context.Context, store storage.Store, f LogFile, want Kinds, fn func(*Action) error) error {
+	if f.Format == "json" {
+		return readJSONActions(ctx, store, f.Key, func(a *Action) error {
+			if a.kind()&want == 0 {
+				return nil
+			}
+			return fn(a)
+		})
+	}
+	r, err := store.Open(ctx, f.Key)
+	if err != nil {
+		return fmt.Errorf("%w: checkpoint file %s cannot be opened: %v", ErrCorrupt, f.Key, err)
+	}
+	defer r.Close()
+	if err := readParquetActions(ctx, r, want, fn); err != nil {
+		return fmt.Errorf("reading %s of %s: %w", f.Key, store.Location(), err)
+	}
+	return nil
+}
+
+// File is one reconciled file action of a snapshot: a live add, or a tombstone.
+type File struct {
+	// LogPath is the path as written in the log.
+	LogPath string
+	// Key is the decoded key relative to the table root; empty when Inside is false.
+	Key    string
+	Inside bool
+	// DVKey is the key of the deletion-vector file, empty when there is none in the table.
+	DVKey string
+	// Removed marks a tombstone.
+	Removed bool
+	// DeletionTimestamp of a tombstone, in milliseconds (0 when the writer omitted it).
+	DeletionTimestamp int64
+	Size              int64
+}
+
+type fileID struct {
+	path, dv string
+}
+
+// Files streams the reconciled file actions of the snapshot: each (path, deletion-vector id)
+// once, newest action wins. The commits after the checkpoint are replayed newest first with a
+// set of keys seen; the checkpoint's rows are then streamed, skipping keys already seen, so
+// memory holds only the commits' keys, never the checkpoint's.
+func (s *Snapshot) Files(ctx context.Context, store storage.Store, fn func(File) error) error {
+	seen := map[fileID]struct{}{}
+	for i := len(s.commits) - 1; i >= 0; i-- {
+		c := s.commits[i]
+		// The protocol forbids an add and a remove of one key in one commit; should a writer
+		// break that rule, the add is taken first and wins, which keeps the file.
+		for j := len(c.adds) - 1; j >= 0; j-- {
+			a := &c.adds[j]
+			id := fileID{a.Path, a.DeletionVector.UniqueID()}
+			if _, ok := seen[id]; ok {
+				continue
+			}
+			seen[id] = struct{}{}
+			if err := s.emitAdd(a, fn); err != nil {
+				return err
+			}
+		}
+		for j := len(c.removes) - 1; j >= 0; j-- {
+			r := &c.removes[j]
+			id := fileID{r.Path, r.DeletionVector.UniqueID()}
+			if _, ok := seen[id]; ok {
+				continue
+			}
+			seen[id] = struct{}{}
+			if err := s.emitRemove(r, fn); err != nil {
+				return err
+			}
+		}
+	}
+	visit := func(a *Action) error {
+		switch {
+		case a.Add != nil:
+			if _, ok := seen[fileID{a.Add.Path, a.Add.DeletionVector.UniqueID()}]; ok {
+				return nil
+			}
+			return s.emitAdd(a.Add, fn)
+		case a.Remove != nil:
+			if _, ok := seen[fileID{a.Remove.Path, a.Remove.DeletionVector.UniqueID()}]; ok {
+				return nil
+			}
+			return s.emitRemove(a.Remove, fn)
+		}
+		return nil
+	}
+	for _, f := range s.Segment.Checkpoint {
+		if err := readCheckpointFile(ctx, store, f, KindAdd|KindRemove, visit); err != nil {
+			return err
+		}
+	}
+	for _, f := range s.sidecars {
+		if err := readCheckpointFile(ctx, store, f, KindAdd|KindRemove, visit); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Snapshot) emitAdd(a *Add, fn func(File) error) error {
+	f, err := s.file(a.Path, a.DeletionVector)
+	if err != nil {
+		return err
+	}
+	f.Size = a.Size
+	return fn(f)
+}
+
+func (s *Snapshot) emitRemove(r *Remove, fn func(File) error) error {
+	f, err := s.file(r.Path, r.DeletionVector)
+	if err != nil {
+		return err
+	}
+	f.Removed = true
+	if r.DeletionTimestamp != nil {
+		f.DeletionTimestamp = *r.DeletionTimestamp
+	}
+	if r.Size != nil {
+		f.Size = *r.Size
+	}
+	return fn(f)
+}
+
+func (s *Snapshot) file(logPath string, dv *DeletionVector) (File, error) {
+	f := File{LogPath: logPath}
+	var err error
+	f.Key, f.Inside, err = s.Root.Key(logPath)
+	if err != nil {
+		return f, fmt.Errorf("table %s: %w", s.Location, err)
+	}
+	f.DVKey, _, err = s.Root.DVKey(dv)
+	if err != nil {
+		return f, fmt.Errorf("table %s, file %q: %w", s.Location, logPath, err)
+	}
+	return f, nil
+}
+
+// PartitionColumns returns the table's partition columns.
+func (s *Snapshot) PartitionColumns() []string { return s.Metadata.PartitionColumns }
+
+// Property returns a table property and whether it is set.
+func (s *Snapshot) Property(key string) (string, bool) {
+	v, ok := s.Metadata.Configuration[key]
+	return v, ok
+}
+
+// CommitRefs calls fn with every key inside the table that commit f references through an
+// add, remove or cdc action or their deletion vectors, and returns the commit's protocol
+// action if it has one. The executor uses it to re-check the log tail before deleting.
+func CommitRefs(ctx context.Context, store storage.Store, root Root, f LogFile, fn func(key string)) (*Protocol, error) {
+	c, p, _, err := readCommit(ctx, store, f)
+	if err != nil {
+		return nil, err
+	}
+	ref := func(path string, dv *DeletionVector) error {
+		key, inside, err := root.Key(path)
+		if err != nil {
+			return fmt.Errorf("commit %s: %w", f.Key, err)
+		}
+		if inside {
+			fn(key)
+		}
+		dvKey, ok, err := root.DVKey(dv)
+		if err != nil {
+			return fmt.Errorf("commit %s: %w", f.Key, err)
+		}
+		if ok {
+			fn(dvKey)
+		}
+		return nil
+	}
+	for i := range c.adds {
+		if err := ref(c.adds[i].Path, c.adds[i].DeletionVector); err != nil {
+			return nil, err
+		}
+	}
+	for i := range c.removes {
+		if err := ref(c.removes[i].Path, c.removes[i].DeletionVector); err != nil {
+			return nil, err
+		}
+	}
+	for i := range c.cdcs {
+		if err := ref(c.cdcs[i].Path, nil); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
+}

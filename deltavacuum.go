@@ -1,0 +1,124 @@
+// Package deltavacuum is the library API of deltavacuum: open a Delta table by path or URI,
+// plan a VACUUM (the plan is the DRY RUN), and execute it.
+//
+// The work is done by package vacuum (planning and deleting), package deltalog (reading the
+// log) and package storage (the object-store contract); this package ties them to locations.
+package deltavacuum
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/deltavacuum/deltavacuum/deltalog"
+	"github.com/deltavacuum/deltavacuum/storage"
+	"github.com/deltavacuum/deltavacuum/storage/local"
+	"github.com/deltavacuum/deltavacuum/vacuum"
+)
+
+// Table is a Delta table at a location.
+type Table struct {
+	// Location is the URI of the table root.
+	Location string
+	Store    storage.Store
+}
+
+// Open returns the table at uri: a local directory path or a file:// URI. It refuses a
+// directory that lies inside another Delta table (a partition directory, say), where a VACUUM
+// would take the table's live files for untracked ones.
+func Open(ctx context.Context, uri string) (*Table, error) {
+	dir, err := localPath(uri)
+	if err != nil {
+		return nil, err
+	}
+	store, err := local.New(dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkNotInsideTable(store.Root()); err != nil {
+		return nil, err
+	}
+	return OpenStore(store), nil
+}
+
+// OpenStore returns the table rooted at store.
+func OpenStore(store storage.Store) *Table {
+	return &Table{Location: store.Location(), Store: store}
+}
+
+func localPath(uri string) (string, error) {
+	if uri == "" {
+		return "", errors.New("no table given: pass a directory path or a file:// URI")
+	}
+	if strings.HasPrefix(uri, "file:") {
+		u, err := url.Parse(uri)
+		if err != nil {
+			return "", fmt.Errorf("table location %q: %w", uri, err)
+		}
+		if u.Host != "" && u.Host != "localhost" {
+			return "", fmt.Errorf("table location %q: file URIs must name a local path (file:///path)", uri)
+		}
+		return u.Path, nil
+	}
+	if i := strings.Index(uri, "://"); i > 0 && !strings.ContainsAny(uri[:i], "/\\") {
+		return "", fmt.Errorf("table location %q: the %s:// scheme is not supported by this version of deltavacuum; give a local directory or a file:// URI", uri, uri[:i])
+	}
+	return uri, nil
+}
+
+// checkNotInsideTable refuses dir when it has no _delta_log but an ancestor has one.
+func checkNotInsideTable(dir string) error {
+	if fi, err := os.Stat(filepath.Join(dir, "_delta_log")); err == nil && fi.IsDir() {
+		return nil
+	}
+	for p := filepath.Dir(dir); ; p = filepath.Dir(p) {
+		fi, err := os.Stat(filepath.Join(p, "_delta_log"))
+		if err == nil && fi.IsDir() {
+			return &deltalog.NotTableError{Location: dir, Detail: "it lies inside the Delta table at " + p + "; vacuum the table itself"}
+		}
+		if err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, fs.ErrPermission) {
+			return err
+		}
+		if filepath.Dir(p) == p {
+			return nil
+		}
+	}
+}
+
+// Snapshot reads the latest snapshot of the table.
+func (t *Table) Snapshot(ctx context.Context) (*deltalog.Snapshot, error) {
+	return deltalog.Load(ctx, t.Store)
+}
+
+// Plan computes what a VACUUM with opts would delete, deleting nothing (the DRY RUN).
+func (t *Table) Plan(ctx context.Context, opts vacuum.Options) (*vacuum.Plan, error) {
+	p, err := vacuum.NewPlanner(ctx, t.Store, opts)
+	if err != nil {
+		return nil, err
+	}
+	return p.Plan(ctx)
+}
+
+// VacuumOptions control a VACUUM run.
+type VacuumOptions struct {
+	vacuum.Options
+	DryRun bool
+	Exec   vacuum.ExecOptions
+}
+
+// Vacuum plans and, unless DryRun, executes a VACUUM of the table.
+func (t *Table) Vacuum(ctx context.Context, opts VacuumOptions) (*vacuum.Result, error) {
+	plan, err := t.Plan(ctx, opts.Options)
+	if err != nil {
+		return nil, err
+	}
+	if opts.DryRun {
+		return vacuum.DryRun(plan), nil
+	}
+	return vacuum.Execute(ctx, t.Store, plan, opts.Exec)
+}

@@ -1,0 +1,117 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/deltavacuum/deltavacuum"
+	"github.com/deltavacuum/deltavacuum/vacuum"
+)
+
+// settings are the session settings (--conf) the tool honours.
+type settings struct {
+	retentionCheck bool
+}
+
+func parseConf(confs []string) (settings, error) {
+	s := settings{retentionCheck: true}
+	for _, c := range confs {
+		key, value, ok := strings.Cut(c, "=")
+		if !ok {
+			return s, usagef("--conf %q: expected KEY=VALUE", c)
+		}
+		key = strings.TrimSpace(key)
+		switch key {
+		case vacuum.RetentionCheckKey:
+			b, err := parseBool(key, value)
+			if err != nil {
+				return s, err
+			}
+			s.retentionCheck = b
+		default:
+			return s, usagef("--conf %s: unknown setting; supported: %s", key, vacuum.RetentionCheckKey)
+		}
+	}
+	return s, nil
+}
+
+func newVacuumCmd() *cobra.Command {
+	var (
+		retainHours float64
+		dryRun      bool
+		asJSON      bool
+		confs       []string
+	)
+	cmd := &cobra.Command{
+		Use:   "vacuum TABLE",
+		Short: "Delete the files a Delta table no longer needs",
+		Long: `Delete the files a Delta table no longer references and that are older than the retention.
+
+TABLE is a directory path or a file:// URI. The retention is the table property
+delta.deletedFileRetentionDuration (default 168 hours) unless --retain-hours is given.`,
+		Example: `  deltavacuum vacuum /data/sales --dry-run
+  deltavacuum vacuum file:///data/sales --retain-hours 0 --conf spark.databricks.delta.retentionDurationCheck.enabled=false --json`,
+		Args: exactArgs(1, "one TABLE"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, err := parseConf(confs)
+			if err != nil {
+				return err
+			}
+			opts := deltavacuum.VacuumOptions{DryRun: dryRun}
+			opts.DisableRetentionCheck = !s.retentionCheck
+			if cmd.Flags().Changed("retain-hours") {
+				opts.RetainHours = &retainHours
+			}
+			ctx := cmd.Context()
+			t, err := deltavacuum.Open(ctx, args[0])
+			if err != nil {
+				return err
+			}
+			res, err := t.Vacuum(ctx, opts)
+			if res != nil {
+				if asJSON {
+					if werr := writeJSON(cmd.OutOrStdout(), res); werr != nil {
+						return werr
+					}
+				} else {
+					printResult(cmd.OutOrStdout(), res)
+				}
+			}
+			return err
+		},
+	}
+	f := cmd.Flags()
+	f.Float64Var(&retainHours, "retain-hours", 0, "retention in hours (RETAIN n HOURS); may be 0 or fractional (rounded half up)")
+	f.BoolVar(&dryRun, "dry-run", false, "list what would be deleted; delete nothing")
+	f.BoolVar(&asJSON, "json", false, "print one JSON document on standard output")
+	f.StringArrayVar(&confs, "conf", nil, "session setting KEY=VALUE (spark.databricks.delta.retentionDurationCheck.enabled=false)")
+	return cmd
+}
+
+func printResult(w io.Writer, res *vacuum.Result) {
+	if res.DryRun {
+		for _, f := range res.Files {
+			fmt.Fprintf(w, "%s\t%d\t%s\t%s\n", f.Reason, f.Size, f.ModificationTime.Format("2006-01-02T15:04:05Z"), f.Path)
+		}
+		for _, d := range res.Dirs {
+			fmt.Fprintf(w, "directory\t\t\t%s/\n", d.Path)
+		}
+		fmt.Fprintf(w, "Found %d files (%d bytes) and %d directories in a total of %d directories that are safe to delete.\n",
+			res.NumFilesToDelete, res.SizeOfDataToDelete, len(res.Dirs), res.TotalDirectories)
+		return
+	}
+	fmt.Fprintf(w, "Deleted %d files (%d bytes) and %d directories in a total of %d directories.\n",
+		res.NumDeletedFiles, res.SizeOfDataToDelete, res.NumDeletedDirectories, res.TotalDirectories)
+	if res.NumAlreadyGone > 0 {
+		fmt.Fprintf(w, "%d files were already gone.\n", res.NumAlreadyGone)
+	}
+	if len(res.Dropped) > 0 {
+		fmt.Fprintf(w, "%d files were kept because a commit made after planning references them.\n", len(res.Dropped))
+	}
+	for _, f := range res.Failed {
+		fmt.Fprintf(w, "failed\t%s\t%s\n", f.Path, f.Error)
+	}
+}

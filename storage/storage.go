@@ -1,0 +1,140 @@
+// Package storage is the object-store contract every backend implements: list with sizes and
+// modification times, stat, read, delete many, and put-if-absent. It knows nothing of Delta.
+//
+// Keys are relative to the store's root, '/'-separated and raw: the name as stored, never
+// percent-encoded. A key that ends in '/' names a directory (on object stores, a zero-byte
+// directory marker or a hierarchical-namespace directory). The empty key is the root itself.
+package storage
+
+import (
+	"context"
+	"errors"
+	"io"
+	"strings"
+	"time"
+)
+
+// ErrNotExist is returned (wrapped) when a key does not exist.
+var ErrNotExist = errors.New("object does not exist")
+
+// ErrExist is returned (wrapped) by PutIfAbsent when the key is already taken.
+var ErrExist = errors.New("object already exists")
+
+// ErrNotEmpty is returned (wrapped) when deleting a directory that still has entries.
+var ErrNotEmpty = errors.New("directory not empty")
+
+// SkipDir, returned by a Walk callback for a directory, skips the directory's contents.
+var SkipDir = errors.New("skip this directory")
+
+// Object describes one entry of a listing.
+type Object struct {
+	// Key is relative to the store root; directories end in '/'.
+	Key     string
+	Size    int64
+	ModTime time.Time
+	// IsDir is true for directories (and directory markers); Key then ends in '/'.
+	IsDir bool
+}
+
+// Name returns the last path component of the key, without a trailing '/'.
+func (o Object) Name() string { return Base(o.Key) }
+
+// Reader reads one object at random offsets (Parquet footers and column chunks).
+type Reader interface {
+	io.ReaderAt
+	io.Closer
+	Size() int64
+}
+
+// DeleteResult reports what happened to one key passed to Delete.
+type DeleteResult struct {
+	Key string
+	// Gone is true when the key did not exist any more: not an error.
+	Gone bool
+	// Err is non-nil when this key could not be deleted. It is then still present.
+	Err error
+}
+
+// Store is the contract every backend implements.
+type Store interface {
+	// Location is the URI of the store's root, for messages and absolute paths.
+	Location() string
+
+	// Walk calls fn for every entry below the directory key prefix ("" for the root, otherwise a
+	// key ending in '/'), recursively. A directory is reported before its contents; the entries of
+	// one directory are reported in byte order of their names. When fn returns SkipDir for a
+	// directory, its contents are not reported; any other error stops the walk and is returned.
+	// Symbolic links (where a backend has them) are reported as files and never followed.
+	// A missing prefix directory is ErrNotExist.
+	Walk(ctx context.Context, prefix string, fn func(Object) error) error
+
+	// Stat describes one key. A missing key is ErrNotExist.
+	Stat(ctx context.Context, key string) (Object, error)
+
+	// Open opens a file for reading. A missing key is ErrNotExist.
+	Open(ctx context.Context, key string) (Reader, error)
+
+	// Delete deletes keys and returns one result per key, in the order given. A missing key is
+	// reported with Gone set, not as an error. A directory key (ending in '/') is deleted only
+	// when empty (ErrNotEmpty otherwise). The error return is for failures of the whole call
+	// (cancellation); per-key failures are in the results.
+	Delete(ctx context.Context, keys []string) ([]DeleteResult, error)
+
+	// PutIfAbsent atomically creates key with data, or fails with ErrExist when it already
+	// exists, even against a concurrent writer in another process.
+	PutIfAbsent(ctx context.Context, key string, data []byte) error
+
+	// Put creates or replaces key with data.
+	Put(ctx context.Context, key string, data []byte) error
+}
+
+// ReadAll reads a whole object.
+func ReadAll(ctx context.Context, s Store, key string) ([]byte, error) {
+	r, err := s.Open(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	buf := make([]byte, r.Size())
+	n, err := r.ReadAt(buf, 0)
+	if err != nil && !(errors.Is(err, io.EOF) && int64(n) == r.Size()) {
+		return nil, err
+	}
+	return buf[:n], nil
+}
+
+// Base returns the last component of key, ignoring a trailing '/'.
+func Base(key string) string {
+	key = strings.TrimSuffix(key, "/")
+	if i := strings.LastIndexByte(key, '/'); i >= 0 {
+		return key[i+1:]
+	}
+	return key
+}
+
+// Dir returns the directory key containing key ("" for the root, otherwise ending in '/').
+func Dir(key string) string {
+	key = strings.TrimSuffix(key, "/")
+	if i := strings.LastIndexByte(key, '/'); i >= 0 {
+		return key[:i+1]
+	}
+	return ""
+}
+
+// ValidKey reports whether key is a clean relative key: no leading '/', no empty, '.' or '..'
+// components.
+func ValidKey(key string) bool {
+	if key == "" {
+		return true
+	}
+	k := strings.TrimSuffix(key, "/")
+	if k == "" || strings.HasPrefix(k, "/") {
+		return false
+	}
+	for _, c := range strings.Split(k, "/") {
+		if c == "" || c == "." || c == ".." {
+			return false
+		}
+	}
+	return true
+}

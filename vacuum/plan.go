@@ -1,0 +1,370 @@
+package vacuum
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/maphash"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/deltavacuum/deltavacuum/deltalog"
+	"github.com/deltavacuum/deltavacuum/storage"
+)
+
+// Reason says why a file is deleted.
+type Reason string
+
+// The reasons a file is deleted.
+const (
+	// ReasonTombstone: named by a remove whose deletionTimestamp is before the cutoff.
+	ReasonTombstone Reason = "tombstone"
+	// ReasonChangeData: a change-data file under _change_data/.
+	ReasonChangeData Reason = "change_data"
+	// ReasonDeletionVector: a deletion_vector_*.bin file that no action names.
+	ReasonDeletionVector Reason = "deletion_vector"
+	// ReasonUntracked: a file no action names.
+	ReasonUntracked Reason = "untracked"
+)
+
+// Mode is the kind of VACUUM.
+type Mode string
+
+// The modes.
+const (
+	ModeFull Mode = "FULL"
+)
+
+// RetentionCheckKey is the session setting that turns the retention safety check off.
+const RetentionCheckKey = "spark.databricks.delta.retentionDurationCheck.enabled"
+
+// Options control a plan.
+type Options struct {
+	// RetainHours is RETAIN n HOURS; nil means the table's retention.
+	RetainHours *float64
+	// DisableRetentionCheck turns off the safety check that refuses a retention shorter than
+	// the table's (spark.databricks.delta.retentionDurationCheck.enabled = false).
+	DisableRetentionCheck bool
+	// Now is the clock; the zero time means time.Now(), read once per plan.
+	Now time.Time
+}
+
+// File is one file the plan deletes.
+type File struct {
+	// Path is relative to the table root, '/'-separated and raw.
+	Path             string    `json:"path"`
+	Size             int64     `json:"size"`
+	ModificationTime time.Time `json:"modificationTime"`
+	Reason           Reason    `json:"reason"`
+	// Checksum is the Hadoop checksum companion (.<name>.crc) deleted with the file.
+	Checksum string `json:"checksumFile,omitempty"`
+}
+
+// Dir is one directory the plan deletes.
+type Dir struct {
+	// Path is relative to the table root, '/'-separated, without a trailing '/'.
+	Path string `json:"path"`
+}
+
+// Plan is what a VACUUM run deletes. It is a value: it can be printed, compared and executed
+// once. A DRY RUN is the plan.
+type Plan struct {
+	Table   string `json:"table"`
+	Version int64  `json:"version"`
+	Mode    Mode   `json:"mode"`
+	// RetentionHours is the retention of this run, in whole hours.
+	RetentionHours float64 `json:"retentionHours"`
+	// TableRetentionHours is the table's delta.deletedFileRetentionDuration in hours.
+	TableRetentionHours float64 `json:"tableRetentionHours"`
+	// RetentionSpecified is true when RETAIN was given.
+	RetentionSpecified    bool      `json:"retentionSpecified"`
+	RetentionCheckEnabled bool      `json:"retentionCheckEnabled"`
+	Cutoff                time.Time `json:"cutoff"`
+	Files                 []File    `json:"files"`
+	Dirs                  []Dir     `json:"directories"`
+	// NumFilesToDelete and SizeOfDataToDelete total Files (checksum companions excluded).
+	NumFilesToDelete   int64 `json:"numFilesToDelete"`
+	SizeOfDataToDelete int64 `json:"sizeOfDataToDelete"`
+	// TotalDirectories counts the directories listed, the root included, as the reference
+	// reports it.
+	TotalDirectories int64 `json:"totalDirectories"`
+	// Listed counts the visible files listed.
+	Listed int64 `json:"filesListed"`
+	// Protected counts the distinct keys the snapshot protects (files and DV files).
+	Protected int64 `json:"protectedFiles"`
+}
+
+// RetentionError is the refusal of the retention safety check.
+type RetentionError struct {
+	Table          string
+	RetentionHours float64
+	TableHours     float64
+}
+
+func (e *RetentionError) Error() string {
+	return fmt.Sprintf("table %s: refusing to vacuum with a retention of %g hours, shorter than the table's retention of %g hours (delta.deletedFileRetentionDuration). "+
+		"If writers are still writing to this table, files they are about to commit could be deleted and the table corrupted. "+
+		"If you are certain no operation (insert, upsert, delete, optimize) is running on this table, turn the check off by setting:\n"+
+		"%s = false\nIf you are not sure, use a retention of at least %d hours.",
+		e.Table, e.RetentionHours, e.TableHours, RetentionCheckKey, int64(math.Ceil(e.TableHours)))
+}
+
+// ErrNegativeRetention is the refusal of RETAIN with a negative number of hours.
+var ErrNegativeRetention = errors.New("Retention period for Vacuum can't be less than 0 hours.")
+
+// retention resolves the retention of a run and applies the safety check.
+func retention(snap *deltalog.Snapshot, opts Options) (run, table time.Duration, err error) {
+	table, err = snap.DeletedFileRetention()
+	if err != nil {
+		return 0, 0, err
+	}
+	if opts.RetainHours == nil {
+		return table, table, nil
+	}
+	h := *opts.RetainHours
+	if h < 0 || math.IsNaN(h) {
+		return 0, 0, fmt.Errorf("table %s: %w", snap.Location, ErrNegativeRetention)
+	}
+	if math.IsInf(h, 1) || h > float64(math.MaxInt64/int64(time.Hour)) {
+		return 0, 0, fmt.Errorf("table %s: retention of %g hours is too large", snap.Location, h)
+	}
+	// Rounded half up to whole hours, as the reference did.
+	run = time.Duration(math.Floor(h+0.5)) * time.Hour
+	if !opts.DisableRetentionCheck && run < table {
+		return 0, 0, &RetentionError{Table: snap.Location, RetentionHours: run.Hours(), TableHours: table.Hours()}
+	}
+	return run, table, nil
+}
+
+// Planner holds what a plan is computed from; NewPlanner reads the snapshot and applies every
+// refusal, before anything outside _delta_log/ is listed.
+type Planner struct {
+	store   storage.Store
+	snap    *deltalog.Snapshot
+	opts    Options
+	now     time.Time
+	run     time.Duration
+	table   time.Duration
+	cutoff  time.Time
+	hidden  hiddenRule
+	seed    maphash.Seed
+	keep    keySet // protected files: live, unexpired tombstones, their DV files
+	keepDir keySet // ancestors of protected files
+	expired keySet // files named by expired tombstones (for the reason only)
+}
+
+// NewPlanner loads the latest snapshot of the table in store and checks everything that can
+// refuse the run: not a Delta table, log gaps and corruption, unsupported features, invalid
+// paths, the retention and its safety check.
+func NewPlanner(ctx context.Context, store storage.Store, opts Options) (*Planner, error) {
+	snap, err := deltalog.Load(ctx, store)
+	if err != nil {
+		return nil, err
+	}
+	return NewPlannerFor(ctx, store, snap, opts)
+}
+
+// NewPlannerFor is NewPlanner for a snapshot already loaded.
+func NewPlannerFor(ctx context.Context, store storage.Store, snap *deltalog.Snapshot, opts Options) (*Planner, error) {
+	if err := snap.CheckVacuum(); err != nil {
+		return nil, err
+	}
+	p := &Planner{store: store, snap: snap, opts: opts, now: opts.Now, seed: maphash.MakeSeed()}
+	if p.now.IsZero() {
+		p.now = time.Now()
+	}
+	var err error
+	p.run, p.table, err = retention(snap, opts)
+	if err != nil {
+		return nil, err
+	}
+	p.cutoff = p.now.Add(-p.run)
+	formats, _ := snap.Property(deltalog.PropUniversalFormats)
+	p.hidden = hiddenRule{
+		partitionColumns: snap.PartitionColumns(),
+		icebergMetadata:  containsFold(strings.Split(formats, ","), "iceberg"),
+	}
+	if err := p.protect(ctx); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+func containsFold(list []string, s string) bool {
+	for _, x := range list {
+		if strings.EqualFold(strings.TrimSpace(x), s) {
+			return true
+		}
+	}
+	return false
+}
+
+// Snapshot returns the snapshot the plan is made from.
+func (p *Planner) Snapshot() *deltalog.Snapshot { return p.snap }
+
+// Cutoff returns the cutoff of the run.
+func (p *Planner) Cutoff() time.Time { return p.cutoff }
+
+func (p *Planner) hash(key string) uint64 { return maphash.String(p.seed, key) }
+
+// protect streams the snapshot's file actions into the protected sets. Every path is decoded
+// here, so a bad log path refuses the run before anything is listed.
+func (p *Planner) protect(ctx context.Context) error {
+	p.keep, p.keepDir, p.expired = newKeySet(), newKeySet(), newKeySet()
+	cutoffMs := p.cutoff.UnixMilli()
+	err := p.snap.Files(ctx, p.store, func(f deltalog.File) error {
+		live := !f.Removed || f.DeletionTimestamp >= cutoffMs
+		for _, key := range []string{f.Key, f.DVKey} {
+			if key == "" {
+				continue
+			}
+			if !live {
+				p.expired.add(p.hash(key))
+				continue
+			}
+			if p.keep.add(p.hash(key)) {
+				p.protectAncestors(key)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return nil
+}
+
+func (p *Planner) protectAncestors(key string) {
+	for i := strings.LastIndexByte(key, '/'); i > 0; i = strings.LastIndexByte(key[:i], '/') {
+		if !p.keepDir.add(p.hash(key[:i+1])) {
+			return // this ancestor, and so all above it, already protected
+		}
+	}
+}
+
+// dirState tracks one directory of the walk, to find those that are or become empty.
+type dirState struct {
+	key      string
+	modTime  time.Time
+	children int64 // entries of any kind, hidden ones included
+	removed  int64 // entries this run deletes
+}
+
+// Plan lists the table and returns the plan. It deletes nothing.
+func (p *Planner) Plan(ctx context.Context) (*Plan, error) {
+	plan := &Plan{
+		Table:                 p.snap.Location,
+		Version:               p.snap.Version,
+		Mode:                  ModeFull,
+		RetentionHours:        p.run.Hours(),
+		TableRetentionHours:   p.table.Hours(),
+		RetentionSpecified:    p.opts.RetainHours != nil,
+		RetentionCheckEnabled: !p.opts.DisableRetentionCheck,
+		Cutoff:                p.cutoff.UTC(),
+		Files:                 []File{},
+		Dirs:                  []Dir{},
+		TotalDirectories:      1,
+		Protected:             int64(p.keep.len()),
+	}
+	// Checksum companions and candidates meet in either order within a directory.
+	crcSeen := map[uint64]struct{}{} // hash of a .X.crc key not yet matched
+	candWait := map[uint64]int{}     // hash of a candidate's companion key -> index in Files
+	stack := []*dirState{{key: ""}}  // the root is never deleted
+	pop := func() {
+		d := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		parent := stack[len(stack)-1]
+		empty := d.children == d.removed
+		if empty && !p.keepDir.has(p.hash(d.key)) && (d.children > 0 || d.modTime.Before(p.cutoff)) {
+			plan.Dirs = append(plan.Dirs, Dir{Path: strings.TrimSuffix(d.key, "/")})
+			parent.removed++
+		}
+	}
+	err := p.store.Walk(ctx, "", func(o storage.Object) error {
+		for len(stack) > 1 && !strings.HasPrefix(o.Key, stack[len(stack)-1].key) {
+			pop()
+		}
+		parent := stack[len(stack)-1]
+		parent.children++
+		name := o.Name()
+		if p.hidden.hidden(name) {
+			if o.IsDir {
+				return storage.SkipDir
+			}
+			if _, ok := checksumOf(name); ok {
+				h := p.hash(o.Key)
+				if i, ok := candWait[h]; ok {
+					plan.Files[i].Checksum = o.Key
+					delete(candWait, h)
+					parent.removed++
+				} else {
+					crcSeen[h] = struct{}{}
+				}
+			}
+			return nil
+		}
+		if o.IsDir {
+			plan.TotalDirectories++
+			stack = append(stack, &dirState{key: o.Key, modTime: o.ModTime})
+			return nil
+		}
+		plan.Listed++
+		h := p.hash(o.Key)
+		if p.keep.has(h) || !o.ModTime.Before(p.cutoff) {
+			return nil
+		}
+		f := File{Path: o.Key, Size: o.Size, ModificationTime: o.ModTime.UTC(), Reason: p.reason(o.Key, h)}
+		parent.removed++
+		crc := storage.Dir(o.Key) + "." + name + ".crc"
+		ch := p.hash(crc)
+		if _, ok := crcSeen[ch]; ok {
+			f.Checksum = crc
+			delete(crcSeen, ch)
+			parent.removed++
+		} else {
+			candWait[ch] = len(plan.Files)
+		}
+		plan.Files = append(plan.Files, f)
+		plan.NumFilesToDelete++
+		plan.SizeOfDataToDelete += o.Size
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("listing table %s: %w; nothing was deleted", p.snap.Location, err)
+	}
+	for len(stack) > 1 {
+		pop()
+	}
+	return plan, nil
+}
+
+func (p *Planner) reason(key string, h uint64) Reason {
+	switch {
+	case strings.HasPrefix(key, "_change_data/"):
+		return ReasonChangeData
+	case p.expired.has(h):
+		return ReasonTombstone
+	case isDeletionVectorName(storage.Base(key)):
+		return ReasonDeletionVector
+	}
+	return ReasonUntracked
+}
+
+// keySet is a set of 64-bit key hashes. A collision can only make an unreferenced file look
+// referenced, so it errs on the side of keeping; it never makes a referenced file deletable.
+type keySet struct{ m map[uint64]struct{} }
+
+func newKeySet() keySet { return keySet{m: map[uint64]struct{}{}} }
+
+// add inserts h and reports whether it was new.
+func (s keySet) add(h uint64) bool {
+	if _, ok := s.m[h]; ok {
+		return false
+	}
+	s.m[h] = struct{}{}
+	return true
+}
+
+func (s keySet) has(h uint64) bool { _, ok := s.m[h]; return ok }
+func (s keySet) len() int          { return len(s.m) }
