@@ -72,3 +72,93 @@ func TestParquetWriteSmoke(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestParquetCounts(t *testing.T) {
+	files, _ := filepath.Glob("/work/shared/fixtures/delta-tables/*/*/_delta_log/*.parquet")
+	more, _ := filepath.Glob("/work/shared/fixtures/delta-tables/*/*/_delta_log/_sidecars/*.parquet")
+	for _, p := range append(files, more...) {
+		f, _ := os.Open(p)
+		st, _ := f.Stat()
+		c := map[string]int{}
+		err := readParquetActions(context.Background(), fileReader{f, st.Size()}, KindAll, func(a *Action) error {
+			switch {
+			case a.Add != nil:
+				c["add"]++
+				if a.Add.DeletionVector != nil { c["addDV"]++ }
+			case a.Remove != nil:
+				c["rm"]++
+				if a.Remove.DeletionTimestamp == nil { c["rmNoTS"]++ }
+				if a.Remove.Size == nil { c["rmNoSize"]++ }
+				if a.Remove.DeletionVector != nil { c["rmDV"]++ ; if a.Remove.DeletionVector.Offset == nil {c["rmDVnoOff"]++}}
+			case a.Metadata != nil:
+				c["md"]++
+			case a.Protocol != nil:
+				c["p"]++
+			case a.Sidecar != nil:
+				c["sc"]++
+			case a.CheckpointMetadata != nil:
+				c["cm"]++
+			}
+			if a.Add != nil && a.Add.DeletionVector != nil && a.Add.DeletionVector.Offset == nil { c["addDVnoOff"]++ }
+			return nil
+		})
+		if err != nil { t.Error(p, err) }
+		fmt.Println(st.Size(), p[len("/work/shared/fixtures/delta-tables/"):], c)
+		f.Close()
+	}
+}
+
+func genActions(n int) func(yield func(*Action) bool) {
+	return func(yield func(*Action) bool) {
+		for i := range n {
+			a := &Add{
+				Path:             fmt.Sprintf("date=2024-%02d-%02d/part-%05d-%08x-4b8c-4d2e-9f1a-%012x.c000.snappy.parquet", i%12+1, i%28+1, i%1000, i, i*7919),
+				Size:             int64(1000 + i),
+				ModificationTime: 1700000000000 + int64(i),
+				DataChange:       i%2 == 0,
+			}
+			if i%5 == 0 {
+				off := int32(1 + i%100)
+				a.DeletionVector = &DeletionVector{StorageType: "u", PathOrInlineDv: fmt.Sprintf("ab%018d", i), Offset: &off, SizeInBytes: 40, Cardinality: int64(i % 50)}
+			}
+			if !yield(&Action{Add: a}) {
+				return
+			}
+		}
+	}
+}
+
+func BenchmarkTmpWrite(b *testing.B) {
+	p := filepath.Join(b.TempDir(), "c.parquet")
+	for b.Loop() {
+		f, _ := os.Create(p)
+		if err := WriteParquetCheckpoint(f, genActions(1_000_000)); err != nil {
+			b.Fatal(err)
+		}
+		f.Close()
+	}
+	st, _ := os.Stat(p)
+	b.ReportMetric(float64(st.Size())/1e6, "MB")
+}
+
+func BenchmarkTmpRead(b *testing.B) {
+	p := filepath.Join(b.TempDir(), "c.parquet")
+	f, _ := os.Create(p)
+	if err := WriteParquetCheckpoint(f, genActions(1_000_000)); err != nil {
+		b.Fatal(err)
+	}
+	f.Close()
+	b.ReportAllocs()
+	for b.Loop() {
+		f, _ := os.Open(p)
+		st, _ := f.Stat()
+		n := 0
+		if err := readParquetActions(context.Background(), fileReader{f, st.Size()}, KindAdd|KindRemove, func(a *Action) error { n++; return nil }); err != nil {
+			b.Fatal(err)
+		}
+		if n != 1_000_000 {
+			b.Fatal(n)
+		}
+		f.Close()
+	}
+}

@@ -5,16 +5,13 @@ import (
 	"fmt"
 	"io"
 	"iter"
-	"maps"
-	"slices"
-	"strings"
 
 	"github.com/parquet-go/parquet-go"
 )
 
-// The checkpoint schema, as Go types only so that parquet-go derives the Parquet schema with
-// Spark's field order, names and optionality (pointers, maps and lists are optional). Values
-// are never written through these types: rows are built column by column below.
+// The rows of a checkpoint file. parquet-go derives the Parquet schema from these types with
+// Spark's field order, names and optionality: pointers, maps and lists are optional, a nil
+// one is null and an empty map or list is present but empty.
 type (
 	ckptRow struct {
 		Txn                *ckptTxn                `parquet:"txn"`
@@ -57,17 +54,18 @@ type (
 		Cardinality    *int64  `parquet:"cardinality"`
 	}
 	ckptMetadata struct {
-		ID          *string `parquet:"id"`
-		Name        *string `parquet:"name"`
-		Description *string `parquet:"description"`
-		Format      *struct {
-			Provider *string            `parquet:"provider"`
-			Options  map[string]*string `parquet:"options,optional"`
-		} `parquet:"format"`
+		ID               *string            `parquet:"id"`
+		Name             *string            `parquet:"name"`
+		Description      *string            `parquet:"description"`
+		Format           *ckptFormat        `parquet:"format"`
 		SchemaString     *string            `parquet:"schemaString"`
 		PartitionColumns []*string          `parquet:"partitionColumns,list,optional"`
 		Configuration    map[string]*string `parquet:"configuration,optional"`
 		CreatedTime      *int64             `parquet:"createdTime"`
+	}
+	ckptFormat struct {
+		Provider *string            `parquet:"provider"`
+		Options  map[string]*string `parquet:"options,optional"`
 	}
 	ckptProtocol struct {
 		MinReaderVersion *int32    `parquet:"minReaderVersion"`
@@ -91,8 +89,8 @@ type (
 var pqCheckpointSchema = parquet.NewSchema("spark_schema", parquet.SchemaOf(new(ckptRow)))
 
 const (
-	// ckptBatchRows is how many rows are buffered before they are handed to the column
-	// writers, which amortizes the per-call cost without holding much memory.
+	// ckptBatchRows is how many rows are buffered before they are handed to parquet-go, which
+	// amortizes the per-call cost without holding much memory.
 	ckptBatchRows = 1024
 	// ckptRowGroupRows bounds a row group: parquet-go keeps a row group's compressed pages in
 	// memory until it is flushed, so this bounds the writer's memory (tens of MB with long
@@ -110,30 +108,22 @@ const (
 // remove.extendedFileMetadata); add.partitionValues, metaData.format.options,
 // metaData.partitionColumns and metaData.configuration are written empty rather than null when
 // unset, as the protocol requires them. Metadata is written from its typed fields, not Raw.
-// commitInfo and cdc actions have no place in a checkpoint and are an error.
+// The actions are copied as they come, so the sequence may reuse them.
 func WriteParquetCheckpoint(w io.Writer, actions iter.Seq[*Action]) error {
-	cw := newPQCheckpointWriter()
-	pw := parquet.NewWriter(w, pqCheckpointSchema,
+	pw := parquet.NewGenericWriter[ckptRow](w, pqCheckpointSchema,
 		parquet.Compression(&parquet.Snappy),
 		// Spark writes version 1 data pages; some readers still handle only those well.
 		parquet.DataPageVersion(1),
 		parquet.CreatedBy("deltavacuum", "", ""),
 	)
+	b := newPQCheckpointBatch()
 	rowsInGroup := 0
 	flush := func() error {
-		cols := pw.ColumnWriters()
-		for i, vals := range cw.cols {
-			if len(vals) == 0 {
-				continue
-			}
-			if _, err := cols[i].WriteRowValues(vals); err != nil {
-				return fmt.Errorf("writing checkpoint column %s: %w", strings.Join(pqCheckpointSchema.Columns()[i], "."), err)
-			}
-			clear(vals) // drop references to the batch's strings
-			cw.cols[i] = vals[:0]
+		if _, err := pw.Write(b.rows); err != nil {
+			return fmt.Errorf("writing checkpoint: %w", err)
 		}
-		rowsInGroup += cw.rows
-		cw.rows = 0
+		rowsInGroup += len(b.rows)
+		b.reset()
 		if rowsInGroup >= ckptRowGroupRows {
 			rowsInGroup = 0
 			return pw.Flush()
@@ -141,10 +131,10 @@ func WriteParquetCheckpoint(w io.Writer, actions iter.Seq[*Action]) error {
 		return nil
 	}
 	for a := range actions {
-		if err := cw.row(a); err != nil {
+		if err := b.add(a); err != nil {
 			return err
 		}
-		if cw.rows >= ckptBatchRows {
+		if len(b.rows) == ckptBatchRows {
 			if err := flush(); err != nil {
 				return err
 			}
@@ -156,244 +146,55 @@ func WriteParquetCheckpoint(w io.Writer, actions iter.Seq[*Action]) error {
 	return pw.Close()
 }
 
-// ckptLeaf is a leaf column of the checkpoint schema.
-type ckptLeaf struct {
-	col int // column index
-	def int // maximum definition level
+// pqCheckpointBatch holds the rows of one batch and copies of the actions they point into.
+// Slots have a fixed capacity of one batch, so pointers into them stay valid while the batch
+// fills; add and remove slots are reused across batches since they dominate big checkpoints.
+type pqCheckpointBatch struct {
+	rows    []ckptRow
+	adds    []pqAddSlot
+	removes []pqRemoveSlot
 }
 
-// ckptGroup is a top-level action column: its leaves are the columns lo to hi-1.
-type ckptGroup struct{ lo, hi int }
-
-// pqCheckpointWriter turns actions into per-column values.
-type pqCheckpointWriter struct {
-	cols [][]parquet.Value
-	rows int
-
-	txn, add, remove, metaData, protocol, checkpointMetadata, sidecar ckptGroup
-
-	addPath, addSize, addModTime, addDataChange, addStats ckptLeaf
-	addPV, addTags                                        ckptMap
-	addDV                                                 ckptDVLeaves
-
-	rmPath, rmTimestamp, rmDataChange, rmExtended, rmSize ckptLeaf
-	rmPV                                                  ckptMap
-	rmDV                                                  ckptDVLeaves
-
-	mdID, mdName, mdDescription, mdProvider, mdSchema, mdCreated ckptLeaf
-	mdOptions, mdConfiguration                                   ckptMap
-	mdPartitionColumns                                           ckptLeaf
-
-	pMinReader, pMinWriter, pReaderFeatures, pWriterFeatures ckptLeaf
-
-	cmVersion ckptLeaf
-	cmTags    ckptMap
-
-	scPath, scSize, scModTime ckptLeaf
-	scTags                    ckptMap
+type pqAddSlot struct {
+	add Add
+	dv  pqDVSlot
+	row ckptAdd
 }
 
-// ckptMap is a MAP column: its key and value leaves.
-type ckptMap struct{ key, value ckptLeaf }
-
-type ckptDVLeaves struct {
-	storageType, pathOrInlineDv, offset, sizeInBytes, cardinality ckptLeaf
+type pqRemoveSlot struct {
+	remove    Remove
+	timestamp int64
+	size      int64
+	dv        pqDVSlot
+	row       ckptRemove
 }
 
-func newPQCheckpointWriter() *pqCheckpointWriter {
-	s := pqCheckpointSchema
-	leaf := func(path string) ckptLeaf {
-		l, ok := s.Lookup(strings.Split(path, ".")...)
-		if !ok {
-			panic("checkpoint schema has no column " + path)
-		}
-		return ckptLeaf{col: l.ColumnIndex, def: l.MaxDefinitionLevel}
-	}
-	mapLeaves := func(path string) ckptMap {
-		return ckptMap{key: leaf(path + ".key_value.key"), value: leaf(path + ".key_value.value")}
-	}
-	dv := func(path string) ckptDVLeaves {
-		return ckptDVLeaves{
-			storageType:    leaf(path + ".storageType"),
-			pathOrInlineDv: leaf(path + ".pathOrInlineDv"),
-			offset:         leaf(path + ".offset"),
-			sizeInBytes:    leaf(path + ".sizeInBytes"),
-			cardinality:    leaf(path + ".cardinality"),
-		}
-	}
-	group := func(name string) ckptGroup {
-		g := ckptGroup{lo: -1}
-		for i, p := range s.Columns() {
-			if p[0] == name {
-				if g.lo < 0 {
-					g.lo = i
-				}
-				g.hi = i + 1
-			}
-		}
-		return g
-	}
-	return &pqCheckpointWriter{
-		cols: make([][]parquet.Value, len(s.Columns())),
+type pqDVSlot struct {
+	dv     DeletionVector
+	offset int32
+	row    ckptDV
+}
 
-		txn:                group("txn"),
-		add:                group("add"),
-		remove:             group("remove"),
-		metaData:           group("metaData"),
-		protocol:           group("protocol"),
-		checkpointMetadata: group("checkpointMetadata"),
-		sidecar:            group("sidecar"),
-
-		addPath:       leaf("add.path"),
-		addPV:         mapLeaves("add.partitionValues"),
-		addSize:       leaf("add.size"),
-		addModTime:    leaf("add.modificationTime"),
-		addDataChange: leaf("add.dataChange"),
-		addStats:      leaf("add.stats"),
-		addTags:       mapLeaves("add.tags"),
-		addDV:         dv("add.deletionVector"),
-
-		rmPath:       leaf("remove.path"),
-		rmTimestamp:  leaf("remove.deletionTimestamp"),
-		rmDataChange: leaf("remove.dataChange"),
-		rmExtended:   leaf("remove.extendedFileMetadata"),
-		rmPV:         mapLeaves("remove.partitionValues"),
-		rmSize:       leaf("remove.size"),
-		rmDV:         dv("remove.deletionVector"),
-
-		mdID:               leaf("metaData.id"),
-		mdName:             leaf("metaData.name"),
-		mdDescription:      leaf("metaData.description"),
-		mdProvider:         leaf("metaData.format.provider"),
-		mdOptions:          mapLeaves("metaData.format.options"),
-		mdSchema:           leaf("metaData.schemaString"),
-		mdPartitionColumns: leaf("metaData.partitionColumns.list.element"),
-		mdConfiguration:    mapLeaves("metaData.configuration"),
-		mdCreated:          leaf("metaData.createdTime"),
-
-		pMinReader:      leaf("protocol.minReaderVersion"),
-		pMinWriter:      leaf("protocol.minWriterVersion"),
-		pReaderFeatures: leaf("protocol.readerFeatures.list.element"),
-		pWriterFeatures: leaf("protocol.writerFeatures.list.element"),
-
-		cmVersion: leaf("checkpointMetadata.version"),
-		cmTags:    mapLeaves("checkpointMetadata.tags"),
-
-		scPath:    leaf("sidecar.path"),
-		scSize:    leaf("sidecar.sizeInBytes"),
-		scModTime: leaf("sidecar.modificationTime"),
-		scTags:    mapLeaves("sidecar.tags"),
+func newPQCheckpointBatch() *pqCheckpointBatch {
+	return &pqCheckpointBatch{
+		rows:    make([]ckptRow, 0, ckptBatchRows),
+		adds:    make([]pqAddSlot, 0, ckptBatchRows),
+		removes: make([]pqRemoveSlot, 0, ckptBatchRows),
 	}
 }
 
-// put appends v to leaf l at definition level def and repetition level rep.
-func (w *pqCheckpointWriter) put(l ckptLeaf, v parquet.Value, rep, def int) {
-	w.cols[l.col] = append(w.cols[l.col], v.Level(rep, def, l.col))
+func (b *pqCheckpointBatch) reset() {
+	clear(b.rows)
+	b.rows = b.rows[:0]
+	b.adds = b.adds[:0]
+	b.removes = b.removes[:0]
 }
 
-// null appends a null whose deepest defined ancestor has definition level def.
-func (w *pqCheckpointWriter) null(l ckptLeaf, def int) {
-	w.put(l, parquet.Value{}, 0, def)
-}
+// emptyStringMap is written for maps the protocol requires; parquet-go only reads it.
+var emptyStringMap = map[string]*string{}
 
-// absent appends a null for every leaf of a group that is not this row's action.
-func (w *pqCheckpointWriter) absent(g ckptGroup) {
-	for c := g.lo; c < g.hi; c++ {
-		w.cols[c] = append(w.cols[c], parquet.Value{}.Level(0, 0, c))
-	}
-}
-
-func (w *pqCheckpointWriter) str(l ckptLeaf, s string) {
-	w.put(l, parquet.ByteArrayValue([]byte(s)), 0, l.def)
-}
-
-func (w *pqCheckpointWriter) optStr(l ckptLeaf, s *string) {
-	if s == nil {
-		w.null(l, l.def-1)
-		return
-	}
-	w.str(l, *s)
-}
-
-func (w *pqCheckpointWriter) i64(l ckptLeaf, v int64) {
-	w.put(l, parquet.Int64Value(v), 0, l.def)
-}
-
-func (w *pqCheckpointWriter) optI64(l ckptLeaf, v *int64) {
-	if v == nil {
-		w.null(l, l.def-1)
-		return
-	}
-	w.i64(l, *v)
-}
-
-func (w *pqCheckpointWriter) i32(l ckptLeaf, v int32) {
-	w.put(l, parquet.Int32Value(v), 0, l.def)
-}
-
-func (w *pqCheckpointWriter) boolean(l ckptLeaf, v bool) {
-	w.put(l, parquet.BooleanValue(v), 0, l.def)
-}
-
-// stringMap writes m as a present MAP (empty when m has no entries), keys in sorted order so
-// that the output is deterministic.
-func (w *pqCheckpointWriter) stringMap(m ckptMap, kv map[string]string) {
-	// The key is required inside the repeated key_value group: its level is key_value's.
-	entry := m.key.def
-	if len(kv) == 0 {
-		w.null(m.key, entry-1)
-		w.null(m.value, entry-1)
-		return
-	}
-	for i, k := range slices.Sorted(maps.Keys(kv)) {
-		rep := min(i, 1)
-		w.put(m.key, parquet.ByteArrayValue([]byte(k)), rep, m.key.def)
-		w.put(m.value, parquet.ByteArrayValue([]byte(kv[k])), rep, m.value.def)
-	}
-}
-
-// nullMap writes a null MAP whose parent is present.
-func (w *pqCheckpointWriter) nullMap(m ckptMap) {
-	w.null(m.key, m.key.def-2)
-	w.null(m.value, m.key.def-2)
-}
-
-// stringList writes a LIST of strings; l is its element leaf. A nil list is null when
-// nullable, empty otherwise.
-func (w *pqCheckpointWriter) stringList(l ckptLeaf, list []string, nullable bool) {
-	// element (def) sits in the repeated group list (def-1) in the LIST group (def-2).
-	switch {
-	case list == nil && nullable:
-		w.null(l, l.def-3)
-	case len(list) == 0:
-		w.null(l, l.def-2)
-	default:
-		for i, s := range list {
-			w.put(l, parquet.ByteArrayValue([]byte(s)), min(i, 1), l.def)
-		}
-	}
-}
-
-func (w *pqCheckpointWriter) deletionVector(d ckptDVLeaves, dv *DeletionVector) {
-	if dv == nil {
-		for _, l := range []ckptLeaf{d.storageType, d.pathOrInlineDv, d.offset, d.sizeInBytes, d.cardinality} {
-			w.null(l, l.def-2)
-		}
-		return
-	}
-	w.str(d.storageType, dv.StorageType)
-	w.str(d.pathOrInlineDv, dv.PathOrInlineDv)
-	if dv.Offset == nil {
-		w.null(d.offset, d.offset.def-1)
-	} else {
-		w.i32(d.offset, *dv.Offset)
-	}
-	w.i32(d.sizeInBytes, dv.SizeInBytes)
-	w.i64(d.cardinality, dv.Cardinality)
-}
-
-// row appends the row of one action.
-func (w *pqCheckpointWriter) row(a *Action) error {
+// add appends the row of one action.
+func (b *pqCheckpointBatch) add(a *Action) error {
 	if a == nil {
 		return errors.New("writing checkpoint: nil action")
 	}
@@ -409,69 +210,127 @@ func (w *pqCheckpointWriter) row(a *Action) error {
 	if set != 1 {
 		return fmt.Errorf("writing checkpoint: an action must have exactly one field set, not %d", set)
 	}
-	w.absent(w.txn)
-	if x := a.Add; x != nil {
-		w.str(w.addPath, x.Path)
-		w.stringMap(w.addPV, x.PartitionValues)
-		w.i64(w.addSize, x.Size)
-		w.i64(w.addModTime, x.ModificationTime)
-		w.boolean(w.addDataChange, x.DataChange)
-		if x.Stats == "" {
-			w.null(w.addStats, w.addStats.def-1)
-		} else {
-			w.str(w.addStats, x.Stats)
+	var row ckptRow
+	switch {
+	case a.Add != nil:
+		b.adds = b.adds[:len(b.adds)+1]
+		s := &b.adds[len(b.adds)-1]
+		s.add = *a.Add
+		x := &s.add
+		s.row = ckptAdd{
+			Path:             &x.Path,
+			PartitionValues:  stringMapRow(x.PartitionValues, true),
+			Size:             &x.Size,
+			ModificationTime: &x.ModificationTime,
+			DataChange:       &x.DataChange,
+			DeletionVector:   s.dv.set(x.DeletionVector),
 		}
-		w.nullMap(w.addTags)
-		w.deletionVector(w.addDV, x.DeletionVector)
-	} else {
-		w.absent(w.add)
+		if x.Stats != "" {
+			s.row.Stats = &x.Stats
+		}
+		row.Add = &s.row
+	case a.Remove != nil:
+		b.removes = b.removes[:len(b.removes)+1]
+		s := &b.removes[len(b.removes)-1]
+		s.remove = *a.Remove
+		x := &s.remove
+		s.row = ckptRemove{
+			Path:           &x.Path,
+			DataChange:     &x.DataChange,
+			DeletionVector: s.dv.set(x.DeletionVector),
+		}
+		if x.DeletionTimestamp != nil {
+			s.timestamp = *x.DeletionTimestamp
+			s.row.DeletionTimestamp = &s.timestamp
+		}
+		if x.Size != nil {
+			s.size = *x.Size
+			s.row.Size = &s.size
+		}
+		row.Remove = &s.row
+	case a.Metadata != nil:
+		x := *a.Metadata
+		row.MetaData = &ckptMetadata{
+			ID:               &x.ID,
+			Name:             copyPtr(x.Name),
+			Description:      copyPtr(x.Description),
+			Format:           &ckptFormat{Provider: &x.Format.Provider, Options: stringMapRow(x.Format.Options, true)},
+			SchemaString:     &x.SchemaString,
+			PartitionColumns: stringListRow(x.PartitionColumns, true),
+			Configuration:    stringMapRow(x.Configuration, true),
+			CreatedTime:      copyPtr(x.CreatedTime),
+		}
+	case a.Protocol != nil:
+		x := a.Protocol
+		minReader, minWriter := int32(x.MinReaderVersion), int32(x.MinWriterVersion)
+		row.Protocol = &ckptProtocol{
+			MinReaderVersion: &minReader,
+			MinWriterVersion: &minWriter,
+			ReaderFeatures:   stringListRow(x.ReaderFeatures, false),
+			WriterFeatures:   stringListRow(x.WriterFeatures, false),
+		}
+	case a.CheckpointMetadata != nil:
+		x := *a.CheckpointMetadata
+		row.CheckpointMetadata = &ckptCheckpointMetadata{Version: &x.Version}
+	case a.Sidecar != nil:
+		x := *a.Sidecar
+		row.Sidecar = &ckptSidecar{Path: &x.Path, SizeInBytes: &x.SizeInBytes, ModificationTime: &x.ModificationTime}
 	}
-	if x := a.Remove; x != nil {
-		w.str(w.rmPath, x.Path)
-		w.optI64(w.rmTimestamp, x.DeletionTimestamp)
-		w.boolean(w.rmDataChange, x.DataChange)
-		w.null(w.rmExtended, w.rmExtended.def-1)
-		w.nullMap(w.rmPV)
-		w.optI64(w.rmSize, x.Size)
-		w.deletionVector(w.rmDV, x.DeletionVector)
-	} else {
-		w.absent(w.remove)
-	}
-	if x := a.Metadata; x != nil {
-		w.str(w.mdID, x.ID)
-		w.optStr(w.mdName, x.Name)
-		w.optStr(w.mdDescription, x.Description)
-		w.str(w.mdProvider, x.Format.Provider)
-		w.stringMap(w.mdOptions, x.Format.Options)
-		w.str(w.mdSchema, x.SchemaString)
-		w.stringList(w.mdPartitionColumns, x.PartitionColumns, false)
-		w.stringMap(w.mdConfiguration, x.Configuration)
-		w.optI64(w.mdCreated, x.CreatedTime)
-	} else {
-		w.absent(w.metaData)
-	}
-	if x := a.Protocol; x != nil {
-		w.i32(w.pMinReader, int32(x.MinReaderVersion))
-		w.i32(w.pMinWriter, int32(x.MinWriterVersion))
-		w.stringList(w.pReaderFeatures, x.ReaderFeatures, true)
-		w.stringList(w.pWriterFeatures, x.WriterFeatures, true)
-	} else {
-		w.absent(w.protocol)
-	}
-	if x := a.CheckpointMetadata; x != nil {
-		w.i64(w.cmVersion, x.Version)
-		w.nullMap(w.cmTags)
-	} else {
-		w.absent(w.checkpointMetadata)
-	}
-	if x := a.Sidecar; x != nil {
-		w.str(w.scPath, x.Path)
-		w.i64(w.scSize, x.SizeInBytes)
-		w.i64(w.scModTime, x.ModificationTime)
-		w.nullMap(w.scTags)
-	} else {
-		w.absent(w.sidecar)
-	}
-	w.rows++
+	b.rows = append(b.rows, row)
 	return nil
+}
+
+// set copies dv into the slot and returns its row, nil for no deletion vector.
+func (s *pqDVSlot) set(dv *DeletionVector) *ckptDV {
+	if dv == nil {
+		return nil
+	}
+	s.dv = *dv
+	s.row = ckptDV{
+		StorageType:    &s.dv.StorageType,
+		PathOrInlineDv: &s.dv.PathOrInlineDv,
+		SizeInBytes:    &s.dv.SizeInBytes,
+		Cardinality:    &s.dv.Cardinality,
+	}
+	if dv.Offset != nil {
+		s.offset = *dv.Offset
+		s.row.Offset = &s.offset
+	}
+	return &s.row
+}
+
+func copyPtr[T any](p *T) *T {
+	if p == nil {
+		return nil
+	}
+	v := *p
+	return &v
+}
+
+// stringMapRow converts m for writing; a nil m is null unless required, then empty.
+func stringMapRow(m map[string]string, required bool) map[string]*string {
+	if len(m) == 0 {
+		if m == nil && !required {
+			return nil
+		}
+		return emptyStringMap
+	}
+	out := make(map[string]*string, len(m))
+	for k, v := range m {
+		out[k] = &v
+	}
+	return out
+}
+
+// stringListRow converts l for writing; a nil l is null unless required, then empty.
+func stringListRow(l []string, required bool) []*string {
+	if l == nil && !required {
+		return nil
+	}
+	out := make([]*string, len(l))
+	for i := range l {
+		v := l[i]
+		out[i] = &v
+	}
+	return out
 }

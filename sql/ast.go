@@ -226,8 +226,11 @@ func keyString(key string) string {
 }
 
 // setValueString returns the value of a SET statement as is when that reads back the
-// same, else as a string literal.
+// same, else (and when empty) as a string literal.
 func setValueString(v string) string {
+	if v == "" {
+		return "''"
+	}
 	if st, err := Parse("SET k = " + v); err == nil {
 		if s, ok := st.(*Set); ok && s.Value != nil && *s.Value == v {
 			return v

@@ -156,7 +156,7 @@ func TestRules(t *testing.T) {
 			setup: func(tb *table) {
 				tb.file("metadata/v1.metadata.json", 30*day)
 			},
-			opts: retain0,
+			opts:     retain0,
 			want:     map[string]Reason{"metadata/v1.metadata.json": ReasonUntracked},
 			wantDirs: []string{"metadata"},
 		},

@@ -1,0 +1,66 @@
+package deltavacuum_test
+
+import (
+	"context"
+	"fmt"
+	"log"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/deltavacuum/deltavacuum"
+	"github.com/deltavacuum/deltavacuum/deltalog"
+	"github.com/deltavacuum/deltavacuum/storage/local"
+	"github.com/deltavacuum/deltavacuum/vacuum"
+)
+
+// Example plans a VACUUM (the DRY RUN is the plan), looks at it, then executes it.
+func Example() {
+	ctx := context.Background()
+	dir, _ := os.MkdirTemp("", "example-")
+	defer os.RemoveAll(dir)
+	makeExampleTable(ctx, dir)
+
+	t, err := deltavacuum.Open(ctx, dir)
+	if err != nil {
+		log.Fatal(err)
+	}
+	plan, err := t.Plan(ctx, vacuum.Options{}) // the table's retention: 7 days
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, f := range plan.Files {
+		fmt.Println("would delete", f.Path, "reason:", f.Reason)
+	}
+	res, err := vacuum.Execute(ctx, t.Store, plan, vacuum.ExecOptions{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("deleted", res.NumDeletedFiles, "files")
+	// Output:
+	// would delete old.parquet reason: tombstone
+	// would delete stray.parquet reason: untracked
+	// deleted 2 files
+}
+
+// makeExampleTable writes a table: live.parquet is live, old.parquet was removed 10 days
+// ago, stray.parquet was never committed, and all three are 10 days old.
+func makeExampleTable(ctx context.Context, dir string) {
+	store, _ := local.New(dir)
+	old := time.Now().Add(-10 * 24 * time.Hour)
+	actions := []any{
+		map[string]any{"protocol": map[string]any{"minReaderVersion": 1, "minWriterVersion": 2}},
+		map[string]any{"metaData": map[string]any{"id": "example", "format": map[string]any{"provider": "parquet"},
+			"schemaString": `{"type":"struct","fields":[]}`, "partitionColumns": []string{}, "configuration": map[string]string{}}},
+		map[string]any{"add": map[string]any{"path": "live.parquet", "size": 4, "modificationTime": old.UnixMilli(), "dataChange": true}},
+		map[string]any{"remove": map[string]any{"path": "old.parquet", "deletionTimestamp": old.UnixMilli(), "dataChange": true}},
+	}
+	if err := deltalog.WriteCommit(ctx, store, 0, actions); err != nil {
+		log.Fatal(err)
+	}
+	for _, name := range []string{"live.parquet", "old.parquet", "stray.parquet"} {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, []byte("PAR1"), 0o644)
+		os.Chtimes(p, old, old)
+	}
+}

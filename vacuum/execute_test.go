@@ -1,0 +1,186 @@
+package vacuum
+
+import (
+	"context"
+	"errors"
+	"sort"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/deltavacuum/deltavacuum/storage"
+)
+
+func exec(t *testing.T, tb *table, plan *Plan) (*Result, error) {
+	t.Helper()
+	return Execute(context.Background(), tb.store, plan, ExecOptions{BatchSize: 2, Concurrency: 3})
+}
+
+func keys(tb *table) []string {
+	k := tb.store.Keys()
+	sort.Strings(k)
+	return k
+}
+
+func TestExecuteDeletesExactlyThePlan(t *testing.T) {
+	tb := newTable(t, tableSpec{})
+	tb.commit(add("live.parquet"))
+	for _, k := range []string{"live.parquet", "a.parquet", "b.parquet", "c.parquet", "d/e.parquet", "d/f/g.parquet"} {
+		tb.file(k, 30*day)
+	}
+	tb.file(".a.parquet.crc", 30*day)
+	tb.file(".live.parquet.crc", 30*day)
+	plan := tb.plan(retain0)
+	res, err := exec(t, tb, plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.NumDeletedFiles != 5 || res.NumDeletedDirectories != 0 || res.Status != StatusCompleted {
+		t.Errorf("got %d files, %d dirs, %s; want 5, 0 (implicit directories have no marker), COMPLETED", res.NumDeletedFiles, res.NumDeletedDirectories, res.Status)
+	}
+	want := []string{".live.parquet.crc", "_delta_log/00000000000000000000.json", "_delta_log/00000000000000000001.json", "live.parquet"}
+	if diff := cmp.Diff(want, keys(tb)); diff != "" {
+		t.Errorf("left (-want +got):\n%s", diff)
+	}
+}
+
+func TestExecuteFileAlreadyGone(t *testing.T) {
+	tb := newTable(t, tableSpec{})
+	tb.file("a.parquet", 30*day)
+	tb.file("b.parquet", 30*day)
+	plan := tb.plan(retain0)
+	tb.store.Delete(context.Background(), []string{"a.parquet"})
+	res, err := exec(t, tb, plan)
+	if err != nil {
+		t.Fatalf("a file already gone must not be an error: %v", err)
+	}
+	if res.NumDeletedFiles != 1 || res.NumAlreadyGone != 1 {
+		t.Errorf("got deleted %d, gone %d; want 1, 1", res.NumDeletedFiles, res.NumAlreadyGone)
+	}
+}
+
+// TestExecuteRecheck: a commit made between planning and deleting that references a
+// candidate (a RESTORE re-adding an old file) keeps it [beyond].
+func TestExecuteRecheck(t *testing.T) {
+	tb := newTable(t, tableSpec{})
+	tb.commit(add("a.parquet"))
+	tb.commit(remove("a.parquet", 30*day))
+	tb.file("a.parquet", 30*day)
+	tb.file("p=1/b.parquet", 30*day)
+	tb.file("c.parquet", 30*day)
+	plan := tb.plan(retain0)
+	if len(plan.Files) != 3 {
+		t.Fatalf("planned %v, want 3 files", plan.Files)
+	}
+	tb.commit(add("a.parquet"), add("p%3D1/b.parquet")) // RESTORE, the second spelled differently
+	res, err := exec(t, tb, plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sort.Strings(res.Dropped)
+	if diff := cmp.Diff([]string{"a.parquet", "p=1/b.parquet"}, res.Dropped); diff != "" {
+		t.Errorf("dropped (-want +got):\n%s", diff)
+	}
+	if _, err := tb.store.Stat(context.Background(), "a.parquet"); err != nil {
+		t.Errorf("re-added file was deleted: %v", err)
+	}
+	if _, err := tb.store.Stat(context.Background(), "c.parquet"); !errors.Is(err, storage.ErrNotExist) {
+		t.Errorf("c.parquet should be deleted: %v", err)
+	}
+}
+
+func TestExecuteRecheckRefusesGapsAndNewFeatures(t *testing.T) {
+	tb := newTable(t, tableSpec{})
+	tb.file("a.parquet", 30*day)
+	plan := tb.plan(retain0)
+	tb.commit(map[string]any{"protocol": map[string]any{"minReaderVersion": 3, "minWriterVersion": 7, "readerFeatures": []string{}, "writerFeatures": []string{"futureFeature"}}})
+	if _, err := exec(t, tb, plan); err == nil {
+		t.Error("a protocol change to an unsupported feature after planning must stop the run")
+	}
+	if _, err := tb.store.Stat(context.Background(), "a.parquet"); err != nil {
+		t.Errorf("nothing may be deleted: %v", err)
+	}
+}
+
+// failing fails deletes of chosen keys.
+type failing struct {
+	storage.Store
+	fail map[string]bool
+}
+
+func (f *failing) Delete(ctx context.Context, keys []string) ([]storage.DeleteResult, error) {
+	var pass []string
+	for _, k := range keys {
+		if !f.fail[k] {
+			pass = append(pass, k)
+		}
+	}
+	got, err := f.Store.Delete(ctx, pass)
+	byKey := map[string]storage.DeleteResult{}
+	for _, r := range got {
+		byKey[r.Key] = r
+	}
+	out := make([]storage.DeleteResult, len(keys))
+	for i, k := range keys {
+		if f.fail[k] {
+			out[i] = storage.DeleteResult{Key: k, Err: errors.New("injected failure")}
+			continue
+		}
+		out[i] = byKey[k]
+	}
+	return out, err
+}
+
+func TestExecutePartialFailure(t *testing.T) {
+	tb := newTable(t, tableSpec{})
+	tb.file("d/a.parquet", 30*day)
+	tb.file("d/.a.parquet.crc", 30*day)
+	tb.file("d/b.parquet", 30*day)
+	tb.dir("d", 30*day)
+	plan := tb.plan(retain0)
+	if diff := cmp.Diff([]string{"d"}, dirs(plan)); diff != "" {
+		t.Fatalf("planned dirs (-want +got):\n%s", diff)
+	}
+	fs := &failing{Store: tb.store, fail: map[string]bool{"d/a.parquet": true}}
+	res, err := Execute(context.Background(), fs, plan, ExecOptions{})
+	if !errors.Is(err, ErrPartialFailure) {
+		t.Fatalf("got %v, want ErrPartialFailure", err)
+	}
+	if res.Status != StatusFailed || res.NumDeletedFiles != 1 || len(res.Failed) != 1 || res.Failed[0].Path != "d/a.parquet" {
+		t.Errorf("got status %s, deleted %d, failed %v", res.Status, res.NumDeletedFiles, res.Failed)
+	}
+	// The failed file keeps its checksum, and its directory is not attempted.
+	want := []string{"_delta_log/00000000000000000000.json", "d/", "d/.a.parquet.crc", "d/a.parquet"}
+	if diff := cmp.Diff(want, keys(tb)); diff != "" {
+		t.Errorf("left (-want +got):\n%s", diff)
+	}
+}
+
+func TestExecuteDirectoryRefilled(t *testing.T) {
+	tb := newTable(t, tableSpec{})
+	tb.dir("d", 30*day)
+	tb.file("d/a.parquet", 30*day)
+	plan := tb.plan(retain0)
+	tb.file("d/new.parquet", 0) // a writer is busy here since the listing
+	res, err := exec(t, tb, plan)
+	if err != nil {
+		t.Fatalf("a directory that is no longer empty is kept, not an error: %v", err)
+	}
+	if res.NumDeletedDirectories != 0 {
+		t.Errorf("deleted %d directories, want 0", res.NumDeletedDirectories)
+	}
+	if _, err := tb.store.Stat(context.Background(), "d/new.parquet"); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestExecuteCancelled(t *testing.T) {
+	tb := newTable(t, tableSpec{})
+	tb.file("a.parquet", 30*day)
+	plan := tb.plan(retain0)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := Execute(ctx, tb.store, plan, ExecOptions{}); err == nil {
+		t.Error("got no error from a cancelled run")
+	}
+}
