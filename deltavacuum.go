@@ -109,9 +109,25 @@ type VacuumOptions struct {
 	vacuum.Options
 	DryRun bool
 	Exec   vacuum.ExecOptions
+	// Logging records a real run in the table history (VACUUM START before deleting, VACUUM
+	// END after); nil means the default of the storage (on, except on S3), as Spark has it.
+	Logging *bool
+	Commit  deltalog.CommitOptions
 }
 
-// Vacuum plans and, unless DryRun, executes a VACUUM of the table.
+// LoggingDefault is whether VACUUM runs are recorded in the history by default on the storage
+// at location: yes, except on S3 (as the reference does).
+func LoggingDefault(location string) bool {
+	scheme, _, _ := strings.Cut(location, "://")
+	switch strings.ToLower(scheme) {
+	case "s3", "s3a", "s3n":
+		return false
+	}
+	return true
+}
+
+// Vacuum plans and, unless DryRun, executes a VACUUM of the table, recording it in the table
+// history when logging is on.
 func (t *Table) Vacuum(ctx context.Context, opts VacuumOptions) (*vacuum.Result, error) {
 	plan, err := t.Plan(ctx, opts.Options)
 	if err != nil {
@@ -120,5 +136,70 @@ func (t *Table) Vacuum(ctx context.Context, opts VacuumOptions) (*vacuum.Result,
 	if opts.DryRun {
 		return vacuum.DryRun(plan), nil
 	}
-	return vacuum.Execute(ctx, t.Store, plan, opts.Exec)
+	logging := LoggingDefault(t.Location)
+	if opts.Logging != nil {
+		logging = *opts.Logging
+	}
+	if !logging {
+		return vacuum.Execute(ctx, t.Store, plan, opts.Exec)
+	}
+	started := false
+	opts.Exec.BeforeDelete = func(ctx context.Context, plan *vacuum.Plan) error {
+		if _, err := deltalog.Commit(ctx, t.Store, func(*deltalog.Snapshot) (*deltalog.CommitRequest, error) {
+			return vacuumStart(plan), nil
+		}, opts.Commit); err != nil {
+			return fmt.Errorf("recording VACUUM START in the history of %s: %w; nothing was deleted", t.Location, err)
+		}
+		started = true
+		return nil
+	}
+	res, err := vacuum.Execute(ctx, t.Store, plan, opts.Exec)
+	if !started {
+		return res, err
+	}
+	// Recorded even when the context was cancelled part-way.
+	_, endErr := deltalog.Commit(context.WithoutCancel(ctx), t.Store, func(*deltalog.Snapshot) (*deltalog.CommitRequest, error) {
+		return vacuumEnd(res), nil
+	}, opts.Commit)
+	if endErr != nil {
+		endErr = fmt.Errorf("recording VACUUM END in the history of %s: %w", t.Location, endErr)
+		return res, errors.Join(err, endErr)
+	}
+	return res, err
+}
+
+func vacuumStart(plan *vacuum.Plan) *deltalog.CommitRequest {
+	params := map[string]any{
+		"retentionCheckEnabled":  plan.RetentionCheckEnabled,
+		"defaultRetentionMillis": int64(plan.TableRetentionHours * 3600 * 1000),
+		"vacuumType":             string(plan.Mode),
+	}
+	if plan.RetentionSpecified {
+		params["specifiedRetentionMillis"] = int64(plan.RetentionHours * 3600 * 1000)
+	}
+	return &deltalog.CommitRequest{
+		Operation:     "VACUUM START",
+		Parameters:    params,
+		IsBlindAppend: true,
+		Metrics: map[string]string{
+			"numFilesToDelete":   fmt.Sprint(plan.NumFilesToDelete),
+			"sizeOfDataToDelete": fmt.Sprint(plan.SizeOfDataToDelete),
+		},
+	}
+}
+
+func vacuumEnd(res *vacuum.Result) *deltalog.CommitRequest {
+	status := res.Status
+	if status == "" {
+		status = vacuum.StatusFailed
+	}
+	return &deltalog.CommitRequest{
+		Operation:     "VACUUM END",
+		Parameters:    map[string]any{"status": status},
+		IsBlindAppend: true,
+		Metrics: map[string]string{
+			"numDeletedFiles":        fmt.Sprint(res.NumDeletedFiles),
+			"numVacuumedDirectories": fmt.Sprint(res.NumDeletedDirectories),
+		},
+	}
 }

@@ -3,9 +3,12 @@ package deltalog
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
+	"time"
 
 	"github.com/deltavacuum/deltavacuum/storage"
 )
@@ -39,4 +42,142 @@ func WriteCommit(ctx context.Context, store storage.Store, v int64, actions []an
 		return fmt.Errorf("writing version %d of %s: %w", v, store.Location(), err)
 	}
 	return nil
+}
+
+// CommitRequest is what a writer wants to commit: the commitInfo fields and the actions after
+// it.
+type CommitRequest struct {
+	Operation     string
+	Parameters    map[string]any
+	Metrics       map[string]string
+	IsBlindAppend bool
+	Actions       []any
+}
+
+// CommitOptions control Commit.
+type CommitOptions struct {
+	// Now is the clock (default time.Now).
+	Now func() time.Time
+	// MaxAttempts bounds the retries when other writers take the version (default 10).
+	MaxAttempts int
+	// EngineInfo names this program in commitInfo.
+	EngineInfo string
+}
+
+// ErrCommitRace is returned (wrapped) when every attempt lost the version to another writer.
+var ErrCommitRace = errors.New("lost the commit race")
+
+// EngineInfo is the commitInfo engineInfo of this program.
+var EngineInfo = "deltavacuum/0.1"
+
+// commitInfo is written in this field order, as Spark writes it.
+type commitInfo struct {
+	InCommitTimestamp   *int64            `json:"inCommitTimestamp,omitempty"`
+	Timestamp           int64             `json:"timestamp"`
+	Operation           string            `json:"operation"`
+	OperationParameters map[string]any    `json:"operationParameters"`
+	ReadVersion         int64             `json:"readVersion"`
+	IsolationLevel      string            `json:"isolationLevel"`
+	IsBlindAppend       bool              `json:"isBlindAppend"`
+	OperationMetrics    map[string]string `json:"operationMetrics,omitempty"`
+	EngineInfo          string            `json:"engineInfo"`
+	TxnID               string            `json:"txnId"`
+}
+
+// Commit appends a new version to the table. build is called with the latest snapshot and
+// returns what to commit; when another writer takes the version first, the log is read again
+// and build is called again with the new snapshot, up to MaxAttempts times. The writer
+// features are checked before every attempt. commitInfo is the first action, with a strictly
+// increasing inCommitTimestamp when the table has in-commit timestamps enabled.
+func Commit(ctx context.Context, store storage.Store, build func(*Snapshot) (*CommitRequest, error), opts CommitOptions) (int64, error) {
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.MaxAttempts <= 0 {
+		opts.MaxAttempts = 10
+	}
+	if opts.EngineInfo == "" {
+		opts.EngineInfo = EngineInfo
+	}
+	for attempt := 0; attempt < opts.MaxAttempts; attempt++ {
+		snap, err := Load(ctx, store)
+		if err != nil {
+			return -1, err
+		}
+		if err := snap.CheckVacuum(); err != nil {
+			return -1, err
+		}
+		req, err := build(snap)
+		if err != nil {
+			return -1, err
+		}
+		ci := commitInfo{
+			Timestamp:           opts.Now().UnixMilli(),
+			Operation:           req.Operation,
+			OperationParameters: req.Parameters,
+			ReadVersion:         snap.Version,
+			IsolationLevel:      "SnapshotIsolation",
+			IsBlindAppend:       req.IsBlindAppend,
+			OperationMetrics:    req.Metrics,
+			EngineInfo:          opts.EngineInfo,
+			TxnID:               newTxnID(),
+		}
+		if ci.OperationParameters == nil {
+			ci.OperationParameters = map[string]any{}
+		}
+		if snap.InCommitTimestampsEnabled() {
+			prev, err := snap.latestInCommitTimestamp(ctx, store)
+			if err != nil {
+				return -1, err
+			}
+			ict := max(ci.Timestamp, prev+1)
+			ci.InCommitTimestamp, ci.Timestamp = &ict, ict
+		}
+		actions := append([]any{map[string]any{"commitInfo": ci}}, req.Actions...)
+		v := snap.Version + 1
+		err = WriteCommit(ctx, store, v, actions)
+		if err == nil {
+			return v, nil
+		}
+		if !errors.Is(err, ErrVersionExists) {
+			return -1, err
+		}
+	}
+	return -1, fmt.Errorf("%w: %s: another writer took the next version %d times in a row; nothing was written, try again", ErrCommitRace, store.Location(), opts.MaxAttempts)
+}
+
+func newTxnID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+}
+
+// InCommitTimestampsEnabled reports whether commits of this table carry in-commit timestamps.
+func (s *Snapshot) InCommitTimestampsEnabled() bool {
+	v, _ := s.Property(PropEnableInCommitTimestamp)
+	return strings.EqualFold(v, "true") && s.HasFeature("inCommitTimestamp")
+}
+
+// latestInCommitTimestamp returns the in-commit timestamp of the latest version (0 if none).
+func (s *Snapshot) latestInCommitTimestamp(ctx context.Context, store storage.Store) (int64, error) {
+	if n := len(s.commits); n > 0 && s.commits[n-1].file.Version == s.Version {
+		if ci := s.commits[n-1].commitInfo; ci != nil && ci.InCommitTimestamp != nil {
+			return *ci.InCommitTimestamp, nil
+		}
+		return 0, nil
+	}
+	for _, c := range s.Segment.AllCommits {
+		if c.Version == s.Version {
+			cm, _, _, err := readCommit(ctx, store, c)
+			if err != nil {
+				return 0, err
+			}
+			if cm.commitInfo != nil && cm.commitInfo.InCommitTimestamp != nil {
+				return *cm.commitInfo.InCommitTimestamp, nil
+			}
+		}
+	}
+	return 0, nil
 }

@@ -1,6 +1,9 @@
 package deltalog
 
 import (
+	"syscall"
+	"runtime"
+	"time"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -160,5 +163,24 @@ func BenchmarkTmpRead(b *testing.B) {
 			b.Fatal(n)
 		}
 		f.Close()
+	}
+}
+
+func TestTmpWriteRepeat(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "c.parquet")
+	for i := 0; i < 4; i++ {
+		start := time.Now()
+		var ru0, ru1 syscall.Rusage
+		syscall.Getrusage(syscall.RUSAGE_SELF, &ru0)
+		f, _ := os.Create(p)
+		if err := WriteParquetCheckpoint(f, genActions(1_000_000)); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		syscall.Getrusage(syscall.RUSAGE_SELF, &ru1)
+		cpu := time.Duration(ru1.Utime.Nano() + ru1.Stime.Nano() - ru0.Utime.Nano() - ru0.Stime.Nano())
+		fmt.Println(i, time.Since(start), "cpu", cpu, "heap", ms.HeapAlloc>>20, "sys", ms.Sys>>20, "numgc", ms.NumGC, "pause", time.Duration(ms.PauseTotalNs))
 	}
 }

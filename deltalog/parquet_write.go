@@ -5,13 +5,18 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"maps"
+	"slices"
+	"strings"
+	"unsafe"
 
 	"github.com/parquet-go/parquet-go"
 )
 
-// The rows of a checkpoint file. parquet-go derives the Parquet schema from these types with
-// Spark's field order, names and optionality: pointers, maps and lists are optional, a nil
-// one is null and an empty map or list is present but empty.
+// The checkpoint schema, as Go types from which parquet-go derives the Parquet schema with
+// Spark's field order, names and optionality (pointers, maps and lists are optional). Rows are
+// not written through these types: parquet-go's reflective row writer costs about 2µs a row,
+// so cells are built column by column instead (see pqCheckpointWriter).
 type (
 	ckptRow struct {
 		Txn                *ckptTxn                `parquet:"txn"`
@@ -89,8 +94,8 @@ type (
 var pqCheckpointSchema = parquet.NewSchema("spark_schema", parquet.SchemaOf(new(ckptRow)))
 
 const (
-	// ckptBatchRows is how many rows are buffered before they are handed to parquet-go, which
-	// amortizes the per-call cost without holding much memory.
+	// ckptBatchRows is how many rows are buffered before they are handed to the column
+	// writers, which amortizes the per-call cost without holding much memory.
 	ckptBatchRows = 1024
 	// ckptRowGroupRows bounds a row group: parquet-go keeps a row group's compressed pages in
 	// memory until it is flushed, so this bounds the writer's memory (tens of MB with long
@@ -108,22 +113,29 @@ const (
 // remove.extendedFileMetadata); add.partitionValues, metaData.format.options,
 // metaData.partitionColumns and metaData.configuration are written empty rather than null when
 // unset, as the protocol requires them. Metadata is written from its typed fields, not Raw.
-// The actions are copied as they come, so the sequence may reuse them.
+// Actions are not retained after the sequence moves on, so it may reuse them.
 func WriteParquetCheckpoint(w io.Writer, actions iter.Seq[*Action]) error {
-	pw := parquet.NewGenericWriter[ckptRow](w, pqCheckpointSchema,
+	cw := newPQCheckpointWriter()
+	pw := parquet.NewWriter(w, pqCheckpointSchema,
 		parquet.Compression(&parquet.Snappy),
 		// Spark writes version 1 data pages; some readers still handle only those well.
 		parquet.DataPageVersion(1),
 		parquet.CreatedBy("deltavacuum", "", ""),
 	)
-	b := newPQCheckpointBatch()
 	rowsInGroup := 0
 	flush := func() error {
-		if _, err := pw.Write(b.rows); err != nil {
-			return fmt.Errorf("writing checkpoint: %w", err)
+		cw.fillAll()
+		cols := pw.ColumnWriters()
+		for i, vals := range cw.cols {
+			if _, err := cols[i].WriteRowValues(vals); err != nil {
+				return fmt.Errorf("writing checkpoint column %s: %w", strings.Join(pqCheckpointSchema.Columns()[i], "."), err)
+			}
+			clear(vals) // drop the batch's references to strings
+			cw.cols[i] = vals[:0]
 		}
-		rowsInGroup += len(b.rows)
-		b.reset()
+		rowsInGroup += cw.rows
+		cw.rows = 0
+		clear(cw.filled[:])
 		if rowsInGroup >= ckptRowGroupRows {
 			rowsInGroup = 0
 			return pw.Flush()
@@ -131,70 +143,307 @@ func WriteParquetCheckpoint(w io.Writer, actions iter.Seq[*Action]) error {
 		return nil
 	}
 	for a := range actions {
-		if err := b.add(a); err != nil {
+		if err := cw.row(a); err != nil {
 			return err
 		}
-		if len(b.rows) == ckptBatchRows {
+		if cw.rows == ckptBatchRows {
 			if err := flush(); err != nil {
 				return err
 			}
 		}
 	}
-	if err := flush(); err != nil {
-		return err
+	if cw.rows > 0 {
+		if err := flush(); err != nil {
+			return err
+		}
 	}
 	return pw.Close()
 }
 
-// pqCheckpointBatch holds the rows of one batch and copies of the actions they point into.
-// Slots have a fixed capacity of one batch, so pointers into them stay valid while the batch
-// fills; add and remove slots are reused across batches since they dominate big checkpoints.
-type pqCheckpointBatch struct {
-	rows    []ckptRow
-	adds    []pqAddSlot
-	removes []pqRemoveSlot
+// ckptLeaf is a leaf column of the checkpoint schema.
+type ckptLeaf struct {
+	col int // column index
+	def int // maximum definition level
 }
 
-type pqAddSlot struct {
-	add Add
-	dv  pqDVSlot
-	row ckptAdd
+// ckptGroup is a top-level action column: its leaves are the columns lo to hi-1; id indexes
+// pqCheckpointWriter.filled.
+type ckptGroup struct{ id, lo, hi int }
+
+const ckptNumGroups = 7
+
+// ckptMap is a MAP column: its key and value leaves.
+type ckptMap struct{ key, value ckptLeaf }
+
+type ckptDVLeaves struct {
+	storageType, pathOrInlineDv, offset, sizeInBytes, cardinality ckptLeaf
 }
 
-type pqRemoveSlot struct {
-	remove    Remove
-	timestamp int64
-	size      int64
-	dv        pqDVSlot
-	row       ckptRemove
+// pqCheckpointWriter turns actions into the cells of each column, one batch at a time.
+type pqCheckpointWriter struct {
+	cols [][]parquet.Value
+	rows int
+	// nulls[c][d] is a null cell of column c whose deepest defined ancestor is at level d.
+	nulls [][]parquet.Value
+	// Nearly every cell of a checkpoint is null: a row holds one action among seven groups.
+	// Rather than append those nulls cell by cell, a group's columns are filled up to the
+	// current row only when the group next holds an action (or the batch ends), with a copy
+	// from nullRuns[c], a batch worth of row-level nulls of column c.
+	nullRuns [][]parquet.Value
+	filled   [ckptNumGroups]int // rows of the batch already in each group's columns
+	groups   []ckptGroup
+
+	txn, add, remove, metaData, protocol, checkpointMetadata, sidecar ckptGroup
+
+	addPath, addSize, addModTime, addDataChange, addStats ckptLeaf
+	addPV, addTags                                        ckptMap
+	addDV                                                 ckptDVLeaves
+
+	rmPath, rmTimestamp, rmDataChange, rmExtended, rmSize ckptLeaf
+	rmPV                                                  ckptMap
+	rmDV                                                  ckptDVLeaves
+
+	mdID, mdName, mdDescription, mdProvider, mdSchema, mdCreated ckptLeaf
+	mdOptions, mdConfiguration                                   ckptMap
+	mdPartitionColumns                                           ckptLeaf
+
+	pMinReader, pMinWriter, pReaderFeatures, pWriterFeatures ckptLeaf
+
+	cmVersion ckptLeaf
+	cmTags    ckptMap
+
+	scPath, scSize, scModTime ckptLeaf
+	scTags                    ckptMap
 }
 
-type pqDVSlot struct {
-	dv     DeletionVector
-	offset int32
-	row    ckptDV
+func newPQCheckpointWriter() *pqCheckpointWriter {
+	s := pqCheckpointSchema
+	columns := s.Columns()
+	w := &pqCheckpointWriter{
+		cols:     make([][]parquet.Value, len(columns)),
+		nulls:    make([][]parquet.Value, len(columns)),
+		nullRuns: make([][]parquet.Value, len(columns)),
+	}
+	leaf := func(path string) ckptLeaf {
+		l, ok := s.Lookup(strings.Split(path, ".")...)
+		if !ok {
+			panic("checkpoint schema has no column " + path)
+		}
+		return ckptLeaf{col: l.ColumnIndex, def: l.MaxDefinitionLevel}
+	}
+	for i, path := range columns {
+		w.cols[i] = make([]parquet.Value, 0, ckptBatchRows)
+		l := leaf(strings.Join(path, "."))
+		for d := range l.def {
+			w.nulls[i] = append(w.nulls[i], parquet.NullValue().Level(0, d, i))
+		}
+		w.nullRuns[i] = slices.Repeat(w.nulls[i][:1], ckptBatchRows)
+	}
+	mapLeaves := func(path string) ckptMap {
+		return ckptMap{key: leaf(path + ".key_value.key"), value: leaf(path + ".key_value.value")}
+	}
+	dv := func(path string) ckptDVLeaves {
+		return ckptDVLeaves{
+			storageType:    leaf(path + ".storageType"),
+			pathOrInlineDv: leaf(path + ".pathOrInlineDv"),
+			offset:         leaf(path + ".offset"),
+			sizeInBytes:    leaf(path + ".sizeInBytes"),
+			cardinality:    leaf(path + ".cardinality"),
+		}
+	}
+	group := func(name string) ckptGroup {
+		g := ckptGroup{id: len(w.groups), lo: -1}
+		defer func() { w.groups = append(w.groups, g) }()
+		for i, p := range columns {
+			if p[0] == name {
+				if g.lo < 0 {
+					g.lo = i
+				}
+				g.hi = i + 1
+			}
+		}
+		return g
+	}
+
+	w.txn = group("txn")
+	w.add = group("add")
+	w.remove = group("remove")
+	w.metaData = group("metaData")
+	w.protocol = group("protocol")
+	w.checkpointMetadata = group("checkpointMetadata")
+	w.sidecar = group("sidecar")
+
+	w.addPath = leaf("add.path")
+	w.addPV = mapLeaves("add.partitionValues")
+	w.addSize = leaf("add.size")
+	w.addModTime = leaf("add.modificationTime")
+	w.addDataChange = leaf("add.dataChange")
+	w.addStats = leaf("add.stats")
+	w.addTags = mapLeaves("add.tags")
+	w.addDV = dv("add.deletionVector")
+
+	w.rmPath = leaf("remove.path")
+	w.rmTimestamp = leaf("remove.deletionTimestamp")
+	w.rmDataChange = leaf("remove.dataChange")
+	w.rmExtended = leaf("remove.extendedFileMetadata")
+	w.rmPV = mapLeaves("remove.partitionValues")
+	w.rmSize = leaf("remove.size")
+	w.rmDV = dv("remove.deletionVector")
+
+	w.mdID = leaf("metaData.id")
+	w.mdName = leaf("metaData.name")
+	w.mdDescription = leaf("metaData.description")
+	w.mdProvider = leaf("metaData.format.provider")
+	w.mdOptions = mapLeaves("metaData.format.options")
+	w.mdSchema = leaf("metaData.schemaString")
+	w.mdPartitionColumns = leaf("metaData.partitionColumns.list.element")
+	w.mdConfiguration = mapLeaves("metaData.configuration")
+	w.mdCreated = leaf("metaData.createdTime")
+
+	w.pMinReader = leaf("protocol.minReaderVersion")
+	w.pMinWriter = leaf("protocol.minWriterVersion")
+	w.pReaderFeatures = leaf("protocol.readerFeatures.list.element")
+	w.pWriterFeatures = leaf("protocol.writerFeatures.list.element")
+
+	w.cmVersion = leaf("checkpointMetadata.version")
+	w.cmTags = mapLeaves("checkpointMetadata.tags")
+
+	w.scPath = leaf("sidecar.path")
+	w.scSize = leaf("sidecar.sizeInBytes")
+	w.scModTime = leaf("sidecar.modificationTime")
+	w.scTags = mapLeaves("sidecar.tags")
+	return w
 }
 
-func newPQCheckpointBatch() *pqCheckpointBatch {
-	return &pqCheckpointBatch{
-		rows:    make([]ckptRow, 0, ckptBatchRows),
-		adds:    make([]pqAddSlot, 0, ckptBatchRows),
-		removes: make([]pqRemoveSlot, 0, ckptBatchRows),
+// put appends the defined cell v to leaf l; rep is 1 for the second and later elements of a
+// repeated field.
+func (w *pqCheckpointWriter) put(l ckptLeaf, v parquet.Value, rep int) {
+	v.SetRepetitionLevel(rep)
+	v.SetDefinitionLevel(l.def)
+	v.SetColumnIndex(l.col)
+	w.cols[l.col] = append(w.cols[l.col], v)
+}
+
+// null appends a null whose deepest defined ancestor has definition level def.
+func (w *pqCheckpointWriter) null(l ckptLeaf, def int) {
+	w.cols[l.col] = append(w.cols[l.col], w.nulls[l.col][def])
+}
+
+// fill appends null rows to the columns of g up to, not including, the current row.
+func (w *pqCheckpointWriter) fill(g ckptGroup) {
+	n := w.rows - w.filled[g.id]
+	if n == 0 {
+		return
+	}
+	for c := g.lo; c < g.hi; c++ {
+		w.cols[c] = append(w.cols[c], w.nullRuns[c][:n]...)
+	}
+	w.filled[g.id] = w.rows
+}
+
+// present prepares the columns of g for the current row's action.
+func (w *pqCheckpointWriter) present(g ckptGroup) {
+	w.fill(g)
+	w.filled[g.id] = w.rows + 1
+}
+
+// fillAll completes every column with null rows up to the end of the batch.
+func (w *pqCheckpointWriter) fillAll() {
+	for _, g := range w.groups {
+		w.fill(g)
 	}
 }
 
-func (b *pqCheckpointBatch) reset() {
-	clear(b.rows)
-	b.rows = b.rows[:0]
-	b.adds = b.adds[:0]
-	b.removes = b.removes[:0]
+// stringValue makes a BYTE_ARRAY cell that shares s's bytes: parquet-go copies the bytes into
+// its column buffer and never writes to them, and copying every path first would double the
+// allocations of a writer that is used for millions of rows.
+func stringValue(s string) parquet.Value {
+	return parquet.ByteArrayValue(unsafe.Slice(unsafe.StringData(s), len(s)))
 }
 
-// emptyStringMap is written for maps the protocol requires; parquet-go only reads it.
-var emptyStringMap = map[string]*string{}
+func (w *pqCheckpointWriter) str(l ckptLeaf, s string) { w.put(l, stringValue(s), 0) }
 
-// add appends the row of one action.
-func (b *pqCheckpointBatch) add(a *Action) error {
+func (w *pqCheckpointWriter) optStr(l ckptLeaf, s *string) {
+	if s == nil {
+		w.null(l, l.def-1)
+		return
+	}
+	w.str(l, *s)
+}
+
+func (w *pqCheckpointWriter) i64(l ckptLeaf, v int64) { w.put(l, parquet.Int64Value(v), 0) }
+
+func (w *pqCheckpointWriter) optI64(l ckptLeaf, v *int64) {
+	if v == nil {
+		w.null(l, l.def-1)
+		return
+	}
+	w.i64(l, *v)
+}
+
+func (w *pqCheckpointWriter) i32(l ckptLeaf, v int32) { w.put(l, parquet.Int32Value(v), 0) }
+
+func (w *pqCheckpointWriter) boolean(l ckptLeaf, v bool) { w.put(l, parquet.BooleanValue(v), 0) }
+
+// stringMap writes kv as a present MAP, empty when it has no entries, with sorted keys so
+// that the output is deterministic.
+func (w *pqCheckpointWriter) stringMap(m ckptMap, kv map[string]string) {
+	if len(kv) == 0 {
+		// The key is required inside the repeated key_value group, so the key's maximum
+		// level is key_value's; the MAP group itself is one level up.
+		w.null(m.key, m.key.def-1)
+		w.null(m.value, m.key.def-1)
+		return
+	}
+	keys := slices.Sorted(maps.Keys(kv))
+	for i, k := range keys {
+		w.put(m.key, stringValue(k), min(i, 1))
+		w.put(m.value, stringValue(kv[k]), min(i, 1))
+	}
+}
+
+// nullMap writes a null MAP whose parent group is present.
+func (w *pqCheckpointWriter) nullMap(m ckptMap) {
+	w.null(m.key, m.key.def-2)
+	w.null(m.value, m.key.def-2)
+}
+
+// stringList writes a LIST of strings whose element leaf is l. A nil list is null when
+// nullable, empty otherwise.
+func (w *pqCheckpointWriter) stringList(l ckptLeaf, list []string, nullable bool) {
+	// The element (l.def) sits in the repeated group "list" (l.def-1) of the LIST (l.def-2).
+	switch {
+	case list == nil && nullable:
+		w.null(l, l.def-3)
+	case len(list) == 0:
+		w.null(l, l.def-2)
+	default:
+		for i, s := range list {
+			w.put(l, stringValue(s), min(i, 1))
+		}
+	}
+}
+
+func (w *pqCheckpointWriter) deletionVector(d ckptDVLeaves, dv *DeletionVector) {
+	if dv == nil {
+		for _, l := range [...]ckptLeaf{d.storageType, d.pathOrInlineDv, d.offset, d.sizeInBytes, d.cardinality} {
+			w.null(l, l.def-2)
+		}
+		return
+	}
+	w.str(d.storageType, dv.StorageType)
+	w.str(d.pathOrInlineDv, dv.PathOrInlineDv)
+	if dv.Offset == nil {
+		w.null(d.offset, d.offset.def-1)
+	} else {
+		w.i32(d.offset, *dv.Offset)
+	}
+	w.i32(d.sizeInBytes, dv.SizeInBytes)
+	w.i64(d.cardinality, dv.Cardinality)
+}
+
+// row appends the cells of one action.
+func (w *pqCheckpointWriter) row(a *Action) error {
 	if a == nil {
 		return errors.New("writing checkpoint: nil action")
 	}
@@ -202,7 +451,7 @@ func (b *pqCheckpointBatch) add(a *Action) error {
 		return errors.New("writing checkpoint: a checkpoint cannot hold cdc or commitInfo actions")
 	}
 	set := 0
-	for _, p := range []bool{a.Add != nil, a.Remove != nil, a.Metadata != nil, a.Protocol != nil, a.CheckpointMetadata != nil, a.Sidecar != nil} {
+	for _, p := range [...]bool{a.Add != nil, a.Remove != nil, a.Metadata != nil, a.Protocol != nil, a.CheckpointMetadata != nil, a.Sidecar != nil} {
 		if p {
 			set++
 		}
@@ -210,127 +459,62 @@ func (b *pqCheckpointBatch) add(a *Action) error {
 	if set != 1 {
 		return fmt.Errorf("writing checkpoint: an action must have exactly one field set, not %d", set)
 	}
-	var row ckptRow
-	switch {
-	case a.Add != nil:
-		b.adds = b.adds[:len(b.adds)+1]
-		s := &b.adds[len(b.adds)-1]
-		s.add = *a.Add
-		x := &s.add
-		s.row = ckptAdd{
-			Path:             &x.Path,
-			PartitionValues:  stringMapRow(x.PartitionValues, true),
-			Size:             &x.Size,
-			ModificationTime: &x.ModificationTime,
-			DataChange:       &x.DataChange,
-			DeletionVector:   s.dv.set(x.DeletionVector),
+	if x := a.Add; x != nil {
+		w.present(w.add)
+		w.str(w.addPath, x.Path)
+		w.stringMap(w.addPV, x.PartitionValues)
+		w.i64(w.addSize, x.Size)
+		w.i64(w.addModTime, x.ModificationTime)
+		w.boolean(w.addDataChange, x.DataChange)
+		if x.Stats == "" {
+			w.null(w.addStats, w.addStats.def-1)
+		} else {
+			w.str(w.addStats, x.Stats)
 		}
-		if x.Stats != "" {
-			s.row.Stats = &x.Stats
-		}
-		row.Add = &s.row
-	case a.Remove != nil:
-		b.removes = b.removes[:len(b.removes)+1]
-		s := &b.removes[len(b.removes)-1]
-		s.remove = *a.Remove
-		x := &s.remove
-		s.row = ckptRemove{
-			Path:           &x.Path,
-			DataChange:     &x.DataChange,
-			DeletionVector: s.dv.set(x.DeletionVector),
-		}
-		if x.DeletionTimestamp != nil {
-			s.timestamp = *x.DeletionTimestamp
-			s.row.DeletionTimestamp = &s.timestamp
-		}
-		if x.Size != nil {
-			s.size = *x.Size
-			s.row.Size = &s.size
-		}
-		row.Remove = &s.row
-	case a.Metadata != nil:
-		x := *a.Metadata
-		row.MetaData = &ckptMetadata{
-			ID:               &x.ID,
-			Name:             copyPtr(x.Name),
-			Description:      copyPtr(x.Description),
-			Format:           &ckptFormat{Provider: &x.Format.Provider, Options: stringMapRow(x.Format.Options, true)},
-			SchemaString:     &x.SchemaString,
-			PartitionColumns: stringListRow(x.PartitionColumns, true),
-			Configuration:    stringMapRow(x.Configuration, true),
-			CreatedTime:      copyPtr(x.CreatedTime),
-		}
-	case a.Protocol != nil:
-		x := a.Protocol
-		minReader, minWriter := int32(x.MinReaderVersion), int32(x.MinWriterVersion)
-		row.Protocol = &ckptProtocol{
-			MinReaderVersion: &minReader,
-			MinWriterVersion: &minWriter,
-			ReaderFeatures:   stringListRow(x.ReaderFeatures, false),
-			WriterFeatures:   stringListRow(x.WriterFeatures, false),
-		}
-	case a.CheckpointMetadata != nil:
-		x := *a.CheckpointMetadata
-		row.CheckpointMetadata = &ckptCheckpointMetadata{Version: &x.Version}
-	case a.Sidecar != nil:
-		x := *a.Sidecar
-		row.Sidecar = &ckptSidecar{Path: &x.Path, SizeInBytes: &x.SizeInBytes, ModificationTime: &x.ModificationTime}
+		w.nullMap(w.addTags)
+		w.deletionVector(w.addDV, x.DeletionVector)
 	}
-	b.rows = append(b.rows, row)
+	if x := a.Remove; x != nil {
+		w.present(w.remove)
+		w.str(w.rmPath, x.Path)
+		w.optI64(w.rmTimestamp, x.DeletionTimestamp)
+		w.boolean(w.rmDataChange, x.DataChange)
+		w.null(w.rmExtended, w.rmExtended.def-1)
+		w.nullMap(w.rmPV)
+		w.optI64(w.rmSize, x.Size)
+		w.deletionVector(w.rmDV, x.DeletionVector)
+	}
+	if x := a.Metadata; x != nil {
+		w.present(w.metaData)
+		w.str(w.mdID, x.ID)
+		w.optStr(w.mdName, x.Name)
+		w.optStr(w.mdDescription, x.Description)
+		w.str(w.mdProvider, x.Format.Provider)
+		w.stringMap(w.mdOptions, x.Format.Options)
+		w.str(w.mdSchema, x.SchemaString)
+		w.stringList(w.mdPartitionColumns, x.PartitionColumns, false)
+		w.stringMap(w.mdConfiguration, x.Configuration)
+		w.optI64(w.mdCreated, x.CreatedTime)
+	}
+	if x := a.Protocol; x != nil {
+		w.present(w.protocol)
+		w.i32(w.pMinReader, int32(x.MinReaderVersion))
+		w.i32(w.pMinWriter, int32(x.MinWriterVersion))
+		w.stringList(w.pReaderFeatures, x.ReaderFeatures, true)
+		w.stringList(w.pWriterFeatures, x.WriterFeatures, true)
+	}
+	if x := a.CheckpointMetadata; x != nil {
+		w.present(w.checkpointMetadata)
+		w.i64(w.cmVersion, x.Version)
+		w.nullMap(w.cmTags)
+	}
+	if x := a.Sidecar; x != nil {
+		w.present(w.sidecar)
+		w.str(w.scPath, x.Path)
+		w.i64(w.scSize, x.SizeInBytes)
+		w.i64(w.scModTime, x.ModificationTime)
+		w.nullMap(w.scTags)
+	}
+	w.rows++
 	return nil
-}
-
-// set copies dv into the slot and returns its row, nil for no deletion vector.
-func (s *pqDVSlot) set(dv *DeletionVector) *ckptDV {
-	if dv == nil {
-		return nil
-	}
-	s.dv = *dv
-	s.row = ckptDV{
-		StorageType:    &s.dv.StorageType,
-		PathOrInlineDv: &s.dv.PathOrInlineDv,
-		SizeInBytes:    &s.dv.SizeInBytes,
-		Cardinality:    &s.dv.Cardinality,
-	}
-	if dv.Offset != nil {
-		s.offset = *dv.Offset
-		s.row.Offset = &s.offset
-	}
-	return &s.row
-}
-
-func copyPtr[T any](p *T) *T {
-	if p == nil {
-		return nil
-	}
-	v := *p
-	return &v
-}
-
-// stringMapRow converts m for writing; a nil m is null unless required, then empty.
-func stringMapRow(m map[string]string, required bool) map[string]*string {
-	if len(m) == 0 {
-		if m == nil && !required {
-			return nil
-		}
-		return emptyStringMap
-	}
-	out := make(map[string]*string, len(m))
-	for k, v := range m {
-		out[k] = &v
-	}
-	return out
-}
-
-// stringListRow converts l for writing; a nil l is null unless required, then empty.
-func stringListRow(l []string, required bool) []*string {
-	if l == nil && !required {
-		return nil
-	}
-	out := make([]*string, len(l))
-	for i := range l {
-		v := l[i]
-		out[i] = &v
-	}
-	return out
 }

@@ -941,7 +941,9 @@ func (p *parser) describe() (Statement, error) {
 			return nil, err
 		}
 		return &DescribeDetail{Table: table}, nil
-	case t.kind == tokWord && slices.Contains(describeKinds, strings.ToUpper(t.text)):
+	case t.kind != tokWord:
+		return nil, p.unexpected("HISTORY", "DETAIL")
+	case slices.Contains(describeKinds, strings.ToUpper(t.text)):
 		return nil, p.unknownStatement(desc.text + " " + t.text)
 	}
 	return nil, p.unknownStatement(desc.text)

@@ -103,6 +103,8 @@ func TestParseVacuum(t *testing.T) {
 		{"VACUUM t USING INVENTORY parquet.`/inv`", &Vacuum{Table: name("t"), Inventory: &Inventory{Table: &TableRef{Path: "/inv", Format: "parquet"}}}},
 		{"VACUUM t USING INVENTORY CSV.`/inv.csv`", &Vacuum{Table: name("t"), Inventory: &Inventory{Table: &TableRef{Path: "/inv.csv", Format: "csv"}}}},
 		{"VACUUM t USING INVENTORY json.`/inv.json`", &Vacuum{Table: name("t"), Inventory: &Inventory{Table: &TableRef{Path: "/inv.json", Format: "json"}}}},
+		// avro is not a known format, so this is a two-part name.
+		{"VACUUM t USING INVENTORY avro.`/inv`", &Vacuum{Table: name("t"), Inventory: &Inventory{Table: &TableRef{Name: []string{"avro", "/inv"}}}}},
 		{"VACUUM t USING INVENTORY '/inv'", &Vacuum{Table: name("t"), Inventory: &Inventory{Table: &TableRef{Path: "/inv"}}}},
 		{"VACUUM t USING INVENTORY (SELECT * FROM inventory WHERE path LIKE 'abfss://%') RETAIN 100 HOURS",
 			&Vacuum{

@@ -68,8 +68,8 @@ func TestVacuumJSON(t *testing.T) {
 	if doc["numDeletedFiles"] != float64(7) || doc["dryRun"] != false {
 		t.Errorf("numDeletedFiles %v dryRun %v", doc["numDeletedFiles"], doc["dryRun"])
 	}
-	if got := len(fixtures.Files(t, dir)); got != 60-14 {
-		t.Errorf("%d files left, want 46", got)
+	if got := len(fixtures.Files(t, dir)); got != 60-14+2 { // + VACUUM START and END
+		t.Errorf("%d files left, want 48", got)
 	}
 }
 
@@ -162,5 +162,59 @@ func TestSymlinksAreNotFollowed(t *testing.T) {
 	}
 	if _, err := os.Stat(victim); err != nil {
 		t.Errorf("a file outside the table, behind a symbolic link, was deleted: %v", err)
+	}
+}
+
+func TestSQLCommand(t *testing.T) {
+	dir := fixtures.Copy(t, "delta/basic-with-inserts-deletes-checkpoint", time.Now().Add(-30*24*time.Hour))
+	script := "SET spark.databricks.delta.retentionDurationCheck.enabled = false;\nVACUUM '" + dir + "' RETAIN 0 HOURS DRY RUN"
+	code, out, errs := run(t, "sql", script)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if !strings.Contains(out, "file:"+dir+"/part-") || !strings.Contains(out, "Found 7 files") {
+		t.Errorf("DRY RUN must print absolute paths as Spark does and the summary:\n%s", out)
+	}
+
+	f := filepath.Join(t.TempDir(), "m.sql")
+	os.WriteFile(f, []byte(script+";\nDESCRIBE DETAIL delta.`"+dir+"`;\n"), 0o644)
+	code, out, errs = run(t, "sql", "-f", f, "--json")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	dec := json.NewDecoder(strings.NewReader(out))
+	n := 0
+	for dec.More() {
+		var doc map[string]any
+		if err := dec.Decode(&doc); err != nil {
+			t.Fatal(err)
+		}
+		n++
+	}
+	if n != 3 {
+		t.Errorf("%d JSON documents, want one per statement (3)", n)
+	}
+
+	var o, e bytes.Buffer
+	code = Run(context.Background(), []string{"sql"}, strings.NewReader("SHOW TBLPROPERTIES '"+dir+"'"), &o, &e)
+	if code != ExitOK {
+		t.Errorf("from standard input: exit %d: %s", code, e.String())
+	}
+
+	code, _, errs = run(t, "sql", "VACUUM '"+dir+"' RETAIN 1 HOURS RETAIN 2 HOURS")
+	if code != ExitUsage || !strings.Contains(errs, "Found duplicate clauses: RETAIN") {
+		t.Errorf("duplicate clause: exit %d, %s", code, errs)
+	}
+	code, _, errs = run(t, "sql", "VACUUM '"+dir+"' KEEP 3")
+	if code != ExitUsage || !strings.Contains(errs, "column") {
+		t.Errorf("syntax error: exit %d, %s", code, errs)
+	}
+	code, _, errs = run(t, "sql", "VACUUM '"+dir+"' RETAIN 1 HOURS")
+	if code != ExitFailure || !strings.Contains(errs, "retentionDurationCheck") {
+		t.Errorf("refused statement: exit %d, %s", code, errs)
+	}
+	code, out, errs = run(t, "history", dir, "--limit", "1")
+	if code != ExitOK || !strings.Contains(out, "operation") {
+		t.Errorf("history: exit %d, %s %s", code, out, errs)
 	}
 }

@@ -3,7 +3,6 @@ package cli
 import (
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -11,66 +10,39 @@ import (
 	"github.com/deltavacuum/deltavacuum/vacuum"
 )
 
-// settings are the session settings (--conf) the tool honours.
-type settings struct {
-	retentionCheck bool
-}
-
-func parseConf(confs []string) (settings, error) {
-	s := settings{retentionCheck: true}
-	for _, c := range confs {
-		key, value, ok := strings.Cut(c, "=")
-		if !ok {
-			return s, usagef("--conf %q: expected KEY=VALUE", c)
-		}
-		key = strings.TrimSpace(key)
-		switch key {
-		case vacuum.RetentionCheckKey:
-			b, err := parseBool(key, value)
-			if err != nil {
-				return s, err
-			}
-			s.retentionCheck = b
-		default:
-			return s, usagef("--conf %s: unknown setting; supported: %s", key, vacuum.RetentionCheckKey)
-		}
-	}
-	return s, nil
-}
-
 func newVacuumCmd() *cobra.Command {
 	var (
+		sf          sessionFlags
 		retainHours float64
 		dryRun      bool
 		asJSON      bool
-		confs       []string
 	)
 	cmd := &cobra.Command{
 		Use:   "vacuum TABLE",
 		Short: "Delete the files a Delta table no longer needs",
 		Long: `Delete the files a Delta table no longer references and that are older than the retention.
 
-TABLE is a directory path or a file:// URI. The retention is the table property
+TABLE is a directory path, a file:// URI, or a table name (schema.table) resolved with
+--warehouse or --catalog. The retention is the table property
 delta.deletedFileRetentionDuration (default 168 hours) unless --retain-hours is given.`,
 		Example: `  deltavacuum vacuum /data/sales --dry-run
   deltavacuum vacuum file:///data/sales --retain-hours 0 --conf spark.databricks.delta.retentionDurationCheck.enabled=false --json`,
 		Args: exactArgs(1, "one TABLE"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			s, err := parseConf(confs)
+			s, err := sf.session()
 			if err != nil {
 				return err
 			}
-			opts := deltavacuum.VacuumOptions{DryRun: dryRun}
-			opts.DisableRetentionCheck = !s.retentionCheck
+			req := deltavacuum.VacuumRequest{DryRun: dryRun}
 			if cmd.Flags().Changed("retain-hours") {
-				opts.RetainHours = &retainHours
+				req.RetainHours = &retainHours
 			}
 			ctx := cmd.Context()
-			t, err := deltavacuum.Open(ctx, args[0])
+			t, err := s.OpenArg(ctx, args[0])
 			if err != nil {
 				return err
 			}
-			res, err := t.Vacuum(ctx, opts)
+			res, err := s.Vacuum(ctx, t, req)
 			if res != nil {
 				if asJSON {
 					if werr := writeJSON(cmd.OutOrStdout(), res); werr != nil {
@@ -87,7 +59,7 @@ delta.deletedFileRetentionDuration (default 168 hours) unless --retain-hours is 
 	f.Float64Var(&retainHours, "retain-hours", 0, "retention in hours (RETAIN n HOURS); may be 0 or fractional (rounded half up)")
 	f.BoolVar(&dryRun, "dry-run", false, "list what would be deleted; delete nothing")
 	f.BoolVar(&asJSON, "json", false, "print one JSON document on standard output")
-	f.StringArrayVar(&confs, "conf", nil, "session setting KEY=VALUE (spark.databricks.delta.retentionDurationCheck.enabled=false)")
+	sf.add(cmd)
 	return cmd
 }
 

@@ -1,0 +1,129 @@
+// Package catalog resolves table names (t, schema.t, catalog.schema.t) to table locations: from
+// a catalog file mapping names to locations, or from a warehouse root laid out as a Fabric
+// lakehouse or a Spark warehouse. It never lists or reads table contents beyond asking whether
+// a candidate location holds a Delta log.
+package catalog
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+	"go.yaml.in/yaml/v3"
+)
+
+// EnvWarehouse is the environment variable that sets the warehouse root.
+const EnvWarehouse = "DELTAVACUUM_WAREHOUSE"
+
+// ErrUnknownTable is returned (wrapped) when a name resolves to no table.
+var ErrUnknownTable = errors.New("unknown table")
+
+// Catalog resolves names. The zero value resolves nothing.
+type Catalog struct {
+	// Warehouse is the root URI or path of a Fabric lakehouse or a Spark warehouse.
+	Warehouse string
+	// Tables maps names (as written, case-insensitively) to locations, from a catalog file.
+	Tables map[string]string
+	// IsTable reports whether a location holds a Delta table (a _delta_log directory).
+	IsTable func(ctx context.Context, location string) (bool, error)
+}
+
+// File is the catalog file format (YAML or TOML):
+//
+//	tables:
+//	  sales.orders: /data/orders
+//	  main.sales.returns: abfss://c@acct.dfs.core.windows.net/returns
+type File struct {
+	Warehouse string            `yaml:"warehouse" toml:"warehouse"`
+	Tables    map[string]string `yaml:"tables" toml:"tables"`
+}
+
+// LoadFile reads a catalog file; the format follows the extension (.toml, else YAML).
+func LoadFile(path string) (*File, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("catalog file: %w", err)
+	}
+	var f File
+	if strings.EqualFold(filepath.Ext(path), ".toml") {
+		_, err = toml.Decode(string(b), &f)
+	} else {
+		err = yaml.Unmarshal(b, &f)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("catalog file %s: %w", path, err)
+	}
+	return &f, nil
+}
+
+// Resolve returns the location of the table named by parts (1 to 3 of them).
+func (c *Catalog) Resolve(ctx context.Context, parts []string) (string, error) {
+	if len(parts) == 0 || len(parts) > 3 {
+		return "", fmt.Errorf("table name %q must have one to three parts (table, schema.table or catalog.schema.table)", strings.Join(parts, "."))
+	}
+	name := strings.Join(parts, ".")
+	var looked []string
+	for k, v := range c.Tables {
+		if strings.EqualFold(k, name) {
+			return v, nil
+		}
+	}
+	if len(c.Tables) > 0 {
+		looked = append(looked, fmt.Sprintf("the catalog file (%d names)", len(c.Tables)))
+	}
+	if c.Warehouse != "" && c.IsTable != nil {
+		for _, cand := range c.candidates(parts) {
+			ok, err := c.IsTable(ctx, cand)
+			if err != nil {
+				return "", fmt.Errorf("resolving %s: %s: %w", name, cand, err)
+			}
+			if ok {
+				return cand, nil
+			}
+			looked = append(looked, cand)
+		}
+	}
+	if len(looked) == 0 {
+		return "", fmt.Errorf("%w: %s: no catalog is configured; give --warehouse URI (or %s) or --catalog FILE, or a path instead of a name", ErrUnknownTable, name, EnvWarehouse)
+	}
+	return "", fmt.Errorf("%w: %s: looked in %s", ErrUnknownTable, name, strings.Join(looked, ", "))
+}
+
+// candidates lists the locations a name may have in the warehouse layouts: a Fabric lakehouse
+// (Tables/<schema>/<table>, Tables/<table> without schemas, dbo the default schema) and a Spark
+// warehouse (<schema>.db/<table>, tables of the default schema at the root). The catalog part
+// of a three-part name is not part of these layouts and is ignored.
+func (c *Catalog) candidates(parts []string) []string {
+	table := parts[len(parts)-1]
+	schema := ""
+	if len(parts) >= 2 {
+		schema = parts[len(parts)-2]
+	}
+	root := strings.TrimSuffix(c.Warehouse, "/")
+	var out []string
+	addAll := func(name, schema string) {
+		switch {
+		case schema == "":
+			out = append(out, root+"/Tables/dbo/"+name, root+"/Tables/"+name, root+"/"+name)
+		default:
+			out = append(out, root+"/Tables/"+schema+"/"+name)
+			if strings.EqualFold(schema, "dbo") {
+				out = append(out, root+"/Tables/"+name)
+			}
+			out = append(out, root+"/"+schema+".db/"+name)
+			if strings.EqualFold(schema, "default") {
+				out = append(out, root+"/"+name)
+			}
+		}
+	}
+	addAll(table, schema)
+	// Spark stores unquoted identifiers in lower case.
+	if lt, ls := strings.ToLower(table), strings.ToLower(schema); lt != table || ls != schema {
+		addAll(lt, ls)
+	}
+	return out
+}

@@ -1,0 +1,127 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/deltavacuum/deltavacuum"
+	"github.com/deltavacuum/deltavacuum/catalog"
+)
+
+// sessionFlags are the flags every table command shares.
+type sessionFlags struct {
+	warehouse   string
+	catalogFile string
+	confs       []string
+}
+
+func (f *sessionFlags) add(cmd *cobra.Command) {
+	fl := cmd.Flags()
+	fl.StringVar(&f.warehouse, "warehouse", "", "warehouse root for table names: a Fabric lakehouse (Tables/<schema>/<table>) or a Spark warehouse (<schema>.db/<table>); default $"+catalog.EnvWarehouse)
+	fl.StringVar(&f.catalogFile, "catalog", "", "catalog file (YAML or TOML) mapping table names to locations")
+	fl.StringArrayVar(&f.confs, "conf", nil, "session setting KEY=VALUE: "+strings.Join(deltavacuum.KnownSettings, ", "))
+}
+
+// session builds the library session the flags describe. Unknown --conf keys are usage errors.
+func (f *sessionFlags) session() (*deltavacuum.Session, error) {
+	settings := map[string]string{}
+	for _, c := range f.confs {
+		key, value, ok := strings.Cut(c, "=")
+		if !ok {
+			return nil, usagef("--conf %q: expected KEY=VALUE", c)
+		}
+		key = strings.TrimSpace(key)
+		known := false
+		for _, k := range deltavacuum.KnownSettings {
+			known = known || k == key
+		}
+		if !known {
+			return nil, usagef("--conf %s: unknown setting; supported: %s", key, strings.Join(deltavacuum.KnownSettings, ", "))
+		}
+		if _, err := parseBool(key, value); err != nil {
+			return nil, err
+		}
+		settings[key] = strings.TrimSpace(value)
+	}
+	cat := &catalog.Catalog{Warehouse: f.warehouse, IsTable: deltavacuum.LocalIsTable}
+	if cat.Warehouse == "" {
+		cat.Warehouse = os.Getenv(catalog.EnvWarehouse)
+	}
+	if f.catalogFile != "" {
+		cf, err := catalog.LoadFile(f.catalogFile)
+		if err != nil {
+			return nil, err
+		}
+		cat.Tables = cf.Tables
+		if cat.Warehouse == "" {
+			cat.Warehouse = cf.Warehouse
+		}
+	}
+	return deltavacuum.NewSession(deltavacuum.Config{Catalog: cat, Settings: settings})
+}
+
+// sparkPath prints a location as Spark prints paths: file:/path for local files.
+func sparkPath(location, rel string) string {
+	p := strings.TrimSuffix(location, "/")
+	if rel != "" {
+		p += "/" + rel
+	}
+	if strings.HasPrefix(p, "file:///") {
+		p = "file:/" + strings.TrimPrefix(p, "file:///")
+	}
+	return p
+}
+
+// printStatement renders one statement's result as text.
+func printStatement(w, stderr io.Writer, r *deltavacuum.Result) {
+	for _, warn := range r.Warnings {
+		fmt.Fprintln(stderr, "warning: "+warn)
+	}
+	switch {
+	case r.Vacuum != nil:
+		v := r.Vacuum
+		if v.DryRun {
+			for _, f := range v.Files {
+				fmt.Fprintln(w, sparkPath(v.Table, f.Path))
+			}
+			for _, d := range v.Dirs {
+				fmt.Fprintln(w, sparkPath(v.Table, d.Path))
+			}
+			fmt.Fprintf(w, "Found %d files (%d bytes) and %d directories in a total of %d directories that are safe to delete.\n",
+				v.NumFilesToDelete, v.SizeOfDataToDelete, len(v.Dirs), v.TotalDirectories)
+			return
+		}
+		fmt.Fprintln(w, sparkPath(v.Table, ""))
+		printResult(w, v)
+	case r.Kind == "SET":
+		for _, k := range deltavacuum.SortedKeys(r.Settings) {
+			fmt.Fprintf(w, "%s\t%s\n", k, r.Settings[k])
+		}
+	case r.Kind == "RESET":
+		fmt.Fprintln(w, "OK")
+	case r.Version != nil:
+		fmt.Fprintf(w, "%s: committed version %d\n", sparkPath(r.Table, ""), *r.Version)
+	case r.Properties != nil:
+		for _, k := range deltavacuum.SortedKeys(r.Properties) {
+			fmt.Fprintf(w, "%s\t%s\n", k, r.Properties[k])
+		}
+	case r.Kind == "DESCRIBE HISTORY":
+		fmt.Fprintln(w, "version\ttimestamp\toperation\toperationParameters\toperationMetrics\tengineInfo")
+		for _, h := range r.History {
+			fmt.Fprintf(w, "%d\t%s\t%s\t%s\t%s\t%s\n", h.Version, h.Timestamp.Format("2006-01-02 15:04:05.000"), h.Operation,
+				h.OperationParameters, h.OperationMetrics, h.EngineInfo)
+		}
+	case r.Detail != nil:
+		d := r.Detail
+		fmt.Fprintf(w, "format\t%s\nid\t%s\nlocation\t%s\nversion\t%d\nnumFiles\t%d\nsizeInBytes\t%d\npartitionColumns\t%s\n",
+			d.Format, d.ID, sparkPath(d.Location, ""), d.Version, d.NumFiles, d.SizeInBytes, strings.Join(d.PartitionColumns, ","))
+		fmt.Fprintf(w, "minReaderVersion\t%d\nminWriterVersion\t%d\ntableFeatures\t%s\n", d.MinReaderVersion, d.MinWriterVersion, strings.Join(d.TableFeatures, ","))
+		for _, k := range deltavacuum.SortedKeys(d.Properties) {
+			fmt.Fprintf(w, "properties.%s\t%s\n", k, d.Properties[k])
+		}
+	}
+}

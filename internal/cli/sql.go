@@ -1,0 +1,138 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/deltavacuum/deltavacuum/sql"
+)
+
+func newSQLCmd() *cobra.Command {
+	var (
+		sf     sessionFlags
+		file   string
+		asJSON bool
+	)
+	cmd := &cobra.Command{
+		Use:   "sql [STATEMENTS]",
+		Short: "Run VACUUM, SET, ALTER TABLE, SHOW TBLPROPERTIES and DESCRIBE statements as in Spark SQL",
+		Long: `Run statements as a Fabric or Databricks notebook runs them, separated by ';', from the
+argument, from -f FILE, or from standard input:
+
+  VACUUM table [LITE|FULL] [USING INVENTORY inv] [RETAIN n HOURS] [DRY RUN]
+  SET key = value | SET key | SET | RESET [key]
+  ALTER TABLE table SET TBLPROPERTIES ('key' = 'value', ...)
+  ALTER TABLE table UNSET TBLPROPERTIES [IF EXISTS] ('key', ...)
+  SHOW TBLPROPERTIES table [('key')]
+  DESCRIBE HISTORY table [LIMIT n]
+  DESCRIBE DETAIL table
+
+A table is a name (t, schema.t, catalog.schema.t, resolved with --warehouse or --catalog),
+a quoted path ('/data/t'), or delta.` + "`/data/t`" + `.`,
+		Example: `  deltavacuum sql "SET spark.databricks.delta.retentionDurationCheck.enabled = false; VACUUM '/data/t' RETAIN 0 HOURS DRY RUN"
+  deltavacuum sql --warehouse /lakehouse "ALTER TABLE sales.orders SET TBLPROPERTIES ('delta.deletedFileRetentionDuration' = 'interval 3 days')"
+  deltavacuum sql -f maintenance.sql --json`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 1 {
+				return usagef("sql takes the statements as one argument (quote them); got %d arguments", len(args))
+			}
+			if len(args) == 1 && file != "" {
+				return usagef("give the statements either as an argument or with -f, not both")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var script string
+			switch {
+			case len(args) == 1:
+				script = args[0]
+			case file != "":
+				b, err := os.ReadFile(file)
+				if err != nil {
+					return err
+				}
+				script = string(b)
+			default:
+				b, err := io.ReadAll(cmd.InOrStdin())
+				if err != nil {
+					return err
+				}
+				script = string(b)
+			}
+			stmts, err := sql.ParseScript(script)
+			if err != nil {
+				return &UsageError{Err: err}
+			}
+			if len(stmts) == 0 {
+				return usagef("no statement given")
+			}
+			s, err := sf.session()
+			if err != nil {
+				return err
+			}
+			for _, st := range stmts {
+				r, err := s.Exec(cmd.Context(), st)
+				if r != nil {
+					if asJSON {
+						if werr := writeJSON(cmd.OutOrStdout(), r); werr != nil {
+							return werr
+						}
+					} else {
+						printStatement(cmd.OutOrStdout(), cmd.ErrOrStderr(), r)
+					}
+				}
+				if err != nil {
+					return fmt.Errorf("%s\n  %w", st.String(), err)
+				}
+			}
+			return nil
+		},
+	}
+	sf.add(cmd)
+	cmd.Flags().StringVarP(&file, "file", "f", "", "read the statements from FILE")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON document per statement")
+	return cmd
+}
+
+func newHistoryCmd() *cobra.Command {
+	var (
+		sf     sessionFlags
+		limit  int
+		asJSON bool
+	)
+	cmd := &cobra.Command{
+		Use:   "history TABLE",
+		Short: "Show the table history (DESCRIBE HISTORY)",
+		Args:  exactArgs(1, "one TABLE"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, err := sf.session()
+			if err != nil {
+				return err
+			}
+			t, err := s.OpenArg(cmd.Context(), args[0])
+			if err != nil {
+				return err
+			}
+			st := &sql.DescribeHistory{Table: sql.TableRef{Path: t.Location}}
+			if limit > 0 {
+				st.Limit = &limit
+			}
+			r, err := s.Exec(cmd.Context(), st)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return writeJSON(cmd.OutOrStdout(), r)
+			}
+			printStatement(cmd.OutOrStdout(), cmd.ErrOrStderr(), r)
+			return nil
+		},
+	}
+	sf.add(cmd)
+	cmd.Flags().IntVar(&limit, "limit", 0, "show at most N versions, newest first")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON document")
+	return cmd
+}

@@ -1,0 +1,385 @@
+package deltavacuum
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/deltavacuum/deltavacuum/catalog"
+	"github.com/deltavacuum/deltavacuum/deltalog"
+	"github.com/deltavacuum/deltavacuum/sql"
+	"github.com/deltavacuum/deltavacuum/vacuum"
+)
+
+// Session settings this program honours.
+const (
+	SettingRetentionCheck = vacuum.RetentionCheckKey
+	SettingLogging        = "spark.databricks.delta.vacuum.logging.enabled"
+	SettingLite           = "spark.databricks.delta.vacuum.lite.enabled"
+)
+
+// KnownSettings are the session settings this program honours.
+var KnownSettings = []string{SettingRetentionCheck, SettingLogging, SettingLite}
+
+// ErrNotSupported is returned (wrapped) for statements or clauses this version parses but does
+// not run.
+var ErrNotSupported = errors.New("not supported by this version of deltavacuum")
+
+// Config configures a session.
+type Config struct {
+	// Catalog resolves table names; nil resolves none.
+	Catalog *catalog.Catalog
+	// Settings are the initial session settings (such as --conf KEY=VALUE).
+	Settings map[string]string
+	// Now is the clock (default time.Now).
+	Now func() time.Time
+}
+
+// Session runs statements with session settings, as a notebook's Spark session does.
+type Session struct {
+	cfg      Config
+	settings map[string]string
+}
+
+// NewSession returns a session. Settings are validated as SET validates them.
+func NewSession(cfg Config) (*Session, error) {
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	s := &Session{cfg: cfg, settings: map[string]string{}}
+	for k, v := range cfg.Settings {
+		if _, err := s.set(k, v); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// Result is what one statement did. Exactly the fields of its kind are set.
+type Result struct {
+	Statement string   `json:"statement"`
+	Kind      string   `json:"kind"`
+	Warnings  []string `json:"warnings,omitempty"`
+	// Table is the location of the table the statement worked on.
+	Table      string                  `json:"table,omitempty"`
+	Vacuum     *vacuum.Result          `json:"vacuum,omitempty"`
+	Settings   map[string]string       `json:"settings,omitempty"`
+	Properties map[string]string       `json:"properties,omitempty"`
+	History    []deltalog.HistoryEntry `json:"history,omitempty"`
+	Detail     *deltalog.Detail        `json:"detail,omitempty"`
+	// Version is the version an ALTER TABLE wrote.
+	Version *int64 `json:"version,omitempty"`
+}
+
+// Setting returns a session setting and whether it is set.
+func (s *Session) Setting(key string) (string, bool) {
+	v, ok := s.settings[key]
+	return v, ok
+}
+
+func (s *Session) boolSetting(key string, def bool) bool {
+	if v, ok := s.settings[key]; ok {
+		b, _ := strconv.ParseBool(v)
+		return b
+	}
+	return def
+}
+
+// set validates and stores a setting; an unknown key is stored with a warning.
+func (s *Session) set(key, value string) (warning string, err error) {
+	known := false
+	for _, k := range KnownSettings {
+		if strings.EqualFold(k, key) {
+			key, known = k, true
+		}
+	}
+	if !known {
+		s.settings[key] = value
+		return fmt.Sprintf("setting %s is not used by deltavacuum and has no effect (honoured: %s)", key, strings.Join(KnownSettings, ", ")), nil
+	}
+	b, err := strconv.ParseBool(strings.TrimSpace(value))
+	if err != nil {
+		return "", fmt.Errorf("setting %s: %q is not true or false", key, value)
+	}
+	s.settings[key] = strconv.FormatBool(b)
+	return "", nil
+}
+
+// ExecScript parses and runs a script of statements separated by ';'. It stops at the first
+// failing statement and returns the results of those before it.
+func (s *Session) ExecScript(ctx context.Context, script string) ([]*Result, error) {
+	stmts, err := sql.ParseScript(script)
+	if err != nil {
+		return nil, err
+	}
+	var out []*Result
+	for _, st := range stmts {
+		r, err := s.Exec(ctx, st)
+		if r != nil {
+			out = append(out, r)
+		}
+		if err != nil {
+			return out, fmt.Errorf("%s: %w", st.String(), err)
+		}
+	}
+	return out, nil
+}
+
+// Exec runs one statement.
+func (s *Session) Exec(ctx context.Context, st sql.Statement) (*Result, error) {
+	r := &Result{Statement: st.String()}
+	switch st := st.(type) {
+	case *sql.Vacuum:
+		r.Kind = "VACUUM"
+		return s.execVacuum(ctx, st, r)
+	case *sql.Set:
+		r.Kind = "SET"
+		switch {
+		case st.Key == "":
+			r.Settings = s.all()
+		case st.Value == nil:
+			r.Settings = map[string]string{}
+			if v, ok := s.settings[st.Key]; ok {
+				r.Settings[st.Key] = v
+			} else {
+				r.Settings[st.Key] = "<undefined>"
+			}
+		default:
+			w, err := s.set(st.Key, *st.Value)
+			if err != nil {
+				return nil, err
+			}
+			if w != "" {
+				r.Warnings = append(r.Warnings, w)
+			}
+			r.Settings = map[string]string{st.Key: s.settings[canonicalKey(st.Key)]}
+		}
+		return r, nil
+	case *sql.Reset:
+		r.Kind = "RESET"
+		if st.Key == "" {
+			s.settings = map[string]string{}
+		} else {
+			delete(s.settings, canonicalKey(st.Key))
+		}
+		return r, nil
+	case *sql.AlterTableSetProperties:
+		r.Kind = "ALTER TABLE SET TBLPROPERTIES"
+		t, err := s.OpenRef(ctx, st.Table)
+		if err != nil {
+			return nil, err
+		}
+		props := make([]deltalog.Property, len(st.Properties))
+		for i, p := range st.Properties {
+			props[i] = deltalog.Property{Key: p.Key, Value: p.Value}
+		}
+		v, err := deltalog.SetProperties(ctx, t.Store, props, deltalog.CommitOptions{Now: s.cfg.Now})
+		if err != nil {
+			return nil, err
+		}
+		r.Table, r.Version = t.Location, &v
+		return r, nil
+	case *sql.AlterTableUnsetProperties:
+		r.Kind = "ALTER TABLE UNSET TBLPROPERTIES"
+		t, err := s.OpenRef(ctx, st.Table)
+		if err != nil {
+			return nil, err
+		}
+		v, err := deltalog.UnsetProperties(ctx, t.Store, st.Keys, st.IfExists, deltalog.CommitOptions{Now: s.cfg.Now})
+		if err != nil {
+			return nil, err
+		}
+		r.Table, r.Version = t.Location, &v
+		return r, nil
+	case *sql.ShowTblProperties:
+		r.Kind = "SHOW TBLPROPERTIES"
+		t, err := s.OpenRef(ctx, st.Table)
+		if err != nil {
+			return nil, err
+		}
+		snap, err := t.Snapshot(ctx)
+		if err != nil {
+			return nil, err
+		}
+		r.Table, r.Properties = t.Location, map[string]string{}
+		for k, v := range snap.Metadata.Configuration {
+			if st.Key == "" || st.Key == k {
+				r.Properties[k] = v
+			}
+		}
+		if st.Key != "" && len(r.Properties) == 0 {
+			r.Properties[st.Key] = fmt.Sprintf("Table %s does not have property: %s", t.Location, st.Key)
+		}
+		return r, nil
+	case *sql.DescribeHistory:
+		r.Kind = "DESCRIBE HISTORY"
+		t, err := s.OpenRef(ctx, st.Table)
+		if err != nil {
+			return nil, err
+		}
+		limit := 0
+		if st.Limit != nil {
+			limit = *st.Limit
+		}
+		h, err := deltalog.History(ctx, t.Store, limit)
+		if err != nil {
+			return nil, err
+		}
+		r.Table, r.History = t.Location, h
+		return r, nil
+	case *sql.DescribeDetail:
+		r.Kind = "DESCRIBE DETAIL"
+		t, err := s.OpenRef(ctx, st.Table)
+		if err != nil {
+			return nil, err
+		}
+		snap, err := t.Snapshot(ctx)
+		if err != nil {
+			return nil, err
+		}
+		d, err := snap.Detail(ctx, t.Store)
+		if err != nil {
+			return nil, err
+		}
+		r.Table, r.Detail = t.Location, d
+		return r, nil
+	}
+	return nil, fmt.Errorf("%w: %T", ErrNotSupported, st)
+}
+
+func canonicalKey(key string) string {
+	for _, k := range KnownSettings {
+		if strings.EqualFold(k, key) {
+			return k
+		}
+	}
+	return key
+}
+
+func (s *Session) all() map[string]string {
+	out := map[string]string{}
+	for k, v := range s.settings {
+		out[k] = v
+	}
+	return out
+}
+
+// VacuumRequest is a VACUUM as the SQL statement and the command line express it.
+type VacuumRequest struct {
+	// Mode is "", "FULL" or "LITE"; "" takes the session default (LITE when
+	// spark.databricks.delta.vacuum.lite.enabled is true).
+	Mode        string
+	Inventory   *sql.Inventory
+	RetainHours *float64
+	DryRun      bool
+}
+
+func (s *Session) execVacuum(ctx context.Context, st *sql.Vacuum, r *Result) (*Result, error) {
+	req := VacuumRequest{Mode: st.Mode, Inventory: st.Inventory, DryRun: st.DryRun}
+	if st.Retain != nil {
+		h := st.Retain.Float
+		req.RetainHours = &h
+	}
+	t, err := s.OpenRef(ctx, st.Table)
+	if err != nil {
+		return nil, err
+	}
+	r.Table = t.Location
+	res, err := s.Vacuum(ctx, t, req)
+	r.Vacuum = res
+	return r, err
+}
+
+// Vacuum runs a VACUUM of t with the session's settings.
+func (s *Session) Vacuum(ctx context.Context, t *Table, req VacuumRequest) (*vacuum.Result, error) {
+	mode := strings.ToUpper(req.Mode)
+	if mode == "" && s.boolSetting(SettingLite, false) {
+		mode = "LITE"
+	}
+	if req.Inventory != nil && mode == "LITE" {
+		return nil, errors.New("Inventory option is not compatible with LITE")
+	}
+	if mode == "LITE" {
+		return nil, fmt.Errorf("VACUUM LITE on %s: %w yet; run VACUUM FULL (the default), or unset %s", t.Location, ErrNotSupported, SettingLite)
+	}
+	if req.Inventory != nil {
+		return nil, fmt.Errorf("VACUUM USING INVENTORY on %s: %w yet; run VACUUM without an inventory", t.Location, ErrNotSupported)
+	}
+	opts := VacuumOptions{DryRun: req.DryRun}
+	opts.RetainHours = req.RetainHours
+	opts.DisableRetentionCheck = !s.boolSetting(SettingRetentionCheck, true)
+	opts.Now = s.cfg.Now()
+	opts.Commit.Now = s.cfg.Now
+	if v, ok := s.settings[SettingLogging]; ok {
+		b, _ := strconv.ParseBool(v)
+		opts.Logging = &b
+	}
+	return t.Vacuum(ctx, opts)
+}
+
+// OpenRef opens the table a statement names: a path (quoted, or delta.`path`) or a name the
+// catalog resolves.
+func (s *Session) OpenRef(ctx context.Context, ref sql.TableRef) (*Table, error) {
+	if ref.IsPath() {
+		if ref.Format != "" && !strings.EqualFold(ref.Format, "delta") {
+			return nil, fmt.Errorf("%s.`%s` is not a Delta table reference; use delta.`path`", ref.Format, ref.Path)
+		}
+		return Open(ctx, ref.Path)
+	}
+	return s.OpenName(ctx, ref.Name)
+}
+
+// OpenName resolves a table name with the session's catalog and opens it.
+func (s *Session) OpenName(ctx context.Context, parts []string) (*Table, error) {
+	c := s.cfg.Catalog
+	if c == nil {
+		c = &catalog.Catalog{}
+	}
+	loc, err := c.Resolve(ctx, parts)
+	if err != nil {
+		return nil, err
+	}
+	return Open(ctx, loc)
+}
+
+// OpenArg opens a table given on the command line: a path or URI, or a name (no '/' in it and
+// no such directory) that the catalog resolves.
+func (s *Session) OpenArg(ctx context.Context, arg string) (*Table, error) {
+	if strings.Contains(arg, "/") || strings.Contains(arg, `\`) || strings.Contains(arg, ":") {
+		return Open(ctx, arg)
+	}
+	if fi, err := os.Stat(arg); err == nil && fi.IsDir() {
+		return Open(ctx, arg)
+	}
+	if s.cfg.Catalog == nil || (s.cfg.Catalog.Warehouse == "" && len(s.cfg.Catalog.Tables) == 0) {
+		return Open(ctx, arg)
+	}
+	return s.OpenName(ctx, strings.Split(arg, "."))
+}
+
+// LocalIsTable reports whether a local path or file:// URI holds a _delta_log directory; it is
+// the catalog's existence check for local warehouses.
+func LocalIsTable(ctx context.Context, location string) (bool, error) {
+	dir, err := localPath(location)
+	if err != nil {
+		return false, err
+	}
+	fi, err := os.Stat(filepath.Join(dir, "_delta_log"))
+	return err == nil && fi.IsDir(), nil
+}
+
+// SortedKeys returns the keys of m, sorted (for printing).
+func SortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
