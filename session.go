@@ -303,15 +303,13 @@ func (s *Session) Vacuum(ctx context.Context, t *Table, req VacuumRequest) (*vac
 		mode = "LITE"
 	}
 	if req.Inventory != nil && mode == "LITE" {
-		return nil, errors.New("Inventory option is not compatible with LITE")
-	}
-	if mode == "LITE" {
-		return nil, fmt.Errorf("VACUUM LITE on %s: %w yet; run VACUUM FULL (the default), or unset %s", t.Location, ErrNotSupported, SettingLite)
+		return nil, vacuum.ErrInventoryWithLite
 	}
 	if req.Inventory != nil {
 		return nil, fmt.Errorf("VACUUM USING INVENTORY on %s: %w yet; run VACUUM without an inventory", t.Location, ErrNotSupported)
 	}
 	opts := VacuumOptions{DryRun: req.DryRun}
+	opts.Mode = vacuum.Mode(mode)
 	opts.RetainHours = req.RetainHours
 	opts.DisableRetentionCheck = !s.boolSetting(SettingRetentionCheck, true)
 	opts.Now = s.cfg.Now()

@@ -325,13 +325,12 @@ func TestTableNamesAndSettings(t *testing.T) {
 	if _, err := s.ExecScript(context.Background(), "SET spark.databricks.delta.retentionDurationCheck.enabled = maybe"); err == nil {
 		t.Error("a non-boolean value for a boolean setting was accepted")
 	}
-	// LITE and inventories are parsed and refused clearly, never ignored.
-	for _, stmt := range []string{"VACUUM sales.orders LITE", "VACUUM sales.orders USING INVENTORY inv", "SET spark.databricks.delta.vacuum.lite.enabled = true; VACUUM sales.orders"} {
-		if _, err := s.ExecScript(context.Background(), stmt); err == nil {
-			t.Errorf("%s: accepted", stmt)
-		}
-		execAll(t, s, "RESET spark.databricks.delta.vacuum.lite.enabled")
+	// LITE by the clause or by the session default; FULL forces FULL.
+	rs = execAll(t, s, "VACUUM sales.orders LITE RETAIN 0 HOURS DRY RUN; SET spark.databricks.delta.vacuum.lite.enabled = true; VACUUM sales.orders RETAIN 0 HOURS DRY RUN; VACUUM sales.orders FULL RETAIN 0 HOURS DRY RUN")
+	if rs[0].Vacuum.Mode != vacuum.ModeLite || rs[2].Vacuum.Mode != vacuum.ModeLite || rs[3].Vacuum.Mode != vacuum.ModeFull {
+		t.Errorf("modes %s %s %s, want LITE LITE FULL", rs[0].Vacuum.Mode, rs[2].Vacuum.Mode, rs[3].Vacuum.Mode)
 	}
+	execAll(t, s, "RESET spark.databricks.delta.vacuum.lite.enabled")
 	if _, err := s.ExecScript(context.Background(), "VACUUM sales.orders LITE USING INVENTORY inv"); err == nil || !strings.Contains(err.Error(), "Inventory option is not compatible with LITE") {
 		t.Errorf("LITE with inventory: %v", err)
 	}

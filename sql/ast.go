@@ -165,9 +165,9 @@ func (q *Query) ReferencedColumns() []string {
 	return names
 }
 
-// Match reports whether the WHERE condition keeps row: whether it is TRUE, not FALSE
-// or NULL. Without a condition every row matches. A condition that is not BOOLEAN is
-// an error.
+// Match reports whether the WHERE condition keeps row, which it does only when the
+// condition is TRUE: FALSE and NULL drop the row. Without a condition every row
+// matches. A condition that is not BOOLEAN is an error.
 func (q *Query) Match(row Row) (bool, error) {
 	if q.Where == nil {
 		return true, nil

@@ -15,8 +15,8 @@
 //
 // The VACUUM clauses may come in any order, each at most once. A table is a name of one
 // to three parts (catalog.schema.table), a quoted path ('/data/t'), or a path in
-// backquotes after a format (delta.`/data/t`). An inventory is a table or a
-// parenthesised query of the form
+// backquotes after a format (delta.`/data/t`); unlike Spark, every statement accepts
+// all three. An inventory is a table or a parenthesised query of the form
 //
 //	(SELECT * | column, ... FROM table [WHERE condition])
 //

@@ -2,6 +2,7 @@ package sql
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -107,6 +108,9 @@ func TestParseErrors(t *testing.T) {
 		{"VACUUM t USING INVENTORY (SELECT * FROM i WHERE (a = 1 OR (b = 2)", "syntax error at line 1, column 49: unclosed '('"},
 		{"VACUUM t USING INVENTORY (SELECT * FROM i WHERE a IN (1, 2", "syntax error at line 1, column 54: unclosed '('"},
 		{"ALTER TABLE t SET TBLPROPERTIES ('a' = 'b';", "syntax error at line 1, column 33: unclosed '('"},
+
+		{inv + strings.Repeat("(", 1001) + "a" + strings.Repeat(")", 1001) + ")", "syntax error at line 1, column 1049: expression nested too deeply"},
+		{inv + strings.Repeat("NOT ", 1001) + "a)", "syntax error at line 1, column 4049: expression nested too deeply"},
 
 		// Unknown statements.
 		{"DROP TABLE t", "unknown statement 'DROP'" + unknownSuffix},

@@ -196,12 +196,14 @@ func (e *IsNull) String() string {
 
 func (e *Not) String() string { return "NOT " + operand(e.Expr, precNot) }
 
-// Left operands of AND and OR need parentheses only when they bind less tightly;
-// right operands also when they bind equally, since the parser groups to the left.
+// String returns the expression in canonical SQL. Operands get parentheses when
+// they bind less tightly than AND, and a right operand also when it is an AND,
+// since the parser groups to the left.
 func (e *And) String() string {
 	return operand(e.Left, precAnd) + " AND " + operand(e.Right, precAnd+1)
 }
 
+// String returns the expression in canonical SQL, with parentheses as for And.
 func (e *Or) String() string {
 	return operand(e.Left, precOr) + " OR " + operand(e.Right, precOr+1)
 }

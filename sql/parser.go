@@ -47,7 +47,8 @@ func Parse(stmt string) (Statement, error) {
 // ParseScript parses the statements of a script, separated by semicolons.
 // Semicolons in string literals, backquoted identifiers and comments do not
 // separate statements, and empty statements are skipped. The first error stops
-// the parse; its position is relative to the whole script.
+// the parse; its position is relative to the whole script. Errors are of the types
+// Parse returns.
 func ParseScript(script string) ([]Statement, error) {
 	toks, err := lex(script)
 	if err != nil {
@@ -120,7 +121,13 @@ type parser struct {
 	// duplicate clause; like Spark, the parser reports it only if there is no syntax
 	// error.
 	semErr error
+	// depth is the nesting depth of the expression being parsed.
+	depth int
 }
+
+// maxDepth bounds the nesting of parentheses and NOTs in an expression, so that
+// parsing, printing and evaluating cannot exhaust the stack.
+const maxDepth = 1000
 
 func parseStatement(src string, st stmtTokens) (Statement, error) {
 	p := &parser{src: src, toks: st.toks, end: st.end}
@@ -137,14 +144,6 @@ func parseStatement(src string, st stmtTokens) (Statement, error) {
 func (p *parser) peek() token {
 	if p.i < len(p.toks) {
 		return p.toks[p.i]
-	}
-	return p.end
-}
-
-// peekAt returns the token k places ahead.
-func (p *parser) peekAt(k int) token {
-	if p.i+k < len(p.toks) {
-		return p.toks[p.i+k]
 	}
 	return p.end
 }
@@ -518,7 +517,12 @@ func (p *parser) andExpr() (Expr, error) {
 }
 
 func (p *parser) notExpr() (Expr, error) {
-	if p.accept("NOT") {
+	if isKeyword(p.peek(), "NOT") {
+		if err := p.nest(); err != nil {
+			return nil, err
+		}
+		defer p.unnest()
+		p.next()
 		e, err := p.notExpr()
 		if err != nil {
 			return nil, err
@@ -527,6 +531,16 @@ func (p *parser) notExpr() (Expr, error) {
 	}
 	return p.predicate()
 }
+
+// nest enters a nested expression at the next token.
+func (p *parser) nest() error {
+	if p.depth++; p.depth > maxDepth {
+		return p.errorAt(p.peek(), "expression nested too deeply")
+	}
+	return nil
+}
+
+func (p *parser) unnest() { p.depth-- }
 
 // predicate parses an operand, optionally followed by a comparison, [NOT] LIKE,
 // [NOT] IN or IS [NOT] NULL.
@@ -599,6 +613,10 @@ func (p *parser) operand() (Expr, error) {
 	t := p.peek()
 	switch {
 	case isPunct(t, "("):
+		if err := p.nest(); err != nil {
+			return nil, err
+		}
+		defer p.unnest()
 		p.next()
 		e, err := p.orExpr()
 		if err != nil {

@@ -136,6 +136,8 @@ func TestParseVacuum(t *testing.T) {
 			}},
 		{"VACUUM /* the table */ t -- retain a week\n RETAIN 168 HOURS -- done",
 			&Vacuum{Table: name("t"), Retain: num("168", 168)}},
+		{"VACUUM t USING INVENTORY (SELECT * FROM i WHERE " + strings.Repeat("(", 1000) + "a" + strings.Repeat(")", 1000) + ")",
+			&Vacuum{Table: name("t"), Inventory: &Inventory{Query: &Query{From: name("i"), Where: &Column{Name: "a"}}}}},
 		{"VACUUM t FULL USING INVENTORY inv RETAIN 0 HOURS DRY RUN",
 			&Vacuum{Table: name("t"), Mode: "FULL", Inventory: &Inventory{Table: &TableRef{Name: []string{"inv"}}}, Retain: num("0", 0), DryRun: true}},
 	})

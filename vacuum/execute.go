@@ -169,6 +169,16 @@ func Execute(ctx context.Context, store storage.Store, plan *Plan, opts ExecOpti
 			plan.Table, ErrPartialFailure, len(res.Failed), len(plan.Files))
 	}
 	res.Status = StatusCompleted
+	if v := plan.LatestCommitOutsideRetention; v != nil {
+		// Everything the log removed up to v is now gone: later LITE runs start after it.
+		// A FULL run records it too [safer]: the reference writes {} after FULL, which
+		// blocks later LITE runs.
+		if prev, err := deltalog.ReadLastVacuumInfo(ctx, store); err == nil && (prev == nil || *prev < *v) {
+			if err := deltalog.WriteLastVacuumInfo(ctx, store, *v); err != nil {
+				return res, fmt.Errorf("vacuum of %s completed, but %w", plan.Table, err)
+			}
+		}
+	}
 	return res, nil
 }
 

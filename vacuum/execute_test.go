@@ -38,7 +38,7 @@ func TestExecuteDeletesExactlyThePlan(t *testing.T) {
 	if res.NumDeletedFiles != 5 || res.NumDeletedDirectories != 0 || res.Status != StatusCompleted {
 		t.Errorf("got %d files, %d dirs, %s; want 5, 0 (implicit directories have no marker), COMPLETED", res.NumDeletedFiles, res.NumDeletedDirectories, res.Status)
 	}
-	want := []string{".live.parquet.crc", "_delta_log/00000000000000000000.json", "_delta_log/00000000000000000001.json", "live.parquet"}
+	want := []string{".live.parquet.crc", "_delta_log/00000000000000000000.json", "_delta_log/00000000000000000001.json", "_delta_log/_last_vacuum_info", "live.parquet"}
 	if diff := cmp.Diff(want, keys(tb)); diff != "" {
 		t.Errorf("left (-want +got):\n%s", diff)
 	}

@@ -34,7 +34,21 @@ type Mode string
 // The modes.
 const (
 	ModeFull Mode = "FULL"
+	// ModeLite takes its candidates from the log instead of a listing (section 9).
+	ModeLite Mode = "LITE"
 )
+
+// Walker lists a table the way storage.Store.Walk does; an inventory provides one.
+type Walker interface {
+	Walk(ctx context.Context, prefix string, fn func(storage.Object) error) error
+}
+
+// ErrCannotVacuumLite is the refusal of LITE when the log no longer reaches back to the last
+// vacuum (class DELTA_CANNOT_VACUUM_LITE).
+var ErrCannotVacuumLite = errors.New("[DELTA_CANNOT_VACUUM_LITE] VACUUM LITE cannot delete all eligible files as some files are not referenced by the Delta log. Please run VACUUM FULL.")
+
+// ErrInventoryWithLite is the refusal of LITE together with an inventory.
+var ErrInventoryWithLite = errors.New("Inventory option is not compatible with LITE")
 
 // RetentionCheckKey is the session setting that turns the retention safety check off.
 const RetentionCheckKey = "spark.databricks.delta.retentionDurationCheck.enabled"
@@ -48,14 +62,19 @@ type Options struct {
 	DisableRetentionCheck bool
 	// Now is the clock; the zero time means time.Now(), read once per plan.
 	Now time.Time
+	// Mode is FULL (the default, also for "") or LITE.
+	Mode Mode
+	// Inventory, when set, replaces the listing of the table (USING INVENTORY).
+	Inventory Walker
 }
 
 // File is one file the plan deletes.
 type File struct {
 	// Path is relative to the table root, '/'-separated and raw.
 	Path             string    `json:"path"`
-	Size             int64     `json:"size"`
-	ModificationTime time.Time `json:"modificationTime"`
+	Size int64 `json:"size"`
+	// ModificationTime is from the listing; LITE, which lists nothing, leaves it zero (omitted).
+	ModificationTime time.Time `json:"modificationTime,omitzero"`
 	Reason           Reason    `json:"reason"`
 	// Checksum is the Hadoop checksum companion (.<name>.crc) deleted with the file.
 	Checksum string `json:"checksumFile,omitempty"`
@@ -93,6 +112,14 @@ type Plan struct {
 	Listed int64 `json:"filesListed"`
 	// Protected counts the distinct keys the snapshot protects (files and DV files).
 	Protected int64 `json:"protectedFiles"`
+	// Source is what the candidates came from: "listing", "inventory" or "log" (LITE).
+	Source string `json:"source"`
+	// EligibleStartVersion and EligibleEndVersion are the commits a LITE run read.
+	EligibleStartVersion *int64 `json:"eligibleStartVersion,omitempty"`
+	EligibleEndVersion   *int64 `json:"eligibleEndVersion,omitempty"`
+	// LatestCommitOutsideRetention is the newest commit at or before the cutoff: a completed
+	// run records it in _delta_log/_last_vacuum_info for later LITE runs.
+	LatestCommitOutsideRetention *int64 `json:"latestCommitVersionOutsideOfRetentionWindow,omitempty"`
 }
 
 // RetentionError is the refusal of the retention safety check.
@@ -169,6 +196,16 @@ func NewPlanner(ctx context.Context, store storage.Store, opts Options) (*Planne
 func NewPlannerFor(ctx context.Context, store storage.Store, snap *deltalog.Snapshot, opts Options) (*Planner, error) {
 	if err := snap.CheckVacuum(); err != nil {
 		return nil, err
+	}
+	switch opts.Mode {
+	case "":
+		opts.Mode = ModeFull
+	case ModeFull, ModeLite:
+	default:
+		return nil, fmt.Errorf("unknown VACUUM mode %q (FULL or LITE)", opts.Mode)
+	}
+	if opts.Mode == ModeLite && opts.Inventory != nil {
+		return nil, ErrInventoryWithLite
 	}
 	p := &Planner{store: store, snap: snap, opts: opts, now: opts.Now, seed: maphash.MakeSeed()}
 	if p.now.IsZero() {
@@ -251,12 +288,38 @@ type dirState struct {
 	removed  int64 // entries this run deletes
 }
 
-// Plan lists the table and returns the plan. It deletes nothing.
+// Plan lists the table (or reads its log, in LITE; or its inventory) and returns the plan.
+// It deletes nothing.
 func (p *Planner) Plan(ctx context.Context) (*Plan, error) {
-	plan := &Plan{
+	plan := p.newPlan()
+	times, err := p.snap.CommitTimestamps(ctx, p.store)
+	if err != nil {
+		return nil, err
+	}
+	var last *int64
+	for _, c := range times {
+		if !c.Timestamp.After(p.cutoff) {
+			v := c.Version
+			last = &v
+		}
+	}
+	plan.LatestCommitOutsideRetention = last
+	if p.opts.Mode == ModeLite {
+		return p.planLite(ctx, plan, times)
+	}
+	var walker Walker = p.store
+	plan.Source = "listing"
+	if p.opts.Inventory != nil {
+		walker, plan.Source = p.opts.Inventory, "inventory"
+	}
+	return p.planListing(ctx, plan, walker)
+}
+
+func (p *Planner) newPlan() *Plan {
+	return &Plan{
 		Table:                 p.snap.Location,
 		Version:               p.snap.Version,
-		Mode:                  ModeFull,
+		Mode:                  p.opts.Mode,
 		RetentionHours:        p.run.Hours(),
 		TableRetentionHours:   p.table.Hours(),
 		RetentionSpecified:    p.opts.RetainHours != nil,
@@ -267,6 +330,10 @@ func (p *Planner) Plan(ctx context.Context) (*Plan, error) {
 		TotalDirectories:      1,
 		Protected:             int64(p.keep.len()),
 	}
+}
+
+// planListing decides from a listing (or an inventory laid out as one), as FULL does.
+func (p *Planner) planListing(ctx context.Context, plan *Plan, walker Walker) (*Plan, error) {
 	// Checksum companions and candidates meet in either order within a directory.
 	crcSeen := map[uint64]struct{}{} // hash of a .X.crc key not yet matched
 	candWait := map[uint64]int{}     // hash of a candidate's companion key -> index in Files
@@ -281,7 +348,7 @@ func (p *Planner) Plan(ctx context.Context) (*Plan, error) {
 			parent.removed++
 		}
 	}
-	err := p.store.Walk(ctx, "", func(o storage.Object) error {
+	err := walker.Walk(ctx, "", func(o storage.Object) error {
 		for len(stack) > 1 && !strings.HasPrefix(o.Key, stack[len(stack)-1].key) {
 			pop()
 		}

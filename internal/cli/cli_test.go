@@ -68,8 +68,8 @@ func TestVacuumJSON(t *testing.T) {
 	if doc["numDeletedFiles"] != float64(7) || doc["dryRun"] != false {
 		t.Errorf("numDeletedFiles %v dryRun %v", doc["numDeletedFiles"], doc["dryRun"])
 	}
-	if got := len(fixtures.Files(t, dir)); got != 60-14+2 { // + VACUUM START and END
-		t.Errorf("%d files left, want 48", got)
+	if got := len(fixtures.Files(t, dir)); got != 60-14+3 { // + VACUUM START and END, _last_vacuum_info
+		t.Errorf("%d files left, want 49", got)
 	}
 }
 

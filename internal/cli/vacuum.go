@@ -16,6 +16,7 @@ func newVacuumCmd() *cobra.Command {
 		retainHours float64
 		dryRun      bool
 		asJSON      bool
+		lite, full  bool
 	)
 	cmd := &cobra.Command{
 		Use:   "vacuum TABLE",
@@ -34,6 +35,14 @@ delta.deletedFileRetentionDuration (default 168 hours) unless --retain-hours is 
 				return err
 			}
 			req := deltavacuum.VacuumRequest{DryRun: dryRun}
+			switch {
+			case lite && full:
+				return usagef("--lite and --full exclude each other")
+			case lite:
+				req.Mode = string(vacuum.ModeLite)
+			case full:
+				req.Mode = string(vacuum.ModeFull)
+			}
 			if cmd.Flags().Changed("retain-hours") {
 				req.RetainHours = &retainHours
 			}
@@ -59,6 +68,8 @@ delta.deletedFileRetentionDuration (default 168 hours) unless --retain-hours is 
 	f.Float64Var(&retainHours, "retain-hours", 0, "retention in hours (RETAIN n HOURS); may be 0 or fractional (rounded half up)")
 	f.BoolVar(&dryRun, "dry-run", false, "list what would be deleted; delete nothing")
 	f.BoolVar(&asJSON, "json", false, "print one JSON document on standard output")
+	f.BoolVar(&lite, "lite", false, "VACUUM LITE: take the candidates from the log, list no data directory")
+	f.BoolVar(&full, "full", false, "VACUUM FULL even when "+deltavacuum.SettingLite+" is true")
 	sf.add(cmd)
 	return cmd
 }

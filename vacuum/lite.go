@@ -1,0 +1,83 @@
+package vacuum
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/deltavacuum/deltavacuum/deltalog"
+)
+
+// planLite takes the candidates from the log (section 9): the remove actions (and their
+// deletion-vector files) and cdc actions of the commits after the last vacuum up to the
+// newest commit at or before the cutoff, minus the protected set. It lists nothing outside
+// _delta_log/ and never deletes directories or untracked files.
+func (p *Planner) planLite(ctx context.Context, plan *Plan, times []deltalog.CommitTime) (*Plan, error) {
+	plan.Source = "log"
+	if plan.LatestCommitOutsideRetention == nil {
+		return plan, nil // no commit is old enough: nothing to do
+	}
+	last := *plan.LatestCommitOutsideRetention
+	lastVacuum, err := deltalog.ReadLastVacuumInfo(ctx, p.store)
+	if err != nil {
+		return nil, err
+	}
+	earliest := times[0].Version
+	// The reference also refuses at lastVacuum == earliest-1, which is safe: every commit
+	// after the last vacuum is still in the log [safer].
+	if earliest > 0 && (lastVacuum == nil || *lastVacuum < earliest-1) {
+		covered := "no earlier VACUUM is recorded in _delta_log/_last_vacuum_info"
+		if lastVacuum != nil {
+			covered = fmt.Sprintf("the last VACUUM covered commits up to %d", *lastVacuum)
+		}
+		return nil, fmt.Errorf("table %s: %w The log starts at version %d and %s, so files removed by the commits cleaned up in between are named nowhere. Run VACUUM FULL once (it records how far it got); later LITE runs continue from there",
+			p.snap.Location, ErrCannotVacuumLite, earliest, covered)
+	}
+	start := earliest
+	if lastVacuum != nil && *lastVacuum+1 > start {
+		start = *lastVacuum + 1
+	}
+	plan.EligibleStartVersion, plan.EligibleEndVersion = &start, &last
+	if start > last {
+		return plan, nil
+	}
+	cutoffMs := p.cutoff.UnixMilli()
+	seen := newKeySet()
+	add := func(key string, size int64, reason Reason) {
+		if key == "" || p.hidden.hiddenPath(key) {
+			return
+		}
+		h := p.hash(key)
+		if p.keep.has(h) || !seen.add(h) {
+			return
+		}
+		plan.Files = append(plan.Files, File{Path: key, Size: size, Reason: reason})
+		plan.NumFilesToDelete++
+		plan.SizeOfDataToDelete += size
+	}
+	next := start
+	for _, c := range p.snap.Segment.AllCommits {
+		if c.Version < start || c.Version > last {
+			continue
+		}
+		if c.Version != next {
+			return nil, fmt.Errorf("table %s: %w: version %d is missing from the log, so LITE cannot know what it removed; run VACUUM FULL", p.snap.Location, deltalog.ErrMissingVersion, next)
+		}
+		next++
+		err := deltalog.CommitFileRefs(ctx, p.store, p.snap.Root, c, func(r deltalog.LogRef) error {
+			if r.CDC {
+				add(r.Key, r.Size, ReasonChangeData)
+				return nil
+			}
+			if r.DeletionTimestamp >= cutoffMs {
+				return nil
+			}
+			add(r.Key, r.Size, ReasonTombstone)
+			add(r.DVKey, 0, ReasonTombstone)
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return plan, nil
+}

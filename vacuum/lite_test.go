@@ -1,0 +1,204 @@
+package vacuum
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/deltavacuum/deltavacuum/deltalog"
+	"github.com/deltavacuum/deltavacuum/internal/fixtures"
+	"github.com/deltavacuum/deltavacuum/storage"
+	"github.com/deltavacuum/deltavacuum/storage/local"
+)
+
+var lite0 = Options{Mode: ModeLite, RetainHours: hours(0), DisableRetentionCheck: true}
+
+// ageCommits sets the modification time of commit v to now-age.
+func (tb *table) ageCommit(v int64, age time.Duration) {
+	tb.t.Helper()
+	if err := tb.store.Chtime(deltalog.CommitKey(v), now.Add(-age)); err != nil {
+		tb.t.Fatal(err)
+	}
+}
+
+func TestLiteCandidates(t *testing.T) {
+	tb := newTable(t, tableSpec{partitionColumns: []string{"p"}})
+	tb.commit(add("a.parquet"), addDV("p=1/b.parquet", dvU("", z85)), add("_tmp/h.parquet"), add("c.parquet"))
+	tb.commit(remove("a.parquet", 20*day), removeDV("p=1/b.parquet", 20*day, dvU("", z85)), remove("_tmp/h.parquet", 20*day), cdc("_change_data/x.parquet"))
+	tb.commit(remove("c.parquet", 20*day))
+	tb.commit(add("c.parquet")) // re-added: live again
+	for _, k := range []string{"a.parquet", "p=1/b.parquet", dvFile, "_tmp/h.parquet", "c.parquet", "_change_data/x.parquet", "untracked.parquet"} {
+		tb.file(k, 30*day)
+	}
+	plan := tb.plan(Options{Mode: ModeLite})
+	want := map[string]Reason{
+		"a.parquet": ReasonTombstone, "p=1/b.parquet": ReasonTombstone, dvFile: ReasonTombstone,
+		"_change_data/x.parquet": ReasonChangeData,
+	}
+	if diff := cmp.Diff(want, deleted(plan)); diff != "" {
+		t.Errorf("LITE candidates (-want +got):\n%s", diff)
+	}
+	if plan.Mode != ModeLite || plan.Source != "log" || *plan.EligibleStartVersion != 0 || *plan.EligibleEndVersion != 4 {
+		t.Errorf("mode %s source %s range %v..%v", plan.Mode, plan.Source, *plan.EligibleStartVersion, *plan.EligibleEndVersion)
+	}
+	if len(plan.Dirs) != 0 {
+		t.Errorf("LITE deletes no directories, got %v", plan.Dirs)
+	}
+}
+
+func TestLiteCutoffAndRetention(t *testing.T) {
+	tb := newTable(t, tableSpec{})
+	tb.commit(add("a.parquet"), add("b.parquet"))
+	tb.commit(remove("a.parquet", 3*day))
+	tb.ageCommit(2, 3*day)
+	tb.file("a.parquet", 30*day)
+	// With the table's 7 days, commit 2 (3 days old) is inside the retention: nothing.
+	if plan := tb.plan(Options{Mode: ModeLite}); len(plan.Files) != 0 || *plan.LatestCommitOutsideRetention != 1 {
+		t.Errorf("7-day retention: %v, latest commit outside %v", plan.Files, *plan.LatestCommitOutsideRetention)
+	}
+	// RETAIN 0 HOURS reaches it.
+	if plan := tb.plan(lite0); len(plan.Files) != 1 {
+		t.Errorf("RETAIN 0: %v", plan.Files)
+	}
+}
+
+func TestLiteTwiceIsANoOp(t *testing.T) {
+	tb := newTable(t, tableSpec{})
+	tb.commit(add("a.parquet"))
+	tb.commit(remove("a.parquet", 20*day))
+	tb.file("a.parquet", 30*day)
+	plan := tb.plan(lite0)
+	if _, err := exec(t, tb, plan); err != nil {
+		t.Fatal(err)
+	}
+	lv, _ := deltalog.ReadLastVacuumInfo(context.Background(), tb.store)
+	if lv == nil || *lv != 2 {
+		t.Fatalf("_last_vacuum_info = %v, want 2", lv)
+	}
+	plan = tb.plan(lite0)
+	if len(plan.Files) != 0 || *plan.EligibleStartVersion != 3 {
+		t.Errorf("second LITE: %v from %d", plan.Files, *plan.EligibleStartVersion)
+	}
+}
+
+func TestLiteLogNoLongerReachesBack(t *testing.T) {
+	setup := func(t *testing.T) *table {
+		tb := newTable(t, tableSpec{})
+		for i := 0; i < 5; i++ {
+			tb.commit(add("f" + string(rune('a'+i)) + ".parquet"))
+		}
+		// A checkpoint at 3, and commits 0-3 cleaned up.
+		cp, _ := deltalog.EncodeCommit([]any{
+			map[string]any{"checkpointMetadata": map[string]any{"version": 3}},
+			map[string]any{"protocol": map[string]any{"minReaderVersion": 1, "minWriterVersion": 2}},
+			map[string]any{"metaData": map[string]any{"id": "x", "format": map[string]any{"provider": "parquet"}, "schemaString": "{}", "partitionColumns": []string{}, "configuration": map[string]string{}}},
+		})
+		tb.store.PutAt("_delta_log/00000000000000000003.checkpoint.0b6a1c3e-7d1f-4c2a-9a3e-1f2e3d4c5b6a.json", cp, now)
+		for v := int64(0); v <= 3; v++ {
+			tb.store.Delete(context.Background(), []string{deltalog.CommitKey(v)})
+		}
+		return tb
+	}
+	t.Run("commit 0 missing, no last vacuum", func(t *testing.T) {
+		tb := setup(t)
+		p, err := tb.planner(lite0)
+		if err == nil {
+			_, err = p.Plan(context.Background())
+		}
+		if !errors.Is(err, ErrCannotVacuumLite) {
+			t.Fatalf("got %v", err)
+		}
+		for _, want := range []string{"VACUUM LITE cannot delete all eligible files as some files are not referenced by the Delta log. Please run VACUUM FULL.", "DELTA_CANNOT_VACUUM_LITE", "Run VACUUM FULL once"} {
+			if !strings.Contains(err.Error(), want) {
+				t.Errorf("%q lacks %q", err, want)
+			}
+		}
+	})
+	for _, tc := range []struct {
+		lv   string
+		fail bool
+	}{{`{"latestCommitVersionOutsideOfRetentionWindow": 2}`, true}, {`{"latestCommitVersionOutsideOfRetentionWindow": 3}`, false}, {`{}`, true}, {`not json`, true}, {``, true}} {
+		t.Run("last vacuum "+tc.lv, func(t *testing.T) {
+			tb := setup(t)
+			tb.store.PutAt(deltalog.LastVacuumInfoKey, []byte(tc.lv), now)
+			p, err := tb.planner(lite0)
+			if err == nil {
+				_, err = p.Plan(context.Background())
+			}
+			if got := errors.Is(err, ErrCannotVacuumLite); got != tc.fail {
+				t.Errorf("got %v, want failure %v", err, tc.fail)
+			}
+		})
+	}
+}
+
+// listingRecorder records every Walk prefix.
+type listingRecorder struct {
+	storage.Store
+	prefixes []string
+}
+
+func (r *listingRecorder) Walk(ctx context.Context, prefix string, fn func(storage.Object) error) error {
+	r.prefixes = append(r.prefixes, prefix)
+	return r.Store.Walk(ctx, prefix, fn)
+}
+
+// TestLiteOnFixtures: on every fixture whose log is complete, LITE deletes a subset of what
+// FULL deletes, and lists nothing outside _delta_log/.
+func TestLiteOnFixtures(t *testing.T) {
+	clock := time.Now()
+	for _, tbl := range fixtures.Tables(t) {
+		if _, refused := map[string]bool{"delta/table-with-dv-special-char": true}[tbl.Name]; refused {
+			continue
+		}
+		t.Run(tbl.Name, func(t *testing.T) {
+			dir := fixtures.Copy(t, tbl.Name, clock.Add(-30*24*time.Hour))
+			store, _ := local.New(dir)
+			rec := &listingRecorder{Store: store}
+			opts := Options{RetainHours: hours(0), DisableRetentionCheck: true, Now: clock}
+			full, err := NewPlanner(context.Background(), store, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fullPlan, err := full.Plan(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			opts.Mode = ModeLite
+			lp, err := NewPlanner(context.Background(), rec, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			litePlan, err := lp.Plan(context.Background())
+			if errors.Is(err, ErrCannotVacuumLite) {
+				if lp.Snapshot().Segment.AllCommits[0].Version == 0 {
+					t.Fatalf("refused although the log starts at 0: %v", err)
+				}
+				return // the log is not complete: LITE must refuse, and did
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			inFull := map[string]bool{}
+			for _, f := range fullPlan.Files {
+				inFull[f.Path] = true
+			}
+			for _, f := range litePlan.Files {
+				if !inFull[f.Path] {
+					if _, err := store.Stat(context.Background(), f.Path); err == nil {
+						t.Errorf("LITE deletes %s, which FULL keeps", f.Path)
+					}
+				}
+			}
+			for _, p := range rec.prefixes {
+				if !strings.HasPrefix(p, deltalog.LogDir) {
+					t.Errorf("LITE listed %q", p)
+				}
+			}
+		})
+	}
+}
