@@ -71,8 +71,8 @@ type Options struct {
 // File is one file the plan deletes.
 type File struct {
 	// Path is relative to the table root, '/'-separated and raw.
-	Path             string    `json:"path"`
-	Size int64 `json:"size"`
+	Path string `json:"path"`
+	Size int64  `json:"size"`
 	// ModificationTime is from the listing; LITE, which lists nothing, leaves it zero (omitted).
 	ModificationTime time.Time `json:"modificationTime,omitzero"`
 	Reason           Reason    `json:"reason"`
