@@ -134,6 +134,7 @@ func (t *Table) Vacuum(ctx context.Context, opts VacuumOptions) (*vacuum.Result,
 		return nil, err
 	}
 	if opts.DryRun {
+		opts.Counters.SetPhase("done")
 		return vacuum.DryRun(plan), nil
 	}
 	logging := LoggingDefault(t.Location)

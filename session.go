@@ -278,6 +278,8 @@ type VacuumRequest struct {
 	Inventory   *sql.Inventory
 	RetainHours *float64
 	DryRun      bool
+	// Counters, when set, receive live counts for a progress display.
+	Counters *vacuum.Counters
 }
 
 func (s *Session) execVacuum(ctx context.Context, st *sql.Vacuum, r *Result) (*Result, error) {
@@ -310,6 +312,7 @@ func (s *Session) Vacuum(ctx context.Context, t *Table, req VacuumRequest) (*vac
 	}
 	opts := VacuumOptions{DryRun: req.DryRun}
 	opts.Mode = vacuum.Mode(mode)
+	opts.Counters, opts.Exec.Counters = req.Counters, req.Counters
 	opts.RetainHours = req.RetainHours
 	opts.DisableRetentionCheck = !s.boolSetting(SettingRetentionCheck, true)
 	opts.Now = s.cfg.Now()

@@ -22,6 +22,8 @@ type ExecOptions struct {
 	// BeforeDelete, when set, runs after the log tail was re-checked and before the first
 	// delete (the run is recorded there); an error stops the run with nothing deleted.
 	BeforeDelete func(ctx context.Context, plan *Plan) error
+	// Counters, when set, receive live counts for progress displays.
+	Counters *Counters
 }
 
 // Status of a run.
@@ -68,6 +70,9 @@ func Execute(ctx context.Context, store storage.Store, plan *Plan, opts ExecOpti
 		opts.Concurrency = 8
 	}
 	res := &Result{Plan: plan, Status: StatusFailed}
+	counters := opts.Counters
+	counters.SetPhase("re-checking the log")
+	defer counters.SetPhase("done")
 	dropped, err := recheck(ctx, store, plan)
 	if err != nil {
 		return res, err
@@ -85,6 +90,7 @@ func Execute(ctx context.Context, store storage.Store, plan *Plan, opts ExecOpti
 		}
 	}
 
+	counters.SetPhase("deleting")
 	// Files, in batches. A checksum companion follows its file in the same batch only after
 	// the file itself is gone, so a failure never leaves a file without its checksum.
 	var mu sync.Mutex
@@ -115,6 +121,14 @@ func Execute(ctx context.Context, store storage.Store, plan *Plan, opts ExecOpti
 					res.NumAlreadyGone++
 				default:
 					res.NumDeletedFiles++
+				}
+				if counters != nil {
+					if r.Err != nil {
+						counters.Failed.Add(1)
+					} else {
+						counters.Deleted.Add(1)
+						counters.DeletedBytes.Add(batch[i].Size)
+					}
 				}
 				if r.Err == nil && batch[i].Checksum != "" {
 					companions = append(companions, batch[i].Checksum)

@@ -66,6 +66,8 @@ type Options struct {
 	Mode Mode
 	// Inventory, when set, replaces the listing of the table (USING INVENTORY).
 	Inventory Walker
+	// Counters, when set, receive live counts for progress displays.
+	Counters *Counters
 }
 
 // File is one file the plan deletes.
@@ -222,6 +224,7 @@ func NewPlannerFor(ctx context.Context, store storage.Store, snap *deltalog.Snap
 		partitionColumns: snap.PartitionColumns(),
 		icebergMetadata:  containsFold(strings.Split(formats, ","), "iceberg"),
 	}
+	opts.Counters.SetPhase("reading the log")
 	if err := p.protect(ctx); err != nil {
 		return nil, err
 	}
@@ -305,8 +308,10 @@ func (p *Planner) Plan(ctx context.Context) (*Plan, error) {
 	}
 	plan.LatestCommitOutsideRetention = last
 	if p.opts.Mode == ModeLite {
+		p.opts.Counters.SetPhase("reading the log")
 		return p.planLite(ctx, plan, times)
 	}
+	p.opts.Counters.SetPhase("listing")
 	var walker Walker = p.store
 	plan.Source = "listing"
 	if p.opts.Inventory != nil {
@@ -348,7 +353,11 @@ func (p *Planner) planListing(ctx context.Context, plan *Plan, walker Walker) (*
 			parent.removed++
 		}
 	}
+	counters := p.opts.Counters
 	err := walker.Walk(ctx, "", func(o storage.Object) error {
+		if counters != nil {
+			counters.Listed.Add(1)
+		}
 		for len(stack) > 1 && !strings.HasPrefix(o.Key, stack[len(stack)-1].key) {
 			pop()
 		}
@@ -395,6 +404,9 @@ func (p *Planner) planListing(ctx context.Context, plan *Plan, walker Walker) (*
 		plan.Files = append(plan.Files, f)
 		plan.NumFilesToDelete++
 		plan.SizeOfDataToDelete += o.Size
+		if counters != nil {
+			counters.Candidates.Add(1)
+		}
 		return nil
 	})
 	if err != nil {

@@ -17,6 +17,7 @@ func newVacuumCmd() *cobra.Command {
 		dryRun      bool
 		asJSON      bool
 		lite, full  bool
+		progressArg string
 	)
 	cmd := &cobra.Command{
 		Use:   "vacuum TABLE",
@@ -51,7 +52,13 @@ delta.deletedFileRetentionDuration (default 168 hours) unless --retain-hours is 
 			if err != nil {
 				return err
 			}
+			prog, err := startProgress(progressArg, cmd.ErrOrStderr())
+			if err != nil {
+				return err
+			}
+			req.Counters = prog.counters
 			res, err := s.Vacuum(ctx, t, req)
+			prog.Stop()
 			if res != nil {
 				if asJSON {
 					if werr := writeJSON(cmd.OutOrStdout(), res); werr != nil {
@@ -70,6 +77,7 @@ delta.deletedFileRetentionDuration (default 168 hours) unless --retain-hours is 
 	f.BoolVar(&asJSON, "json", false, "print one JSON document on standard output")
 	f.BoolVar(&lite, "lite", false, "VACUUM LITE: take the candidates from the log, list no data directory")
 	f.BoolVar(&full, "full", false, "VACUUM FULL even when "+deltavacuum.SettingLite+" is true")
+	f.StringVar(&progressArg, "progress", "auto", "progress on standard error: auto (on a terminal), json (one event per line), none")
 	sf.add(cmd)
 	return cmd
 }
