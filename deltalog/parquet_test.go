@@ -1251,17 +1251,20 @@ func TestParquetStreamingMemory(t *testing.T) {
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
 	}
-	runtime.GC()
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	base := ms.HeapInuse
-	var peak uint64
+	// Live heap (after a collection) at the start and every 50,000 rows.
+	live := func() int64 {
+		runtime.GC()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		return int64(ms.HeapAlloc)
+	}
+	base := live()
+	var peak int64
 	rows := 0
 	err = readParquetActions(context.Background(), pqOpen(t, path), KindAll, func(a *Action) error {
 		rows++
-		if rows%20_000 == 0 {
-			runtime.ReadMemStats(&ms)
-			peak = max(peak, ms.HeapInuse)
+		if rows%50_000 == 0 {
+			peak = max(peak, live())
 		}
 		return nil
 	})
@@ -1271,10 +1274,12 @@ func TestParquetStreamingMemory(t *testing.T) {
 	if rows != n {
 		t.Fatalf("%d rows, want %d", rows, n)
 	}
-	// The rows themselves take about 100 MB (paths, actions); streaming needs a few pages.
-	if grow := int64(peak) - int64(base); grow > 48<<20 {
-		t.Errorf("heap grew by %d MB while streaming %d rows", grow>>20, n)
+	// Keeping the rows would take about 100 MB (paths, actions); streaming keeps a page of
+	// each column and parquet-go's read buffers.
+	if grow := peak - base; grow > 32<<20 {
+		t.Errorf("live heap grew by %d MB while streaming %d rows", grow>>20, n)
 	}
+	t.Logf("live heap grew by %.1f MB while streaming %d rows", float64(peak-base)/(1<<20), n)
 }
 
 func FuzzReadParquet(f *testing.F) {
