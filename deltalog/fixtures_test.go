@@ -2,6 +2,7 @@ package deltalog_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"testing"
@@ -16,16 +17,21 @@ import (
 
 func fileSet(t *testing.T, s *deltalog.Snapshot, store *local.Store) []string {
 	t.Helper()
+	out, err := files(s, store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func files(s *deltalog.Snapshot, store *local.Store) ([]string, error) {
 	var out []string
 	err := s.Files(context.Background(), store, func(f deltalog.File) error {
 		out = append(out, fmt.Sprintf("%s|%s|removed=%v|ts=%d", f.Key, f.DVKey, f.Removed, f.DeletionTimestamp))
 		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	sort.Strings(out)
-	return out
+	return out, err
 }
 
 // TestFixturesLoad loads every fixture table; where a table has a checkpoint and every commit
@@ -47,6 +53,14 @@ func TestFixturesLoad(t *testing.T) {
 			}
 			if snap.Version < 0 || snap.Metadata.ID == "" || snap.Protocol.MinReaderVersion == 0 {
 				t.Errorf("incomplete snapshot: version %d, metadata id %q, protocol %+v", snap.Version, snap.Metadata.ID, snap.Protocol)
+			}
+			if tbl.Name == "delta/table-with-dv-special-char" {
+				// Its 'p' deletion vector is an unfilled template, not a valid URI: the file
+				// actions cannot be decoded, and a vacuum refuses (see vacuum's fixture test).
+				if _, err := files(snap, store); !errors.Is(err, deltalog.ErrBadPath) {
+					t.Errorf("got %v, want ErrBadPath", err)
+				}
+				return
 			}
 			got := fileSet(t, snap, store)
 			seg := snap.Segment
