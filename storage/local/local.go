@@ -49,7 +49,8 @@ func (s *Store) path(key string) (string, error) {
 }
 
 func wrapNotExist(err error) error {
-	if errors.Is(err, fs.ErrNotExist) {
+	// A path through a file ("table/_delta_log" where table is a file) does not exist either.
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 		return fmt.Errorf("%w: %v", storage.ErrNotExist, err)
 	}
 	return err
