@@ -133,124 +133,142 @@ func (s *Session) ExecScript(ctx context.Context, script string) ([]*Result, err
 
 // Exec runs one statement.
 func (s *Session) Exec(ctx context.Context, st sql.Statement) (*Result, error) {
-	r := &Result{Statement: st.String()}
+	r := &Result{Statement: st.String(), Kind: kindOf(st)}
 	switch st := st.(type) {
-	case *sql.Vacuum:
-		r.Kind = "VACUUM"
-		return s.execVacuum(ctx, st, r)
 	case *sql.Set:
-		r.Kind = "SET"
-		switch {
-		case st.Key == "":
-			r.Settings = s.all()
-		case st.Value == nil:
-			r.Settings = map[string]string{}
-			if v, ok := s.settings[st.Key]; ok {
-				r.Settings[st.Key] = v
-			} else {
-				r.Settings[st.Key] = "<undefined>"
-			}
-		default:
-			w, err := s.set(st.Key, *st.Value)
-			if err != nil {
-				return nil, err
-			}
-			if w != "" {
-				r.Warnings = append(r.Warnings, w)
-			}
-			r.Settings = map[string]string{st.Key: s.settings[canonicalKey(st.Key)]}
-		}
-		return r, nil
+		return s.execSet(st, r)
 	case *sql.Reset:
-		r.Kind = "RESET"
 		if st.Key == "" {
 			s.settings = map[string]string{}
 		} else {
 			delete(s.settings, canonicalKey(st.Key))
 		}
 		return r, nil
+	case *sql.Vacuum:
+		return s.execVacuum(ctx, st, r)
+	}
+	ref, ok := tableOf(st)
+	if !ok {
+		return nil, fmt.Errorf("%w: %T", ErrNotSupported, st)
+	}
+	t, err := s.OpenRef(ctx, ref)
+	if err != nil {
+		return nil, err
+	}
+	r.Table = t.Location
+	commit := deltalog.CommitOptions{Now: s.cfg.Now}
+	switch st := st.(type) {
 	case *sql.AlterTableSetProperties:
-		r.Kind = "ALTER TABLE SET TBLPROPERTIES"
-		t, err := s.OpenRef(ctx, st.Table)
-		if err != nil {
-			return nil, err
-		}
 		props := make([]deltalog.Property, len(st.Properties))
 		for i, p := range st.Properties {
 			props[i] = deltalog.Property{Key: p.Key, Value: p.Value}
 		}
-		v, err := deltalog.SetProperties(ctx, t.Store, props, deltalog.CommitOptions{Now: s.cfg.Now})
+		v, err := deltalog.SetProperties(ctx, t.Store, props, commit)
 		if err != nil {
 			return nil, err
 		}
-		r.Table, r.Version = t.Location, &v
-		return r, nil
+		r.Version = &v
 	case *sql.AlterTableUnsetProperties:
-		r.Kind = "ALTER TABLE UNSET TBLPROPERTIES"
-		t, err := s.OpenRef(ctx, st.Table)
+		v, err := deltalog.UnsetProperties(ctx, t.Store, st.Keys, st.IfExists, commit)
 		if err != nil {
 			return nil, err
 		}
-		v, err := deltalog.UnsetProperties(ctx, t.Store, st.Keys, st.IfExists, deltalog.CommitOptions{Now: s.cfg.Now})
-		if err != nil {
-			return nil, err
-		}
-		r.Table, r.Version = t.Location, &v
-		return r, nil
-	case *sql.ShowTblProperties:
-		r.Kind = "SHOW TBLPROPERTIES"
-		t, err := s.OpenRef(ctx, st.Table)
-		if err != nil {
-			return nil, err
-		}
-		snap, err := t.Snapshot(ctx)
-		if err != nil {
-			return nil, err
-		}
-		r.Table, r.Properties = t.Location, map[string]string{}
-		for k, v := range snap.Metadata.Configuration {
-			if st.Key == "" || st.Key == k {
-				r.Properties[k] = v
-			}
-		}
-		if st.Key != "" && len(r.Properties) == 0 {
-			r.Properties[st.Key] = fmt.Sprintf("Table %s does not have property: %s", t.Location, st.Key)
-		}
-		return r, nil
+		r.Version = &v
 	case *sql.DescribeHistory:
-		r.Kind = "DESCRIBE HISTORY"
-		t, err := s.OpenRef(ctx, st.Table)
-		if err != nil {
-			return nil, err
-		}
 		limit := 0
 		if st.Limit != nil {
 			limit = *st.Limit
 		}
-		h, err := deltalog.History(ctx, t.Store, limit)
-		if err != nil {
+		if r.History, err = deltalog.History(ctx, t.Store, limit); err != nil {
 			return nil, err
 		}
-		r.Table, r.History = t.Location, h
-		return r, nil
-	case *sql.DescribeDetail:
-		r.Kind = "DESCRIBE DETAIL"
-		t, err := s.OpenRef(ctx, st.Table)
-		if err != nil {
-			return nil, err
-		}
+	case *sql.ShowTblProperties, *sql.DescribeDetail:
 		snap, err := t.Snapshot(ctx)
 		if err != nil {
 			return nil, err
 		}
-		d, err := snap.Detail(ctx, t.Store)
+		if _, ok := st.(*sql.DescribeDetail); ok {
+			if r.Detail, err = snap.Detail(ctx, t.Store); err != nil {
+				return nil, err
+			}
+			break
+		}
+		key := st.(*sql.ShowTblProperties).Key
+		r.Properties = map[string]string{}
+		for k, v := range snap.Metadata.Configuration {
+			if key == "" || key == k {
+				r.Properties[k] = v
+			}
+		}
+		if key != "" && len(r.Properties) == 0 {
+			r.Properties[key] = fmt.Sprintf("Table %s does not have property: %s", t.Location, key)
+		}
+	}
+	return r, nil
+}
+
+// kindOf names a statement's kind for results.
+func kindOf(st sql.Statement) string {
+	switch st.(type) {
+	case *sql.Vacuum:
+		return "VACUUM"
+	case *sql.Set:
+		return "SET"
+	case *sql.Reset:
+		return "RESET"
+	case *sql.AlterTableSetProperties:
+		return "ALTER TABLE SET TBLPROPERTIES"
+	case *sql.AlterTableUnsetProperties:
+		return "ALTER TABLE UNSET TBLPROPERTIES"
+	case *sql.ShowTblProperties:
+		return "SHOW TBLPROPERTIES"
+	case *sql.DescribeHistory:
+		return "DESCRIBE HISTORY"
+	case *sql.DescribeDetail:
+		return "DESCRIBE DETAIL"
+	}
+	return fmt.Sprintf("%T", st)
+}
+
+// tableOf returns the table a table statement names.
+func tableOf(st sql.Statement) (sql.TableRef, bool) {
+	switch st := st.(type) {
+	case *sql.AlterTableSetProperties:
+		return st.Table, true
+	case *sql.AlterTableUnsetProperties:
+		return st.Table, true
+	case *sql.ShowTblProperties:
+		return st.Table, true
+	case *sql.DescribeHistory:
+		return st.Table, true
+	case *sql.DescribeDetail:
+		return st.Table, true
+	}
+	return sql.TableRef{}, false
+}
+
+func (s *Session) execSet(st *sql.Set, r *Result) (*Result, error) {
+	switch {
+	case st.Key == "":
+		r.Settings = s.all()
+	case st.Value == nil:
+		r.Settings = map[string]string{}
+		if v, ok := s.settings[canonicalKey(st.Key)]; ok {
+			r.Settings[st.Key] = v
+		} else {
+			r.Settings[st.Key] = "<undefined>"
+		}
+	default:
+		w, err := s.set(st.Key, *st.Value)
 		if err != nil {
 			return nil, err
 		}
-		r.Table, r.Detail = t.Location, d
-		return r, nil
+		if w != "" {
+			r.Warnings = append(r.Warnings, w)
+		}
+		r.Settings = map[string]string{st.Key: s.settings[canonicalKey(st.Key)]}
 	}
-	return nil, fmt.Errorf("%w: %T", ErrNotSupported, st)
+	return r, nil
 }
 
 func canonicalKey(key string) string {

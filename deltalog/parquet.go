@@ -1,6 +1,7 @@
 package deltalog
 
 import (
+	"cmp"
 	"context"
 	"encoding/base64"
 	"encoding/binary"
@@ -9,21 +10,29 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/deprecated"
 	"github.com/parquet-go/parquet-go/encoding"
+	"github.com/parquet-go/parquet-go/encoding/thrift"
 	"github.com/parquet-go/parquet-go/format"
 
 	"github.com/deltavacuum/deltavacuum/storage"
 )
 
-// parquetReadBufferSize is the size of the buffered reads each column's page reader makes.
-// Column chunks are read front to back, so large reads mean few round trips on object stores.
-// The size is a constant because parquet-go pools its read buffers by size.
-const parquetReadBufferSize = 256 << 10
+const (
+	// pqReadBufferSize is the size of the buffered reads parquet-go's page readers make. They
+	// read from memory (see pqSource), so it need not be large; it is a constant because
+	// parquet-go pools its read buffers by size.
+	pqReadBufferSize = 64 << 10
+	// pqMaxPageBytes and pqMaxPageValues bound what a page header may claim. parquet-go
+	// allocates buffers of the claimed sizes before decoding, so a damaged header could
+	// otherwise ask for gigabytes. Writers use pages of about 1 MB and 20,000 rows.
+	pqMaxPageBytes  = 128 << 20
+	pqMaxPageValues = 16 << 20
+)
 
 // readParquetActions streams the rows of a Parquet checkpoint file (classic, one part of a
 // multi-part checkpoint, V2 top-level file or sidecar) as actions, calling fn once per row
@@ -57,7 +66,7 @@ func readParquetActions(ctx context.Context, r storage.Reader, want Kinds, fn fu
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if err := p.readRowGroup(ctx, src, i, rg, fn); err != nil {
+		if err := p.readRowGroup(ctx, src, f, i, rg, fn); err != nil {
 			return err
 		}
 	}
@@ -69,16 +78,30 @@ func pqCorruptf(format string, args ...any) error {
 	return fmt.Errorf("parquet checkpoint: "+format+": %w", append(args, ErrCorrupt)...)
 }
 
-// pqSource is the io.ReaderAt handed to parquet-go. It keeps reads within the object,
-// so that a truncated file shows up as io.EOF rather than as a backend error, and remembers
-// the first real I/O error, so that a failing store is not reported as a corrupt file.
+// pqSource is the io.ReaderAt handed to parquet-go. The footer and the column chunks of a row
+// group are fetched in one read each and checked before parquet-go parses them; parquet-go's
+// reads are then served from those regions. Other reads go to the object, kept within its
+// size so that a truncated file shows up as io.EOF rather than as a backend error. The first
+// real I/O error is remembered, so that a failing store is not reported as a corrupt file.
 type pqSource struct {
-	r    storage.Reader
-	size int64
-	err  error
+	r       storage.Reader
+	size    int64
+	err     error
+	regions []pqRegion
+}
+
+// pqRegion is a range of the file held in memory.
+type pqRegion struct {
+	off  int64
+	data []byte
 }
 
 func (s *pqSource) ReadAt(p []byte, off int64) (int, error) {
+	for _, r := range s.regions {
+		if off >= r.off && off+int64(len(p)) <= r.off+int64(len(r.data)) {
+			return copy(p, r.data[off-r.off:]), nil
+		}
+	}
 	if off < 0 {
 		return 0, errors.New("negative offset")
 	}
@@ -105,6 +128,25 @@ func (s *pqSource) ReadAt(p []byte, off int64) (int, error) {
 	return n, nil
 }
 
+// drop forgets the regions.
+func (s *pqSource) drop() {
+	clear(s.regions)
+	s.regions = s.regions[:0]
+}
+
+// fetch reads n bytes at off into a new region.
+func (s *pqSource) fetch(off, n int64, what string) ([]byte, error) {
+	if off < 0 || n < 0 || off > s.size || n > s.size-off {
+		return nil, pqCorruptf("%s at %d+%d lies outside the file of %d bytes", what, off, n, s.size)
+	}
+	b := make([]byte, n)
+	if _, err := s.ReadAt(b, off); err != nil {
+		return nil, s.fail("reading "+what, err)
+	}
+	s.regions = append(s.regions, pqRegion{off, b})
+	return b, nil
+}
+
 // fail turns an error reported by parquet-go into ours: the reader's own error when there was
 // one, ErrCorrupt otherwise.
 func (s *pqSource) fail(what string, err error) error {
@@ -116,52 +158,269 @@ func (s *pqSource) fail(what string, err error) error {
 
 // open checks the framing of the file and parses its footer.
 func (s *pqSource) open() (f *parquet.File, err error) {
-	// parquet-go trusts the footer length and allocates it before checking; check it first so
-	// that garbage cannot make us allocate gigabytes.
 	const magic = "PAR1"
 	if s.size < 12 {
 		return nil, pqCorruptf("file of %d bytes is too small to be Parquet", s.size)
 	}
-	var head, tail [8]byte
-	if _, err := s.ReadAt(head[:4], 0); err != nil {
-		return nil, s.fail("reading header", err)
+	head, err := s.fetch(0, 4, "header")
+	if err != nil {
+		return nil, err
 	}
+	var tail [8]byte
 	if _, err := s.ReadAt(tail[:], s.size-8); err != nil {
 		return nil, s.fail("reading footer", err)
 	}
-	if string(head[:4]) != magic || string(tail[4:]) != magic {
+	if string(head) != magic || string(tail[4:]) != magic {
 		return nil, pqCorruptf("not a Parquet file (or an encrypted one): bad magic bytes")
 	}
-	if footer := int64(binary.LittleEndian.Uint32(tail[:4])); footer > s.size-12 {
-		return nil, pqCorruptf("footer length %d exceeds file size %d", footer, s.size)
+	footerLen := int64(binary.LittleEndian.Uint32(tail[:4]))
+	if footerLen > s.size-12 {
+		return nil, pqCorruptf("footer length %d exceeds file size %d", footerLen, s.size)
+	}
+	footer, err := s.fetch(s.size-8-footerLen, footerLen+8, "footer")
+	if err != nil {
+		return nil, err
+	}
+	if _, err := pqCheckThrift(footer[:footerLen]); err != nil {
+		return nil, pqCorruptf("footer: %v", err)
 	}
 	err = pqProtect(func() error {
 		var err error
 		f, err = parquet.OpenFile(s, s.size,
 			parquet.SkipPageIndex(true),
 			parquet.SkipBloomFilters(true),
-			parquet.ReadBufferSize(parquetReadBufferSize),
+			parquet.ReadBufferSize(pqReadBufferSize),
 			parquet.FileReadMode(parquet.ReadModeSync),
 		)
 		return err
 	})
+	s.drop()
 	if err != nil {
 		return nil, s.fail("reading footer", err)
 	}
-	// Column chunks pointing outside the file would only fail later, page by page.
-	for i := range f.Metadata().RowGroups {
-		for _, c := range f.Metadata().RowGroups[i].Columns {
-			md := &c.MetaData
-			start := md.DataPageOffset
-			if md.DictionaryPageOffset > 0 && md.DictionaryPageOffset < start {
-				start = md.DictionaryPageOffset
-			}
-			if start < 4 || md.TotalCompressedSize < 0 || start > s.size || md.TotalCompressedSize > s.size-start {
-				return nil, pqCorruptf("column chunk %s of row group %d lies outside the file", strings.Join(md.PathInSchema, "."), i)
+	return f, nil
+}
+
+// pqChunkRange returns where a column chunk lies, as parquet-go's page reader sees it.
+func pqChunkRange(c *format.ColumnChunk) (off, n int64) {
+	off = c.MetaData.DataPageOffset
+	if c.MetaData.DictionaryPageOffset != 0 {
+		off = c.MetaData.DictionaryPageOffset
+	}
+	return off, c.MetaData.TotalCompressedSize
+}
+
+// loadChunks fetches the column chunks of the planned columns of a row group, merging
+// adjacent ones into one read, and checks their page headers.
+func (s *pqSource) loadChunks(rg *format.RowGroup, cursors []*pqCursor) error {
+	s.drop()
+	type chunk struct {
+		off, n int64
+		c      *pqCursor
+	}
+	var chunks []chunk
+	for _, c := range cursors {
+		off, n := pqChunkRange(&rg.Columns[c.index])
+		if off < 0 || n < 0 || off > s.size || n > s.size-off {
+			return pqCorruptf("column chunk of %s at %d+%d lies outside the file of %d bytes", c.name, off, n, s.size)
+		}
+		chunks = append(chunks, chunk{off, n, c})
+	}
+	slices.SortFunc(chunks, func(a, b chunk) int { return cmp.Compare(a.off, b.off) })
+	for i := 0; i < len(chunks); {
+		j, end := i+1, chunks[i].off+chunks[i].n
+		for j < len(chunks) && chunks[j].off == end {
+			end += chunks[j].n
+			j++
+		}
+		data, err := s.fetch(chunks[i].off, end-chunks[i].off, "column chunk of "+chunks[i].c.name)
+		if err != nil {
+			return err
+		}
+		for _, c := range chunks[i:j] {
+			lo := c.off - chunks[i].off
+			if err := pqCheckPages(data[lo:lo+c.n], c.c.name); err != nil {
+				return err
 			}
 		}
+		i = j
 	}
-	return f, nil
+	return nil
+}
+
+// pqCheckPages walks the page headers of a column chunk and checks the sizes and counts they
+// claim against the chunk and against pqMaxPageBytes and pqMaxPageValues.
+func pqCheckPages(chunk []byte, name string) error {
+	for pos := 0; pos < len(chunk); {
+		n, err := pqCheckThrift(chunk[pos:])
+		if err != nil {
+			return pqCorruptf("column %s: page header at %d: %v", name, pos, err)
+		}
+		var h format.PageHeader
+		err = pqProtect(func() error { return thrift.Unmarshal(new(thrift.CompactProtocol), chunk[pos:pos+n], &h) })
+		if err != nil {
+			return pqCorruptf("column %s: page header at %d: %v", name, pos, err)
+		}
+		pos += n
+		values := int64(0)
+		switch {
+		case h.DataPageHeader.Valid:
+			values = int64(h.DataPageHeader.V.NumValues)
+		case h.DataPageHeaderV2.Valid:
+			v := &h.DataPageHeaderV2.V
+			values = max(int64(v.NumValues), int64(v.NumRows), int64(v.NumNulls))
+		case h.DictionaryPageHeader.Valid:
+			values = int64(h.DictionaryPageHeader.V.NumValues)
+		}
+		switch {
+		case h.CompressedPageSize < 0 || int(h.CompressedPageSize) > len(chunk)-pos:
+			return pqCorruptf("column %s: page of %d bytes overruns its chunk", name, h.CompressedPageSize)
+		case h.UncompressedPageSize < 0 || h.UncompressedPageSize > pqMaxPageBytes:
+			return pqCorruptf("column %s: page claims %d bytes uncompressed", name, h.UncompressedPageSize)
+		case values < 0 || values > pqMaxPageValues:
+			return pqCorruptf("column %s: page claims %d values", name, values)
+		}
+		pos += int(h.CompressedPageSize)
+	}
+	return nil
+}
+
+// pqCheckThrift walks one thrift compact-protocol struct at the start of b and returns its
+// length. parquet-go's thrift decoder allocates as many elements as a list header claims
+// before reading them, so a damaged length could make it allocate gigabytes and crash the
+// process; every element takes at least one byte, so a list longer than the bytes left is
+// refused here. Nesting is bounded too.
+func pqCheckThrift(b []byte) (int, error) {
+	w := pqThriftWalker{b: b}
+	if err := w.structure(0); err != nil {
+		return 0, err
+	}
+	return w.pos, nil
+}
+
+type pqThriftWalker struct {
+	b   []byte
+	pos int
+}
+
+var errPQThrift = errors.New("malformed thrift")
+
+func (w *pqThriftWalker) byte() (byte, error) {
+	if w.pos >= len(w.b) {
+		return 0, io.ErrUnexpectedEOF
+	}
+	w.pos++
+	return w.b[w.pos-1], nil
+}
+
+func (w *pqThriftWalker) uvarint() (uint64, error) {
+	v, n := binary.Uvarint(w.b[w.pos:])
+	if n <= 0 {
+		return 0, errPQThrift
+	}
+	w.pos += n
+	return v, nil
+}
+
+func (w *pqThriftWalker) skip(n uint64) error {
+	if n > uint64(len(w.b)-w.pos) {
+		return io.ErrUnexpectedEOF
+	}
+	w.pos += int(n)
+	return nil
+}
+
+func (w *pqThriftWalker) structure(depth int) error {
+	if depth > 32 {
+		return fmt.Errorf("%w: nested too deep", errPQThrift)
+	}
+	for {
+		h, err := w.byte()
+		if err != nil {
+			return err
+		}
+		if h == 0 {
+			return nil // stop field
+		}
+		if h>>4 == 0 { // long form: the field id follows
+			if _, err := w.uvarint(); err != nil {
+				return err
+			}
+		}
+		if err := w.value(h&0x0f, depth, true); err != nil {
+			return err
+		}
+	}
+}
+
+// value skips one value of compact type t; booleans take no byte as fields, one in lists.
+func (w *pqThriftWalker) value(t byte, depth int, field bool) error {
+	switch t {
+	case 1, 2: // true, false
+		if field {
+			return nil
+		}
+		return w.skip(1)
+	case 3: // byte
+		return w.skip(1)
+	case 4, 5, 6: // i16, i32, i64
+		_, err := w.uvarint()
+		return err
+	case 7: // double
+		return w.skip(8)
+	case 8: // binary
+		n, err := w.uvarint()
+		if err != nil {
+			return err
+		}
+		return w.skip(n)
+	case 9, 10: // list, set
+		h, err := w.byte()
+		if err != nil {
+			return err
+		}
+		n := uint64(h >> 4)
+		if n == 15 {
+			if n, err = w.uvarint(); err != nil {
+				return err
+			}
+		}
+		if n > uint64(len(w.b)-w.pos) {
+			return fmt.Errorf("%w: list of %d elements in %d bytes", errPQThrift, n, len(w.b)-w.pos)
+		}
+		for range n {
+			if err := w.value(h&0x0f, depth+1, false); err != nil {
+				return err
+			}
+		}
+		return nil
+	case 11: // map
+		n, err := w.uvarint()
+		if err != nil || n == 0 {
+			return err
+		}
+		kv, err := w.byte()
+		if err != nil {
+			return err
+		}
+		if n > uint64(len(w.b)-w.pos)/2 {
+			return fmt.Errorf("%w: map of %d entries in %d bytes", errPQThrift, n, len(w.b)-w.pos)
+		}
+		for range n {
+			if err := w.value(kv>>4, depth+1, false); err != nil {
+				return err
+			}
+			if err := w.value(kv&0x0f, depth+1, false); err != nil {
+				return err
+			}
+		}
+		return nil
+	case 12: // struct
+		return w.structure(depth + 1)
+	case 13: // uuid
+		return w.skip(16)
+	}
+	return fmt.Errorf("%w: unknown type %d", errPQThrift, t)
 }
 
 // pqProtect runs fn and turns a panic into an error. parquet-go panics on some malformed inputs
@@ -397,11 +656,15 @@ func pqGroupAnnotation(t parquet.Type) (isMap, isList bool) {
 }
 
 // readRowGroup reads the rows of one row group in lockstep across all planned columns.
-func (p *pqPlan) readRowGroup(ctx context.Context, src *pqSource, index int, rg parquet.RowGroup, fn func(*Action) error) error {
+func (p *pqPlan) readRowGroup(ctx context.Context, src *pqSource, f *parquet.File, index int, rg parquet.RowGroup, fn func(*Action) error) error {
 	chunks := rg.ColumnChunks()
-	if len(chunks) != p.numLeaves {
+	if len(chunks) != p.numLeaves || len(f.Metadata().RowGroups[index].Columns) != p.numLeaves {
 		return pqCorruptf("row group %d has %d column chunks, the schema %d columns", index, len(chunks), p.numLeaves)
 	}
+	if err := src.loadChunks(&f.Metadata().RowGroups[index], p.cursors); err != nil {
+		return err
+	}
+	defer src.drop()
 	for _, c := range p.cursors {
 		if err := c.open(ctx, src, chunks[c.index]); err != nil {
 			return err
