@@ -13,6 +13,7 @@ import (
 
 	"github.com/deltavacuum/deltavacuum/catalog"
 	"github.com/deltavacuum/deltavacuum/deltalog"
+	"github.com/deltavacuum/deltavacuum/inventory"
 	"github.com/deltavacuum/deltavacuum/sql"
 	"github.com/deltavacuum/deltavacuum/vacuum"
 )
@@ -292,10 +293,13 @@ func (s *Session) all() map[string]string {
 type VacuumRequest struct {
 	// Mode is "", "FULL" or "LITE"; "" takes the session default (LITE when
 	// spark.databricks.delta.vacuum.lite.enabled is true).
-	Mode        string
-	Inventory   *sql.Inventory
-	RetainHours *float64
-	DryRun      bool
+	Mode      string
+	Inventory *sql.Inventory
+	// InventoryFormat is the format of a plain inventory source (auto, delta, parquet, csv,
+	// azure, s3); a format written in the statement (parquet.`path`) wins.
+	InventoryFormat string
+	RetainHours     *float64
+	DryRun          bool
 	// Counters, when set, receive live counts for a progress display.
 	Counters *vacuum.Counters
 }
@@ -325,10 +329,22 @@ func (s *Session) Vacuum(ctx context.Context, t *Table, req VacuumRequest) (*vac
 	if req.Inventory != nil && mode == "LITE" {
 		return nil, vacuum.ErrInventoryWithLite
 	}
-	if req.Inventory != nil {
-		return nil, fmt.Errorf("VACUUM USING INVENTORY on %s: %w yet; run VACUUM without an inventory", t.Location, ErrNotSupported)
-	}
 	opts := VacuumOptions{DryRun: req.DryRun}
+	if req.Inventory != nil {
+		src, err := s.inventorySource(ctx, req.Inventory, req.InventoryFormat)
+		if err != nil {
+			return nil, err
+		}
+		listing, err := inventory.Open(ctx, src, t.Location, inventory.Options{})
+		if err != nil {
+			return nil, err
+		}
+		if listing.Rows() > 0 && listing.Ignored() == listing.Rows() {
+			return nil, fmt.Errorf("inventory %s: none of its %d rows lies inside the table %s; check that the inventory is of this table's storage (paths must be fully qualified URIs such as %s/part-0.parquet)",
+				listing.Inventory(), listing.Rows(), t.Location, t.Location)
+		}
+		opts.Inventory = listing
+	}
 	opts.Mode = vacuum.Mode(mode)
 	opts.Counters, opts.Exec.Counters = req.Counters, req.Counters
 	opts.RetainHours = req.RetainHours
@@ -340,6 +356,38 @@ func (s *Session) Vacuum(ctx context.Context, t *Table, req VacuumRequest) (*vac
 		opts.Logging = &b
 	}
 	return t.Vacuum(ctx, opts)
+}
+
+// inventorySource turns the inventory of a statement into a source: a path (with its format),
+// a name the catalog resolves (a Delta table), or a query over one of those.
+func (s *Session) inventorySource(ctx context.Context, inv *sql.Inventory, format string) (inventory.Source, error) {
+	ref := inv.Table
+	var src inventory.Source
+	if inv.Query != nil {
+		src.Query, ref = inv.Query, &inv.Query.From
+	}
+	if ref.IsPath() {
+		src.Location = ref.Path
+		f := ref.Format
+		if f == "" {
+			f = format
+		}
+		var err error
+		if src.Format, err = inventory.ParseFormat(f); err != nil {
+			return src, err
+		}
+		return src, nil
+	}
+	c := s.cfg.Catalog
+	if c == nil {
+		c = &catalog.Catalog{}
+	}
+	loc, err := c.Resolve(ctx, ref.Name)
+	if err != nil {
+		return src, fmt.Errorf("inventory: %w", err)
+	}
+	src.Location, src.Format = loc, inventory.FormatDelta
+	return src, nil
 }
 
 // OpenRef opens the table a statement names: a path (quoted, or delta.`path`) or a name the

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -216,5 +217,32 @@ func TestSQLCommand(t *testing.T) {
 	code, out, errs = run(t, "history", dir, "--limit", "1")
 	if code != ExitOK || !strings.Contains(out, "operation") {
 		t.Errorf("history: exit %d, %s %s", code, out, errs)
+	}
+}
+
+func TestVacuumInventoryFlag(t *testing.T) {
+	dir := fixtures.Copy(t, "delta/basic-with-inserts-deletes-checkpoint", time.Now().Add(-30*24*time.Hour))
+	inv := filepath.Join(t.TempDir(), "inv.csv")
+	old := time.Now().Add(-30 * 24 * time.Hour).UnixMilli()
+	body := "path,length,isDir,modificationTime\n" +
+		"file:" + dir + "/stray.parquet,5," + "false," + strconv.FormatInt(old, 10) + "\n"
+	os.WriteFile(inv, []byte(body), 0o644)
+	os.WriteFile(filepath.Join(dir, "stray.parquet"), []byte("12345"), 0o644)
+	code, out, errs := run(t, "vacuum", dir, "--inventory", inv, "--inventory-format", "csv", "--retain-hours", "0", "--conf", checkOff, "--dry-run", "--json")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var doc map[string]any
+	json.Unmarshal([]byte(out), &doc)
+	if doc["numFilesToDelete"] != float64(1) || doc["source"] != "inventory" {
+		t.Errorf("inventory run: %v files from %v (the inventory lists only stray.parquet)", doc["numFilesToDelete"], doc["source"])
+	}
+	code, _, errs = run(t, "vacuum", dir, "--inventory", "(SELECT * FROM csv.`"+inv+"` WHERE length > 10)", "--retain-hours", "0", "--conf", checkOff, "--dry-run")
+	if code != ExitOK {
+		t.Fatalf("query inventory: exit %d: %s", code, errs)
+	}
+	code, _, errs = run(t, "vacuum", dir, "--inventory", inv, "--lite")
+	if code != ExitFailure || !strings.Contains(errs, "Inventory option is not compatible with LITE") {
+		t.Errorf("LITE with inventory: exit %d %s", code, errs)
 	}
 }

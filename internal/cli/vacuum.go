@@ -3,10 +3,12 @@ package cli
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/deltavacuum/deltavacuum"
+	"github.com/deltavacuum/deltavacuum/sql"
 	"github.com/deltavacuum/deltavacuum/vacuum"
 )
 
@@ -18,6 +20,8 @@ func newVacuumCmd() *cobra.Command {
 		asJSON      bool
 		lite, full  bool
 		progressArg string
+		invSource   string
+		invFormat   string
 	)
 	cmd := &cobra.Command{
 		Use:   "vacuum TABLE",
@@ -46,6 +50,15 @@ delta.deletedFileRetentionDuration (default 168 hours) unless --retain-hours is 
 			}
 			if cmd.Flags().Changed("retain-hours") {
 				req.RetainHours = &retainHours
+			}
+			if invSource != "" {
+				inv, err := parseInventoryArg(invSource)
+				if err != nil {
+					return err
+				}
+				req.Inventory, req.InventoryFormat = inv, invFormat
+			} else if cmd.Flags().Changed("inventory-format") {
+				return usagef("--inventory-format needs --inventory")
 			}
 			ctx := cmd.Context()
 			t, err := s.OpenArg(ctx, args[0])
@@ -77,6 +90,8 @@ delta.deletedFileRetentionDuration (default 168 hours) unless --retain-hours is 
 	f.BoolVar(&asJSON, "json", false, "print one JSON document on standard output")
 	f.BoolVar(&lite, "lite", false, "VACUUM LITE: take the candidates from the log, list no data directory")
 	f.BoolVar(&full, "full", false, "VACUUM FULL even when "+deltavacuum.SettingLite+" is true")
+	f.StringVar(&invSource, "inventory", "", "USING INVENTORY: a Delta table, Parquet or CSV file or folder, a cloud inventory report (S3 manifest.json, Azure blob inventory), or a query '(SELECT * FROM parquet.`/inv` WHERE ...)'")
+	f.StringVar(&invFormat, "inventory-format", "auto", "format of --inventory: auto, delta, parquet, csv, azure, s3")
 	f.StringVar(&progressArg, "progress", "auto", "progress on standard error: auto (on a terminal), json (one event per line), none")
 	sf.add(cmd)
 	return cmd
@@ -105,4 +120,16 @@ func printResult(w io.Writer, res *vacuum.Result) {
 	for _, f := range res.Failed {
 		fmt.Fprintf(w, "failed\t%s\t%s\n", f.Path, f.Error)
 	}
+}
+
+// parseInventoryArg reads --inventory: a query in parentheses, or a path.
+func parseInventoryArg(src string) (*sql.Inventory, error) {
+	if strings.HasPrefix(strings.TrimSpace(src), "(") {
+		st, err := sql.Parse("VACUUM t USING INVENTORY " + src)
+		if err != nil {
+			return nil, &UsageError{Err: fmt.Errorf("--inventory %s: %w", src, err)}
+		}
+		return st.(*sql.Vacuum).Inventory, nil
+	}
+	return &sql.Inventory{Table: &sql.TableRef{Path: src}}, nil
 }
