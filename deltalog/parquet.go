@@ -1,6 +1,7 @@
 package deltalog
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/base64"
@@ -12,12 +13,17 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"sync"
 
+	"github.com/andybalholm/brotli"
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zstd"
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/deprecated"
 	"github.com/parquet-go/parquet-go/encoding"
 	"github.com/parquet-go/parquet-go/encoding/thrift"
 	"github.com/parquet-go/parquet-go/format"
+	"github.com/pierrec/lz4/v4"
 
 	"github.com/deltavacuum/deltavacuum/storage"
 )
@@ -40,8 +46,9 @@ const (
 //
 // Only the leaf columns needed for the wanted kinds are read: for add and remove the fields
 // that identify a file and its deletion vector (never stats or partition values), for
-// metaData, protocol, sidecar and checkpointMetadata their whole group. Columns are decoded
-// one page at a time, so memory does not grow with the number of rows.
+// metaData, protocol, sidecar and checkpointMetadata their whole group. The needed column
+// chunks of one row group are held in memory, compressed, and decoded one page at a time, so
+// memory is bounded by a row group, not by the number of rows in the file.
 //
 // A file that is not Parquet, is truncated or whose columns have unexpected types yields an
 // error wrapping ErrCorrupt; an error of the underlying reader is returned as is.
@@ -156,32 +163,40 @@ func (s *pqSource) fail(what string, err error) error {
 	return pqCorruptf("%s: %v", what, err)
 }
 
+// pqTailRead is how much of the end of a file is read to find the footer: usually all of it
+// (and all of a small file) in one request.
+const pqTailRead = 64 << 10
+
 // open checks the framing of the file and parses its footer.
 func (s *pqSource) open() (f *parquet.File, err error) {
 	const magic = "PAR1"
 	if s.size < 12 {
 		return nil, pqCorruptf("file of %d bytes is too small to be Parquet", s.size)
 	}
-	head, err := s.fetch(0, 4, "header")
+	tail, err := s.fetch(s.size-min(s.size, pqTailRead), min(s.size, pqTailRead), "footer")
 	if err != nil {
 		return nil, err
 	}
-	var tail [8]byte
-	if _, err := s.ReadAt(tail[:], s.size-8); err != nil {
-		return nil, s.fail("reading footer", err)
+	head := make([]byte, 4)
+	if _, err := s.ReadAt(head, 0); err != nil {
+		return nil, s.fail("reading header", err)
 	}
-	if string(head) != magic || string(tail[4:]) != magic {
+	s.regions = append(s.regions, pqRegion{0, head})
+	trailer := tail[len(tail)-8:]
+	if string(head) != magic || string(trailer[4:]) != magic {
 		return nil, pqCorruptf("not a Parquet file (or an encrypted one): bad magic bytes")
 	}
-	footerLen := int64(binary.LittleEndian.Uint32(tail[:4]))
+	footerLen := int64(binary.LittleEndian.Uint32(trailer[:4]))
 	if footerLen > s.size-12 {
 		return nil, pqCorruptf("footer length %d exceeds file size %d", footerLen, s.size)
 	}
-	footer, err := s.fetch(s.size-8-footerLen, footerLen+8, "footer")
-	if err != nil {
-		return nil, err
+	footer := tail[len(tail)-8-min(int(footerLen), len(tail)-8):][:footerLen]
+	if footerLen+8 > int64(len(tail)) {
+		if footer, err = s.fetch(s.size-8-footerLen, footerLen, "footer"); err != nil {
+			return nil, err
+		}
 	}
-	if _, err := pqCheckThrift(footer[:footerLen]); err != nil {
+	if _, err := pqCheckThrift(footer); err != nil {
 		return nil, pqCorruptf("footer: %v", err)
 	}
 	err = pqProtect(func() error {
@@ -239,7 +254,7 @@ func (s *pqSource) loadChunks(rg *format.RowGroup, cursors []*pqCursor) error {
 		}
 		for _, c := range chunks[i:j] {
 			lo := c.off - chunks[i].off
-			if err := pqCheckPages(data[lo:lo+c.n], c.c.name); err != nil {
+			if err := pqCheckPages(data[lo:lo+c.n], c.c.name, c.c.codec); err != nil {
 				return err
 			}
 		}
@@ -249,8 +264,10 @@ func (s *pqSource) loadChunks(rg *format.RowGroup, cursors []*pqCursor) error {
 }
 
 // pqCheckPages walks the page headers of a column chunk and checks the sizes and counts they
-// claim against the chunk and against pqMaxPageBytes and pqMaxPageValues.
-func pqCheckPages(chunk []byte, name string) error {
+// claim against the chunk and against pqMaxPageBytes and pqMaxPageValues, and that each
+// compressed page decompresses within pqMaxPageBytes: parquet-go trusts all of these.
+func pqCheckPages(chunk []byte, name string, codec format.CompressionCodec) error {
+	var scratch []byte
 	for pos := 0; pos < len(chunk); {
 		n, err := pqCheckThrift(chunk[pos:])
 		if err != nil {
@@ -262,15 +279,23 @@ func pqCheckPages(chunk []byte, name string) error {
 			return pqCorruptf("column %s: page header at %d: %v", name, pos, err)
 		}
 		pos += n
-		values := int64(0)
+		values, levels, compressed := int64(0), int64(0), true
 		switch {
 		case h.DataPageHeader.Valid:
 			values = int64(h.DataPageHeader.V.NumValues)
 		case h.DataPageHeaderV2.Valid:
+			// Version 2 pages keep their levels uncompressed, before the values.
 			v := &h.DataPageHeaderV2.V
 			values = max(int64(v.NumValues), int64(v.NumRows), int64(v.NumNulls))
+			if v.RepetitionLevelsByteLength < 0 || v.DefinitionLevelsByteLength < 0 {
+				return pqCorruptf("column %s: negative level lengths", name)
+			}
+			levels = int64(v.RepetitionLevelsByteLength) + int64(v.DefinitionLevelsByteLength)
+			compressed = !v.IsCompressed.Valid || v.IsCompressed.V
 		case h.DictionaryPageHeader.Valid:
 			values = int64(h.DictionaryPageHeader.V.NumValues)
+		default:
+			compressed = false // index pages and unknown kinds are skipped by parquet-go
 		}
 		switch {
 		case h.CompressedPageSize < 0 || int(h.CompressedPageSize) > len(chunk)-pos:
@@ -279,10 +304,71 @@ func pqCheckPages(chunk []byte, name string) error {
 			return pqCorruptf("column %s: page claims %d bytes uncompressed", name, h.UncompressedPageSize)
 		case values < 0 || values > pqMaxPageValues:
 			return pqCorruptf("column %s: page claims %d values", name, values)
+		case levels > int64(h.CompressedPageSize):
+			return pqCorruptf("column %s: page levels overrun the page", name)
+		}
+		page := chunk[pos+int(levels) : pos+int(h.CompressedPageSize)]
+		if compressed {
+			if scratch, err = pqCheckCompressed(codec, page, int(h.UncompressedPageSize), scratch); err != nil {
+				return pqCorruptf("column %s: compressed page: %v", name, err)
+			}
 		}
 		pos += int(h.CompressedPageSize)
 	}
 	return nil
+}
+
+// pqZstd decodes zstd pages with a bound on their decoded size.
+var pqZstd = sync.OnceValues(func() (*zstd.Decoder, error) {
+	return zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(pqMaxPageBytes))
+})
+
+// pqCheckCompressed checks that parquet-go's decoder for codec will decode data in bounded
+// memory. Snappy (what Spark writes by default) only needs its length header checked. The
+// others are decoded here with a bound, since parquet-go's decoders read gzip and brotli
+// streams to their end, trust zstd's frame size and retry LZ4 with ever larger buffers on any
+// error: damaged data could exhaust memory. scratch is reused between calls.
+func pqCheckCompressed(codec format.CompressionCodec, data []byte, uncompressed int, scratch []byte) ([]byte, error) {
+	switch codec {
+	case format.Snappy:
+		// A bad header fails in parquet-go; only a length too large to allocate matters.
+		if n, k := binary.Uvarint(data); k > 0 && n > pqMaxPageBytes {
+			return scratch, fmt.Errorf("snappy block claims %d bytes", n)
+		}
+	case format.Lz4Raw:
+		if cap(scratch) < uncompressed {
+			scratch = make([]byte, uncompressed)
+		}
+		if _, err := lz4.UncompressBlock(data, scratch[:uncompressed]); err != nil {
+			return scratch, fmt.Errorf("lz4: %w", err)
+		}
+	case format.Zstd:
+		d, err := pqZstd()
+		if err != nil {
+			return scratch, err
+		}
+		scratch, err = d.DecodeAll(data, scratch[:0])
+		return scratch, err
+	case format.Gzip, format.Brotli:
+		var r io.Reader
+		if codec == format.Gzip {
+			z, err := gzip.NewReader(bytes.NewReader(data))
+			if err != nil {
+				return scratch, err
+			}
+			r = z
+		} else {
+			r = brotli.NewReader(bytes.NewReader(data))
+		}
+		n, err := io.Copy(io.Discard, io.LimitReader(r, pqMaxPageBytes+1))
+		if err != nil {
+			return scratch, err
+		}
+		if n > pqMaxPageBytes {
+			return scratch, fmt.Errorf("page decompresses to more than %d bytes", pqMaxPageBytes)
+		}
+	}
+	return scratch, nil
 }
 
 // pqCheckThrift walks one thrift compact-protocol struct at the start of b and returns its
@@ -502,15 +588,14 @@ func (p *pqPlan) cursor(col *parquet.Column, name string, kinds ...parquet.Kind)
 	if col.MaxRepetitionLevel() != 0 {
 		return nil, pqCorruptf("column %s is repeated", name)
 	}
-	kind := col.Type().Kind()
-	ok := false
-	for _, k := range kinds {
-		ok = ok || k == kind
+	kind, err := pqLeafKind(col, name)
+	if err != nil {
+		return nil, err
 	}
-	if !ok {
+	if !slices.Contains(kinds, kind) {
 		return nil, pqCorruptf("column %s has type %v, want %v", name, kind, kinds[0])
 	}
-	c := newPQCursor(col, name)
+	c := newPQCursor(col, name, kind)
 	p.cursors = append(p.cursors, c)
 	return c, nil
 }
@@ -598,8 +683,12 @@ func (p *pqPlan) genericReader(g *parquet.Column, kind Kinds) (*pqGroupReader, e
 		}
 		if c.Leaf() {
 			n.leaf = true
-			lc := newPQCursor(c, path)
-			r.encs = append(r.encs, pqJSONEncFor(c.Type()))
+			kind, err := pqLeafKind(c, path)
+			if err != nil {
+				return nil, err
+			}
+			lc := newPQCursor(c, path, kind)
+			r.encs = append(r.encs, pqJSONEncFor(c.Type(), kind))
 			r.leaves = append(r.leaves, lc)
 			p.cursors = append(p.cursors, lc)
 		} else {
@@ -773,7 +862,8 @@ func (r *pqFileReader) readRow() (*Action, error) {
 		return nil, err
 	}
 	if def < r.def {
-		return nil, r.skipRest()
+		r.skipRest()
+		return nil, nil
 	}
 	var path string
 	if def == r.path.maxDef {
@@ -828,16 +918,14 @@ func (r *pqFileReader) readRow() (*Action, error) {
 }
 
 // skipRest advances the group's other columns past a row in which the group is null.
-func (r *pqFileReader) skipRest() error {
-	for _, c := range []*pqCursor{r.size, r.dataChange, r.modificationTime, r.deletionTimestamp} {
-		if err := c.skip(); err != nil {
-			return err
-		}
-	}
+func (r *pqFileReader) skipRest() {
+	r.size.skip()
+	r.dataChange.skip()
+	r.modificationTime.skip()
+	r.deletionTimestamp.skip()
 	if r.dv != nil {
-		return r.dv.skip()
+		r.dv.skip()
 	}
-	return nil
 }
 
 func (d *pqDVReader) readRow() (*DeletionVector, error) {
@@ -846,11 +934,10 @@ func (d *pqDVReader) readRow() (*DeletionVector, error) {
 		return nil, err
 	}
 	if def < d.def {
-		for _, c := range []*pqCursor{d.pathOrInlineDv, d.offset, d.sizeInBytes, d.cardinality} {
-			if err := c.skip(); err != nil {
-				return nil, err
-			}
-		}
+		d.pathOrInlineDv.skip()
+		d.offset.skip()
+		d.sizeInBytes.skip()
+		d.cardinality.skip()
 		return nil, nil
 	}
 	a := &pqDVAlloc{}
@@ -888,13 +975,12 @@ func (d *pqDVReader) readRow() (*DeletionVector, error) {
 	return &a.dv, nil
 }
 
-func (d *pqDVReader) skip() error {
-	for _, c := range []*pqCursor{d.storageType, d.pathOrInlineDv, d.offset, d.sizeInBytes, d.cardinality} {
-		if err := c.skip(); err != nil {
-			return err
-		}
-	}
-	return nil
+func (d *pqDVReader) skip() {
+	d.storageType.skip()
+	d.pathOrInlineDv.skip()
+	d.offset.skip()
+	d.sizeInBytes.skip()
+	d.cardinality.skip()
 }
 
 // pqGroupReader rebuilds a whole column group (metaData, protocol, sidecar,
@@ -1174,8 +1260,8 @@ const (
 	pqJSONInt96  // legacy timestamps: the integer as a string
 )
 
-func pqJSONEncFor(t parquet.Type) pqJSONEnc {
-	switch t.Kind() {
+func pqJSONEncFor(t parquet.Type, kind parquet.Kind) pqJSONEnc {
+	switch kind {
 	case parquet.Boolean:
 		return pqJSONBool
 	case parquet.Int32, parquet.Int64:
@@ -1205,6 +1291,7 @@ type pqCursor struct {
 	name           string
 	index          int // leaf column index
 	kind           parquet.Kind
+	codec          format.CompressionCodec // as parquet-go applies it: the first row group's
 	maxDef, maxRep byte
 
 	ctx   context.Context
@@ -1219,6 +1306,7 @@ type pqCursor struct {
 	nvals, vi  int // defined values in the page, next value
 	cur        int // value index of the entry last returned by next
 	rep        byte
+	pending    int // entries skipped but not yet consumed
 
 	// values of the current page, by kind; idx maps value positions to dictionary positions
 	idx   []int32
@@ -1233,21 +1321,38 @@ type pqCursor struct {
 	count int // number of values in the arrays above (dictionary size for indexed pages)
 }
 
-func newPQCursor(col *parquet.Column, name string) *pqCursor {
-	return &pqCursor{
+func newPQCursor(col *parquet.Column, name string, kind parquet.Kind) *pqCursor {
+	c := &pqCursor{
 		name:   name,
 		index:  col.Index(),
-		kind:   col.Type().Kind(),
+		kind:   kind,
 		maxDef: byte(col.MaxDefinitionLevel()),
 		maxRep: byte(col.MaxRepetitionLevel()),
 	}
+	if codec := col.Compression(); codec != nil {
+		c.codec = codec.CompressionCodec()
+	}
+	return c
+}
+
+// pqLeafKind returns the physical type of a leaf column; parquet-go panics for a leaf of a
+// damaged schema that has none.
+func pqLeafKind(col *parquet.Column, name string) (kind parquet.Kind, err error) {
+	err = pqProtect(func() error {
+		kind = col.Type().Kind()
+		return nil
+	})
+	if err != nil {
+		return 0, pqCorruptf("column %s has no physical type", name)
+	}
+	return kind, nil
 }
 
 func (c *pqCursor) open(ctx context.Context, src *pqSource, chunk parquet.ColumnChunk) error {
 	c.close()
 	c.ctx, c.src = ctx, src
 	c.done = false
-	c.n, c.i = 0, 0
+	c.n, c.i, c.pending = 0, 0, 0
 	err := pqProtect(func() error {
 		if chunk.Type().Kind() != c.kind {
 			return fmt.Errorf("chunk type %v differs from the schema's %v", chunk.Type().Kind(), c.kind)
@@ -1422,13 +1527,9 @@ func (c *pqCursor) setValues(v encoding.Values) error {
 // next advances to the next entry and returns its definition level; when it equals maxDef
 // the entry's value is available through the typed accessors.
 func (c *pqCursor) next() (byte, error) {
-	if c.i >= c.n {
-		ok, err := c.load()
-		if err != nil {
+	if c.i >= c.n || c.pending > 0 {
+		if err := c.refill(true); err != nil {
 			return 0, err
-		}
-		if !ok {
-			return 0, pqCorruptf("column %s has fewer values than its row group has rows", c.name)
 		}
 	}
 	def := c.maxDef
@@ -1453,13 +1554,41 @@ func (c *pqCursor) next() (byte, error) {
 	return def, nil
 }
 
-// skip advances past one entry of a column that may be absent (nil).
-func (c *pqCursor) skip() error {
-	if c == nil {
-		return nil
+// refill consumes the pending skipped entries and, if entry is set, makes sure that an entry
+// is available.
+func (c *pqCursor) refill(entry bool) error {
+	for {
+		if k := min(c.pending, c.n-c.i); k > 0 {
+			// Skipped entries are normally all null; count any defined ones so that values
+			// stay aligned with their entries even in an inconsistent file.
+			if c.defs == nil {
+				c.vi += k
+			} else {
+				c.vi += bytes.Count(c.defs[c.i:c.i+k], []byte{c.maxDef})
+			}
+			c.i += k
+			c.pending -= k
+		}
+		if c.i < c.n || c.pending == 0 && !entry {
+			return nil
+		}
+		ok, err := c.load()
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return pqCorruptf("column %s has fewer values than its row group has rows", c.name)
+		}
 	}
-	_, err := c.next()
-	return err
+}
+
+// skip advances past one entry of a column that may be absent (nil). The rows of one action
+// are null in the columns of every other action; skipping them one by one is most of the work
+// of reading a checkpoint, so skips are only counted here and consumed in bulk later.
+func (c *pqCursor) skip() {
+	if c != nil {
+		c.pending++
+	}
 }
 
 // peekRep returns the repetition level of the next entry without consuming it; ok is false at
@@ -1478,6 +1607,9 @@ func (c *pqCursor) peekRep() (rep byte, ok bool, err error) {
 
 // more reports whether entries remain after the last row.
 func (c *pqCursor) more() (bool, error) {
+	if err := c.refill(false); err != nil {
+		return false, err
+	}
 	if c.i < c.n {
 		return true, nil
 	}

@@ -10,7 +10,9 @@ import (
 	"strings"
 	"unsafe"
 
+	"github.com/klauspost/compress/s2"
 	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/format"
 )
 
 // The checkpoint schema, as Go types from which parquet-go derives the Parquet schema with
@@ -117,9 +119,11 @@ const (
 func WriteParquetCheckpoint(w io.Writer, actions iter.Seq[*Action]) error {
 	cw := newPQCheckpointWriter()
 	pw := parquet.NewWriter(w, pqCheckpointSchema,
-		parquet.Compression(&parquet.Snappy),
+		parquet.Compression(pqFastSnappy{}),
 		// Spark writes version 1 data pages; some readers still handle only those well.
 		parquet.DataPageVersion(1),
+		// Like parquet-mr since 1.11, no statistics in page headers (the column index has them).
+		parquet.DataPageStatistics(false),
 		parquet.CreatedBy("deltavacuum", "", ""),
 	)
 	rowsInGroup := 0
@@ -158,6 +162,23 @@ func WriteParquetCheckpoint(w io.Writer, actions iter.Seq[*Action]) error {
 		}
 	}
 	return pw.Close()
+}
+
+// pqFastSnappy is the SNAPPY codec with klauspost's fastest Snappy-compatible encoder.
+// parquet-go's codec uses the "better" encoder, which took a third of the writer's time for
+// files a few percent smaller.
+type pqFastSnappy struct{}
+
+func (pqFastSnappy) String() string { return "SNAPPY" }
+
+func (pqFastSnappy) CompressionCodec() format.CompressionCodec { return format.Snappy }
+
+func (pqFastSnappy) Encode(dst, src []byte) ([]byte, error) {
+	return s2.EncodeSnappy(dst[:cap(dst)], src), nil
+}
+
+func (pqFastSnappy) Decode(dst, src []byte) ([]byte, error) {
+	return s2.Decode(dst[:cap(dst)], src)
 }
 
 // ckptLeaf is a leaf column of the checkpoint schema.
