@@ -1017,14 +1017,31 @@ type pqEntry struct {
 }
 
 func (r *pqGroupReader) readRow() (*Action, error) {
+	// The group is null in most rows, those of other actions; each of its columns then holds
+	// a single null entry, which is skipped in bulk.
+	first := r.leaves[0]
+	def, err := first.next()
+	if err != nil {
+		return nil, err
+	}
+	if def < r.root.def {
+		if first.rep != 0 {
+			return nil, pqCorruptf("column %s: row starts with repetition level %d", first.name, first.rep)
+		}
+		for _, c := range r.leaves[1:] {
+			c.skip()
+		}
+		return nil, nil
+	}
 	r.vals = r.vals[:0]
 	for i, c := range r.leaves {
-		ents := r.rows[i][:0]
-		for {
-			def, err := c.next()
-			if err != nil {
+		if i > 0 {
+			if def, err = c.next(); err != nil {
 				return nil, err
 			}
+		}
+		ents := r.rows[i][:0]
+		for {
 			e := pqEntry{rep: c.rep, def: def}
 			if len(ents) == 0 && e.rep != 0 {
 				return nil, pqCorruptf("column %s: row starts with repetition level %d", c.name, e.rep)
@@ -1047,15 +1064,15 @@ func (r *pqGroupReader) readRow() (*Action, error) {
 			if !ok || rep == 0 {
 				break
 			}
+			if def, err = c.next(); err != nil {
+				return nil, err
+			}
 		}
 		r.rows[i] = ents
 	}
 	spans := make([]pqSpan, len(r.leaves))
 	for i := range spans {
 		spans[i] = pqSpan{0, len(r.rows[i])}
-	}
-	if r.rows[0][0].def < r.root.def {
-		return nil, nil
 	}
 	out, _, err := r.appendNode(r.out[:0], r.root, spans)
 	if err != nil {
@@ -1594,6 +1611,9 @@ func (c *pqCursor) skip() {
 // peekRep returns the repetition level of the next entry without consuming it; ok is false at
 // the end of the chunk.
 func (c *pqCursor) peekRep() (rep byte, ok bool, err error) {
+	if err := c.refill(false); err != nil {
+		return 0, false, err
+	}
 	if c.i >= c.n {
 		if ok, err := c.load(); !ok || err != nil {
 			return 0, false, err

@@ -17,9 +17,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/parquet-go/parquet-go"
 
@@ -172,7 +170,7 @@ func pqJSON(v any) string {
 	return string(b)
 }
 
-func ptr[T any](v T) *T { return &v }
+func pqPtr[T any](v T) *T { return &v }
 
 // pqOracle decodes a file with parquet-go's own row reader, independently of the
 // column-cursor reader, into one line per action row.
@@ -396,7 +394,7 @@ func TestParquetClassicCheckpoint(t *testing.T) {
 		return a.Remove != nil && a.Remove.Path == "part-00000-0869ab64-e69d-407f-80d4-1a2ea1f69d11-c000.snappy.parquet"
 	}).Remove
 	pqCheckEqual(t, "remove", rm, &Remove{
-		Path: "part-00000-0869ab64-e69d-407f-80d4-1a2ea1f69d11-c000.snappy.parquet", DeletionTimestamp: ptr[int64](1691426737813), Size: ptr[int64](527),
+		Path: "part-00000-0869ab64-e69d-407f-80d4-1a2ea1f69d11-c000.snappy.parquet", DeletionTimestamp: pqPtr[int64](1691426737813), Size: pqPtr[int64](527),
 	})
 	pqCheckEqual(t, "protocol", pqProtocol(t, acts), &Protocol{MinReaderVersion: 1, MinWriterVersion: 2})
 	md := pqMetadata(t, acts)
@@ -425,7 +423,7 @@ func TestParquetDeletionVectorsAndMetadataRaw(t *testing.T) {
 	const path = "part=4/part-00000-69ec928d-3737-4eb3-a3d8-9555a6b55ff5.c000.snappy.parquet"
 	add := pqFind(t, acts, pqAddAt(path)).Add
 	pqCheckEqual(t, "add", add, &Add{Path: path, Size: 735, ModificationTime: 1688691720000,
-		DeletionVector: &DeletionVector{StorageType: "u", PathOrInlineDv: "+V9Oq([R6mTaoM.}Isa)", Offset: ptr[int32](1), SizeInBytes: 36, Cardinality: 2}})
+		DeletionVector: &DeletionVector{StorageType: "u", PathOrInlineDv: "+V9Oq([R6mTaoM.}Isa)", Offset: pqPtr[int32](1), SizeInBytes: 36, Cardinality: 2}})
 	var removes []*Remove
 	for _, a := range acts {
 		if a.Remove != nil && a.Remove.Path == path {
@@ -433,9 +431,9 @@ func TestParquetDeletionVectorsAndMetadataRaw(t *testing.T) {
 		}
 	}
 	pqCheckEqual(t, "removes of "+path, removes, []*Remove{
-		{Path: path, DeletionTimestamp: ptr[int64](1688691776979), Size: ptr[int64](735),
-			DeletionVector: &DeletionVector{StorageType: "u", PathOrInlineDv: "SZYoUv7OW&PVt[Vm4y.s", Offset: ptr[int32](1), SizeInBytes: 34, Cardinality: 1}},
-		{Path: path, DeletionTimestamp: ptr[int64](1688691757817), Size: ptr[int64](735)},
+		{Path: path, DeletionTimestamp: pqPtr[int64](1688691776979), Size: pqPtr[int64](735),
+			DeletionVector: &DeletionVector{StorageType: "u", PathOrInlineDv: "SZYoUv7OW&PVt[Vm4y.s", Offset: pqPtr[int32](1), SizeInBytes: 34, Cardinality: 1}},
+		{Path: path, DeletionTimestamp: pqPtr[int64](1688691757817), Size: pqPtr[int64](735)},
 	})
 	pqCheckEqual(t, "protocol", pqProtocol(t, acts), &Protocol{MinReaderVersion: 3, MinWriterVersion: 7,
 		ReaderFeatures: []string{"deletionVectors"}, WriterFeatures: []string{"deletionVectors"}})
@@ -510,7 +508,7 @@ func TestParquetDelta020(t *testing.T) {
 		return a.Remove != nil && a.Remove.Path == "part-00000-512e1537-8aaa-4193-b8b4-bef3de0de409-c000.snappy.parquet"
 	}).Remove
 	pqCheckEqual(t, "remove", rm, &Remove{Path: "part-00000-512e1537-8aaa-4193-b8b4-bef3de0de409-c000.snappy.parquet",
-		DeletionTimestamp: ptr[int64](1564524298213)})
+		DeletionTimestamp: pqPtr[int64](1564524298213)})
 }
 
 func TestParquetSchemaEvolvability(t *testing.T) {
@@ -521,7 +519,7 @@ func TestParquetSchemaEvolvability(t *testing.T) {
 		return a.Remove != nil && strings.HasPrefix(a.Remove.Path, "part-00000-dfb1dd9a")
 	}).Remove
 	pqCheckEqual(t, "remove", rm, &Remove{Path: "part-00000-dfb1dd9a-0fe2-420e-81d5-a84004aebcee-c000.snappy.parquet",
-		DeletionTimestamp: ptr[int64](1623255706137), Size: ptr[int64](793)})
+		DeletionTimestamp: pqPtr[int64](1623255706137), Size: pqPtr[int64](793)})
 	pqCheckEqual(t, "configuration", pqMetadata(t, acts).Configuration,
 		map[string]string{"delta.checkpoint.writeStatsAsStruct": "true", "delta.checkpoint.writeStatsAsJson": "false"})
 }
@@ -531,7 +529,7 @@ func TestParquetDatabricksCheckpoint(t *testing.T) {
 	pqCheckEqual(t, "counts", pqCounts(acts), map[string]int{"add": 1, "remove": 2, "metaData": 1, "protocol": 1})
 	const path = "part-00000-cb251d5e-b665-437a-a9a7-fbfc5137c77d.c000.snappy.parquet"
 	pqCheckEqual(t, "add", pqFind(t, acts, pqAddAt(path)).Add, &Add{Path: path, Size: 10499, ModificationTime: 1690885056000,
-		DeletionVector: &DeletionVector{StorageType: "u", PathOrInlineDv: "Q6Kt3y1b)0MgZSWwPunr", Offset: ptr[int32](1), SizeInBytes: 36, Cardinality: 2}})
+		DeletionVector: &DeletionVector{StorageType: "u", PathOrInlineDv: "Q6Kt3y1b)0MgZSWwPunr", Offset: pqPtr[int32](1), SizeInBytes: 36, Cardinality: 2}})
 	pqCheckEqual(t, "protocol", pqProtocol(t, acts), &Protocol{MinReaderVersion: 3, MinWriterVersion: 7,
 		ReaderFeatures: []string{"deletionVectors"}, WriterFeatures: []string{"deletionVectors", "appendOnly", "invariants"}})
 }
@@ -698,18 +696,18 @@ func TestParquetWriteRoundTrip(t *testing.T) {
 		{Protocol: &Protocol{MinReaderVersion: 3, MinWriterVersion: 7, ReaderFeatures: []string{"deletionVectors"}, WriterFeatures: []string{"deletionVectors", "appendOnly"}}},
 		{Protocol: &Protocol{MinReaderVersion: 1, MinWriterVersion: 2}},
 		{Protocol: &Protocol{MinReaderVersion: 3, MinWriterVersion: 7, ReaderFeatures: []string{}, WriterFeatures: []string{}}},
-		{Metadata: &Metadata{ID: "m1", Name: ptr("name"), Description: ptr(""), Format: Format{Provider: "parquet", Options: map[string]string{"k": "v"}},
+		{Metadata: &Metadata{ID: "m1", Name: pqPtr("name"), Description: pqPtr(""), Format: Format{Provider: "parquet", Options: map[string]string{"k": "v"}},
 			SchemaString: `{"type":"struct","fields":[]}`, PartitionColumns: []string{"a", "b"},
-			Configuration: map[string]string{"delta.enableDeletionVectors": "true", "delta.checkpointInterval": "10"}, CreatedTime: ptr[int64](1700000000000)}},
+			Configuration: map[string]string{"delta.enableDeletionVectors": "true", "delta.checkpointInterval": "10"}, CreatedTime: pqPtr[int64](1700000000000)}},
 		{Metadata: &Metadata{ID: "m2", Format: Format{Provider: "parquet"}, SchemaString: "{}"}},
 		{Add: &Add{Path: "a=1/b=x/part-0.parquet", Size: 10, ModificationTime: 20, DataChange: true, PartitionValues: map[string]string{"a": "1", "b": "x"}, Stats: `{"numRecords":1}`}},
-		{Add: &Add{Path: "part-1.parquet", DeletionVector: &DeletionVector{StorageType: "u", PathOrInlineDv: "ab^-aqEH.-t@S}K{vb[*k^", Offset: ptr[int32](4), SizeInBytes: 40, Cardinality: 6}}},
+		{Add: &Add{Path: "part-1.parquet", DeletionVector: &DeletionVector{StorageType: "u", PathOrInlineDv: "ab^-aqEH.-t@S}K{vb[*k^", Offset: pqPtr[int32](4), SizeInBytes: 40, Cardinality: 6}}},
 		{Add: &Add{Path: "part-2.parquet", Size: -1, DeletionVector: &DeletionVector{StorageType: "i", PathOrInlineDv: "wi5b=000010000siXQKl0rr91000f55c8Xg0@@D72lkbi5=-{L", SizeInBytes: 40, Cardinality: 1}}},
 		{Add: &Add{Path: "dir with spaces/ü%20é.parquet"}},
-		{Remove: &Remove{Path: "part-3.parquet", DeletionTimestamp: ptr[int64](1600000000000), Size: ptr[int64](99), DataChange: true}},
+		{Remove: &Remove{Path: "part-3.parquet", DeletionTimestamp: pqPtr[int64](1600000000000), Size: pqPtr[int64](99), DataChange: true}},
 		{Remove: &Remove{Path: "part-4.parquet"}},
-		{Remove: &Remove{Path: "part-5.parquet", DeletionTimestamp: ptr[int64](0), Size: ptr[int64](0),
-			DeletionVector: &DeletionVector{StorageType: "p", PathOrInlineDv: "s3://bucket/dv.bin", Offset: ptr[int32](0), SizeInBytes: 1, Cardinality: 0}}},
+		{Remove: &Remove{Path: "part-5.parquet", DeletionTimestamp: pqPtr[int64](0), Size: pqPtr[int64](0),
+			DeletionVector: &DeletionVector{StorageType: "p", PathOrInlineDv: "s3://bucket/dv.bin", Offset: pqPtr[int32](0), SizeInBytes: 1, Cardinality: 0}}},
 		{CheckpointMetadata: &CheckpointMetadata{Version: 12}},
 		{Sidecar: &Sidecar{Path: "00000000000000000012.checkpoint.0000000001.0000000001.uuid.parquet", SizeInBytes: 123, ModificationTime: 456}},
 	}
@@ -820,14 +818,14 @@ func pqGen(n, removeEvery int) iter.Seq[*Action] {
 		for i := range n {
 			path := fmt.Sprintf("event_date=2024-%02d-%02d/region=eu-west/part-%05d-%s.c000.snappy.parquet", i%12+1, i%28+1, i%2000, uuid())
 			if removeEvery > 0 && i%removeEvery == removeEvery-1 {
-				if !yield(&Action{Remove: &Remove{Path: path, DeletionTimestamp: ptr(int64(1700000000000 + i)), Size: ptr(int64(i)), DataChange: true}}) {
+				if !yield(&Action{Remove: &Remove{Path: path, DeletionTimestamp: pqPtr(int64(1700000000000 + i)), Size: pqPtr(int64(i)), DataChange: true}}) {
 					return
 				}
 				continue
 			}
 			a := &Add{Path: path, Size: int64(100000 + i), ModificationTime: int64(1700000000000 + i), DataChange: i%2 == 0}
 			if i%5 == 0 {
-				a.DeletionVector = &DeletionVector{StorageType: "u", PathOrInlineDv: uuid()[:20], Offset: ptr(int32(1 + i%64)), SizeInBytes: 36, Cardinality: int64(1 + i%100)}
+				a.DeletionVector = &DeletionVector{StorageType: "u", PathOrInlineDv: uuid()[:20], Offset: pqPtr(int32(1 + i%64)), SizeInBytes: 36, Cardinality: int64(1 + i%100)}
 			}
 			if !yield(&Action{Add: a}) {
 				return
@@ -907,6 +905,14 @@ func TestParquetWriteManyRowGroups(t *testing.T) {
 	}
 }
 
+func TestParquetWriteEmpty(t *testing.T) {
+	data := pqWrite(t, pqSeq(nil))
+	acts, err := pqCollect(context.Background(), pqBytesReader(data), KindAll)
+	if err != nil || len(acts) != 0 {
+		t.Errorf("empty checkpoint read as %d actions, error %v", len(acts), err)
+	}
+}
+
 func TestParquetWriteRejects(t *testing.T) {
 	for _, a := range []*Action{
 		nil,
@@ -974,17 +980,17 @@ func TestParquetMetadataUnknownColumns(t *testing.T) {
 		MetaData *meta `parquet:"metaData"`
 	}
 	data := pqWriteRaw(t,
-		row{Add: &add{Path: ptr("x.parquet")}},
+		row{Add: &add{Path: pqPtr("x.parquet")}},
 		row{MetaData: &meta{
-			ID:                ptr("id-1"),
-			Format:            &format{Provider: ptr("parquet"), Options: map[string]*string{"b": ptr("2"), "a": nil}},
-			SchemaString:      ptr(`{"type":"struct"}`),
-			PartitionColumns:  []*string{ptr("p\"q")},
+			ID:                pqPtr("id-1"),
+			Format:            &format{Provider: pqPtr("parquet"), Options: map[string]*string{"b": pqPtr("2"), "a": nil}},
+			SchemaString:      pqPtr(`{"type":"struct"}`),
+			PartitionColumns:  []*string{pqPtr("p\"q")},
 			Configuration:     map[string]*string{},
-			CreatedTime:       ptr[int64](-5),
-			ClusteringColumns: []*string{ptr("c1"), nil},
-			Extra: &extra{Level: ptr[int32](3), Ratio: ptr(0.5), Tags: map[string]*string{},
-				Nested: []*nested{{A: ptr("x")}, {}, nil}, Big: ptr[uint64](1 << 63)},
+			CreatedTime:       pqPtr[int64](-5),
+			ClusteringColumns: []*string{pqPtr("c1"), nil},
+			Extra: &extra{Level: pqPtr[int32](3), Ratio: pqPtr(0.5), Tags: map[string]*string{},
+				Nested: []*nested{{A: pqPtr("x")}, {}, nil}, Big: pqPtr[uint64](1 << 63)},
 			Numbers: []int64{1, 2},
 		}},
 	)
@@ -998,7 +1004,7 @@ func TestParquetMetadataUnknownColumns(t *testing.T) {
 		`"partitionColumns":["p\"q"],"configuration":{},"createdTime":-5,"clusteringColumns":["c1",null],`+
 		`"extra":{"level":3,"ratio":0.5,"tags":{},"nested":[{"a":"x"},{},null],"big":9223372036854775808},"numbers":[1,2]}`)
 	pqCheckEqual(t, "typed", md, &Metadata{ID: "id-1", Format: Format{Provider: "parquet", Options: map[string]string{"a": "", "b": "2"}},
-		SchemaString: `{"type":"struct"}`, PartitionColumns: []string{`p"q`}, Configuration: map[string]string{}, CreatedTime: ptr[int64](-5), Raw: md.Raw})
+		SchemaString: `{"type":"struct"}`, PartitionColumns: []string{`p"q`}, Configuration: map[string]string{}, CreatedTime: pqPtr[int64](-5), Raw: md.Raw})
 }
 
 // pqCorrupt asserts that reading data fails with ErrCorrupt.
@@ -1037,31 +1043,31 @@ func TestParquetWrongTypes(t *testing.T) {
 	}
 	pqCorrupt(t, "add.path INT64", pqWriteRaw(t, struct {
 		Add *intPath `parquet:"add"`
-	}{&intPath{ptr[int64](1)}}), KindAdd)
+	}{&intPath{pqPtr[int64](1)}}), KindAdd)
 	pqCorrupt(t, "remove.size STRING", pqWriteRaw(t, struct {
 		Remove *stringSize `parquet:"remove"`
-	}{&stringSize{ptr("p"), ptr("1")}}), KindRemove)
+	}{&stringSize{pqPtr("p"), pqPtr("1")}}), KindRemove)
 	pqCorrupt(t, "deletionVector without pathOrInlineDv", pqWriteRaw(t, struct {
 		Add *addDVNoPath `parquet:"add"`
-	}{&addDVNoPath{Path: ptr("p")}}), KindAdd)
+	}{&addDVNoPath{Path: pqPtr("p")}}), KindAdd)
 	pqCorrupt(t, "add without path", pqWriteRaw(t, struct {
 		Add *noPath `parquet:"add"`
-	}{&noPath{ptr[int64](1)}}), KindAdd)
+	}{&noPath{pqPtr[int64](1)}}), KindAdd)
 	pqCorrupt(t, "add is a value", pqWriteRaw(t, struct {
 		Add *string `parquet:"add"`
-	}{ptr("p")}), KindAdd)
+	}{pqPtr("p")}), KindAdd)
 	pqCorrupt(t, "metaData.createdTime STRING", pqWriteRaw(t, struct {
 		MetaData *badMeta `parquet:"metaData"`
-	}{&badMeta{ptr("id"), ptr("yesterday")}}), KindMetadata)
+	}{&badMeta{pqPtr("id"), pqPtr("yesterday")}}), KindMetadata)
 	pqCorrupt(t, "two actions in a row", pqWriteRaw(t, struct {
 		Add    *pathOnly `parquet:"add"`
 		Remove *pathOnly `parquet:"remove"`
-	}{&pathOnly{ptr("a")}, &pathOnly{ptr("b")}}), KindAdd|KindRemove)
+	}{&pathOnly{pqPtr("a")}, &pathOnly{pqPtr("b")}}), KindAdd|KindRemove)
 
 	// The same files are fine when the bad columns are not wanted.
 	if _, err := pqCollect(context.Background(), pqBytesReader(pqWriteRaw(t, struct {
 		Add *intPath `parquet:"add"`
-	}{&intPath{ptr[int64](1)}})), KindRemove|KindMetadata); err != nil {
+	}{&intPath{pqPtr[int64](1)}})), KindRemove|KindMetadata); err != nil {
 		t.Errorf("projected read of a file with a bad add column: %v", err)
 	}
 }
@@ -1070,8 +1076,8 @@ func pqSmallCheckpoint(t testing.TB) []byte {
 	return pqWrite(t, pqSeq([]*Action{
 		{Protocol: &Protocol{MinReaderVersion: 3, MinWriterVersion: 7, ReaderFeatures: []string{"deletionVectors"}, WriterFeatures: []string{"deletionVectors"}}},
 		{Metadata: &Metadata{ID: "m", Format: Format{Provider: "parquet"}, SchemaString: "{}", PartitionColumns: []string{"p"}, Configuration: map[string]string{"k": "v"}}},
-		{Add: &Add{Path: "p=1/a.parquet", Size: 1, PartitionValues: map[string]string{"p": "1"}, DeletionVector: &DeletionVector{StorageType: "u", PathOrInlineDv: "abcdefghijklmnopqrst", Offset: ptr[int32](1), SizeInBytes: 36, Cardinality: 2}}},
-		{Remove: &Remove{Path: "p=1/b.parquet", DeletionTimestamp: ptr[int64](5)}},
+		{Add: &Add{Path: "p=1/a.parquet", Size: 1, PartitionValues: map[string]string{"p": "1"}, DeletionVector: &DeletionVector{StorageType: "u", PathOrInlineDv: "abcdefghijklmnopqrst", Offset: pqPtr[int32](1), SizeInBytes: 36, Cardinality: 2}}},
+		{Remove: &Remove{Path: "p=1/b.parquet", DeletionTimestamp: pqPtr[int64](5)}},
 	}))
 }
 
@@ -1359,36 +1365,5 @@ func BenchmarkWriteCheckpoint1M(b *testing.B) {
 		if err := WriteParquetCheckpoint(io.Discard, slices.Values(acts)); err != nil {
 			b.Fatal(err)
 		}
-	}
-}
-
-func TestTmpCPU(t *testing.T) {
-	cpu := func() time.Duration {
-		var ru syscall.Rusage
-		syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-		return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-	}
-	path := filepath.Join(t.TempDir(), "c.parquet")
-	f, _ := os.Create(path)
-	acts := slices.Collect(pqGen(1_000_000, 0))
-	for i := 0; i < 3; i++ {
-		c0, w0 := cpu(), time.Now()
-		f.Seek(0, 0)
-		if err := WriteParquetCheckpoint(f, slices.Values(acts)); err != nil {
-			t.Fatal(err)
-		}
-		t.Logf("write: cpu %v wall %v", cpu()-c0, time.Since(w0))
-	}
-	f.Close()
-	acts = nil
-	r := pqOpen(t, path)
-	for i := 0; i < 5; i++ {
-		runtime.GC()
-		c0, w0 := cpu(), time.Now()
-		n := 0
-		if err := readParquetActions(context.Background(), r, KindAdd|KindRemove, func(*Action) error { n++; return nil }); err != nil {
-			t.Fatal(err)
-		}
-		t.Logf("read: cpu %v wall %v rows %d", cpu()-c0, time.Since(w0), n)
 	}
 }

@@ -115,7 +115,8 @@ const (
 // remove.extendedFileMetadata); add.partitionValues, metaData.format.options,
 // metaData.partitionColumns and metaData.configuration are written empty rather than null when
 // unset, as the protocol requires them. Metadata is written from its typed fields, not Raw.
-// Actions are not retained after the sequence moves on, so it may reuse them.
+// Actions are not retained after the sequence moves on, so it may reuse them. After an error
+// the output is incomplete.
 func WriteParquetCheckpoint(w io.Writer, actions iter.Seq[*Action]) error {
 	cw := newPQCheckpointWriter()
 	pw := parquet.NewWriter(w, pqCheckpointSchema,
@@ -124,7 +125,6 @@ func WriteParquetCheckpoint(w io.Writer, actions iter.Seq[*Action]) error {
 		parquet.DataPageVersion(1),
 		// Like parquet-mr since 1.11, no statistics in page headers (the column index has them).
 		parquet.DataPageStatistics(false),
-		parquet.CreatedBy("deltavacuum", "", ""),
 	)
 	rowsInGroup := 0
 	flush := func() error {
