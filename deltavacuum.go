@@ -17,7 +17,9 @@ import (
 
 	"github.com/deltavacuum/deltavacuum/deltalog"
 	"github.com/deltavacuum/deltavacuum/storage"
+	"github.com/deltavacuum/deltavacuum/storage/counting"
 	"github.com/deltavacuum/deltavacuum/storage/local"
+	"github.com/deltavacuum/deltavacuum/storage/location"
 	"github.com/deltavacuum/deltavacuum/vacuum"
 )
 
@@ -28,10 +30,27 @@ type Table struct {
 	Store    storage.Store
 }
 
-// Open returns the table at uri: a local directory path or a file:// URI. It refuses a
+// Open returns the table at uri: a local directory path or file:// URI, or an object-store URI
+// (s3://, abfss://, gs://, ... with settings from the environment). It refuses a local
 // directory that lies inside another Delta table (a partition directory, say), where a VACUUM
 // would take the table's live files for untracked ones.
 func Open(ctx context.Context, uri string) (*Table, error) {
+	return OpenWith(ctx, uri, nil)
+}
+
+// OpenWith is Open with storage settings (--storage-option KEY=VALUE; see storage/README.md).
+func OpenWith(ctx context.Context, uri string, opts location.Options) (*Table, error) {
+	kind, err := location.Kind(uri)
+	if err != nil {
+		return nil, err
+	}
+	if kind != "local" {
+		store, err := location.Open(ctx, uri, opts)
+		if err != nil {
+			return nil, err
+		}
+		return OpenStore(store), nil
+	}
 	dir, err := localPath(uri)
 	if err != nil {
 		return nil, err
@@ -64,9 +83,6 @@ func localPath(uri string) (string, error) {
 			return "", fmt.Errorf("table location %q: file URIs must name a local path (file:///path)", uri)
 		}
 		return u.Path, nil
-	}
-	if i := strings.Index(uri, "://"); i > 0 && !strings.ContainsAny(uri[:i], "/\\") {
-		return "", fmt.Errorf("table location %q: the %s:// scheme is not supported by this version of deltavacuum; give a local directory or a file:// URI", uri, uri[:i])
 	}
 	return uri, nil
 }
@@ -129,6 +145,16 @@ func LoggingDefault(location string) bool {
 // Vacuum plans and, unless DryRun, executes a VACUUM of the table, recording it in the table
 // history when logging is on.
 func (t *Table) Vacuum(ctx context.Context, opts VacuumOptions) (*vacuum.Result, error) {
+	before, counted := counting.Requests(t.Store)
+	res, err := t.vacuum(ctx, opts)
+	if after, ok := counting.Requests(t.Store); ok && counted && res != nil {
+		d := after.Sub(before)
+		res.Requests = &storage.RequestCounts{List: d.List, Get: d.Get, Put: d.Put, Delete: d.Delete}
+	}
+	return res, err
+}
+
+func (t *Table) vacuum(ctx context.Context, opts VacuumOptions) (*vacuum.Result, error) {
 	plan, err := t.Plan(ctx, opts.Options)
 	if err != nil {
 		return nil, err

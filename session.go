@@ -15,6 +15,8 @@ import (
 	"github.com/deltavacuum/deltavacuum/deltalog"
 	"github.com/deltavacuum/deltavacuum/inventory"
 	"github.com/deltavacuum/deltavacuum/sql"
+	"github.com/deltavacuum/deltavacuum/storage"
+	"github.com/deltavacuum/deltavacuum/storage/location"
 	"github.com/deltavacuum/deltavacuum/vacuum"
 )
 
@@ -40,6 +42,8 @@ type Config struct {
 	Settings map[string]string
 	// Now is the clock (default time.Now).
 	Now func() time.Time
+	// StorageOptions configure object stores (--storage-option KEY=VALUE).
+	StorageOptions location.Options
 }
 
 // Session runs statements with session settings, as a notebook's Spark session does.
@@ -335,7 +339,9 @@ func (s *Session) Vacuum(ctx context.Context, t *Table, req VacuumRequest) (*vac
 		if err != nil {
 			return nil, err
 		}
-		listing, err := inventory.Open(ctx, src, t.Location, inventory.Options{})
+		listing, err := inventory.Open(ctx, src, t.Location, inventory.Options{Open: func(ctx context.Context, loc string) (storage.Store, error) {
+			return location.Open(ctx, loc, s.cfg.StorageOptions)
+		}})
 		if err != nil {
 			return nil, err
 		}
@@ -397,7 +403,7 @@ func (s *Session) OpenRef(ctx context.Context, ref sql.TableRef) (*Table, error)
 		if ref.Format != "" && !strings.EqualFold(ref.Format, "delta") {
 			return nil, fmt.Errorf("%s.`%s` is not a Delta table reference; use delta.`path`", ref.Format, ref.Path)
 		}
-		return Open(ctx, ref.Path)
+		return OpenWith(ctx, ref.Path, s.cfg.StorageOptions)
 	}
 	return s.OpenName(ctx, ref.Name)
 }
@@ -412,34 +418,63 @@ func (s *Session) OpenName(ctx context.Context, parts []string) (*Table, error) 
 	if err != nil {
 		return nil, err
 	}
-	return Open(ctx, loc)
+	return OpenWith(ctx, loc, s.cfg.StorageOptions)
 }
 
 // OpenArg opens a table given on the command line: a path or URI, or a name (no '/' in it and
 // no such directory) that the catalog resolves.
 func (s *Session) OpenArg(ctx context.Context, arg string) (*Table, error) {
 	if strings.Contains(arg, "/") || strings.Contains(arg, `\`) || strings.Contains(arg, ":") {
-		return Open(ctx, arg)
+		return OpenWith(ctx, arg, s.cfg.StorageOptions)
 	}
 	if fi, err := os.Stat(arg); err == nil && fi.IsDir() {
-		return Open(ctx, arg)
+		return OpenWith(ctx, arg, s.cfg.StorageOptions)
 	}
 	if s.cfg.Catalog == nil || (s.cfg.Catalog.Warehouse == "" && len(s.cfg.Catalog.Tables) == 0) {
-		return Open(ctx, arg)
+		return OpenWith(ctx, arg, s.cfg.StorageOptions)
 	}
 	return s.OpenName(ctx, strings.Split(arg, "."))
 }
 
 // LocalIsTable reports whether a local path or file:// URI holds a _delta_log directory; it is
 // the catalog's existence check for local warehouses.
-func LocalIsTable(ctx context.Context, location string) (bool, error) {
-	dir, err := localPath(location)
+func LocalIsTable(ctx context.Context, loc string) (bool, error) {
+	dir, err := localPath(loc)
 	if err != nil {
 		return false, err
 	}
 	fi, err := os.Stat(filepath.Join(dir, "_delta_log"))
 	return err == nil && fi.IsDir(), nil
 }
+
+// IsTable returns the catalog's existence check for any location: local paths are checked
+// on disk, object stores by listing the first entry of <location>/_delta_log/.
+func IsTable(opts location.Options) func(ctx context.Context, loc string) (bool, error) {
+	return func(ctx context.Context, loc string) (bool, error) {
+		kind, err := location.Kind(loc)
+		if err != nil {
+			return false, err
+		}
+		if kind == "local" {
+			return LocalIsTable(ctx, loc)
+		}
+		store, err := location.Open(ctx, loc, opts)
+		if err != nil {
+			return false, err
+		}
+		found := false
+		err = store.Walk(ctx, deltalog.LogDir, func(storage.Object) error {
+			found = true
+			return errFound
+		})
+		if err != nil && !errors.Is(err, errFound) && !errors.Is(err, storage.ErrNotExist) {
+			return false, err
+		}
+		return found, nil
+	}
+}
+
+var errFound = errors.New("found")
 
 // SortedKeys returns the keys of m, sorted (for printing).
 func SortedKeys(m map[string]string) []string {

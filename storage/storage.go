@@ -138,3 +138,11 @@ func ValidKey(key string) bool {
 	}
 	return true
 }
+
+// RequestCounts are the requests a store sent, by kind, so users see what a run cost.
+type RequestCounts struct {
+	List   int64 `json:"list"`
+	Get    int64 `json:"get"`
+	Put    int64 `json:"put"`
+	Delete int64 `json:"delete"`
+}

@@ -49,6 +49,8 @@ type Result struct {
 	NumDeletedDirectories int64     `json:"numDeletedDirectories"`
 	Dropped               []string  `json:"droppedByRecheck,omitempty"`
 	Failed                []Failure `json:"failed,omitempty"`
+	// Requests are the storage requests of the run, on stores that count them.
+	Requests *storage.RequestCounts `json:"requests,omitempty"`
 }
 
 // DryRun returns the result of a DRY RUN: the plan, nothing deleted.

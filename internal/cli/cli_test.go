@@ -107,7 +107,8 @@ func TestExitCodes(t *testing.T) {
 		{"missing directory", []string{"vacuum", filepath.Join(notTable, "nope"), "--dry-run"}, ExitFailure, "is not a Delta table"},
 		{"retention check", []string{"vacuum", dir, "--retain-hours", "1", "--dry-run"}, ExitFailure, "retentionDurationCheck.enabled = false"},
 		{"negative retention", []string{"vacuum", dir, "--retain-hours", "-1", "--conf", checkOff}, ExitFailure, "can't be less than 0 hours"},
-		{"object store not yet", []string{"vacuum", "s3://bucket/t", "--dry-run"}, ExitFailure, "not supported"},
+		{"unknown scheme", []string{"vacuum", "foo://bucket/t", "--dry-run"}, ExitFailure, "foo"},
+		{"bad storage option", []string{"vacuum", dir, "--storage-option", "nokey"}, ExitUsage, "KEY=VALUE"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

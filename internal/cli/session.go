@@ -10,13 +10,15 @@ import (
 
 	"github.com/deltavacuum/deltavacuum"
 	"github.com/deltavacuum/deltavacuum/catalog"
+	"github.com/deltavacuum/deltavacuum/storage/location"
 )
 
 // sessionFlags are the flags every table command shares.
 type sessionFlags struct {
-	warehouse   string
-	catalogFile string
-	confs       []string
+	warehouse      string
+	catalogFile    string
+	confs          []string
+	storageOptions []string
 }
 
 func (f *sessionFlags) add(cmd *cobra.Command) {
@@ -24,6 +26,7 @@ func (f *sessionFlags) add(cmd *cobra.Command) {
 	fl.StringVar(&f.warehouse, "warehouse", "", "warehouse root for table names: a Fabric lakehouse (Tables/<schema>/<table>) or a Spark warehouse (<schema>.db/<table>); default $"+catalog.EnvWarehouse)
 	fl.StringVar(&f.catalogFile, "catalog", "", "catalog file (YAML or TOML) mapping table names to locations")
 	fl.StringArrayVar(&f.confs, "conf", nil, "session setting KEY=VALUE: "+strings.Join(deltavacuum.KnownSettings, ", "))
+	fl.StringArrayVar(&f.storageOptions, "storage-option", nil, "object-store setting KEY=VALUE (aws_region, aws_endpoint, azure_storage_account_key, azure_storage_sas_token, google_service_account, ...; see storage/README.md)")
 }
 
 // session builds the library session the flags describe. Unknown --conf keys are usage errors.
@@ -47,7 +50,11 @@ func (f *sessionFlags) session() (*deltavacuum.Session, error) {
 		}
 		settings[key] = strings.TrimSpace(value)
 	}
-	cat := &catalog.Catalog{Warehouse: f.warehouse, IsTable: deltavacuum.LocalIsTable}
+	storageOpts, err := location.ParseStorageOptions(f.storageOptions)
+	if err != nil {
+		return nil, &UsageError{Err: err}
+	}
+	cat := &catalog.Catalog{Warehouse: f.warehouse, IsTable: deltavacuum.IsTable(storageOpts)}
 	if cat.Warehouse == "" {
 		cat.Warehouse = os.Getenv(catalog.EnvWarehouse)
 	}
@@ -61,7 +68,7 @@ func (f *sessionFlags) session() (*deltavacuum.Session, error) {
 			cat.Warehouse = cf.Warehouse
 		}
 	}
-	return deltavacuum.NewSession(deltavacuum.Config{Catalog: cat, Settings: settings})
+	return deltavacuum.NewSession(deltavacuum.Config{Catalog: cat, Settings: settings, StorageOptions: storageOpts})
 }
 
 // sparkPath prints a location as Spark prints paths: file:/path for local files.

@@ -1,0 +1,590 @@
+// Package azure is the storage backend for Azure Blob Storage, ADLS Gen2 (hierarchical
+// namespace) and Microsoft OneLake, on the Azure SDK for Go (azblob, azidentity).
+//
+// Everything goes through the Blob API, which all three serve: delimited, paginated listings
+// (with metadata, so that hierarchical-namespace directories, reported as blobs with
+// hdi_isfolder=true, are directories), Blob Batch deletes of up to 256 keys, and Put with
+// If-None-Match: * (409 BlobAlreadyExists means taken). Stores that refuse batches (OneLake,
+// some hierarchical-namespace accounts) are detected on the first refusal, and the store
+// deletes singly, concurrently, from then on. An empty hierarchical-namespace directory is
+// deleted with the Blob API, or with the ADLS Gen2 (DFS) API when the Blob API refuses.
+package azure
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/streaming"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/to"
+	"github.com/Azure/azure-sdk-for-go/sdk/azidentity"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/blob"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/blockblob"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/container"
+
+	"github.com/deltavacuum/deltavacuum/storage"
+	"github.com/deltavacuum/deltavacuum/storage/counting"
+	"github.com/deltavacuum/deltavacuum/storage/internal/blobstore"
+)
+
+// MaxBatch is the most sub-requests Azure takes in one Blob Batch request.
+const MaxBatch = 256
+
+// Config configures a Store.
+type Config struct {
+	// ServiceURL is the Blob endpoint: https://ACCOUNT.blob.core.windows.net,
+	// https://onelake.blob.fabric.microsoft.com, or an emulator's
+	// http://127.0.0.1:10000/devstoreaccount1. It carries no query.
+	ServiceURL string
+	// DFSURL is the ADLS Gen2 endpoint, used only to delete hierarchical-namespace
+	// directories the Blob API refuses to. Derived from ServiceURL for Azure and OneLake hosts.
+	DFSURL string
+	// Container is the container (for OneLake, the workspace, by name or GUID).
+	Container string
+	// Prefix is the root of the store within the container ("" for the container root).
+	Prefix string
+
+	// Account is the storage account name (needed with AccountKey).
+	Account string
+	// AccountKey authenticates with Shared Key.
+	AccountKey string
+	// SASToken authenticates with a shared access signature (the query string, with or
+	// without its leading '?').
+	SASToken string
+	// Credential authenticates with Microsoft Entra ID. When AccountKey, SASToken and
+	// Credential are all unset, the SDK's default chain is used (environment, workload
+	// identity, managed identity, Azure CLI, Azure Developer CLI).
+	Credential azcore.TokenCredential
+	// Anonymous sends no credentials (public containers).
+	Anonymous bool
+	// AllowHTTP permits an http:// ServiceURL (emulators).
+	AllowHTTP bool
+
+	// Concurrency bounds the requests in flight (default 16); BatchSize is the number of
+	// keys per Blob Batch (default and most 256; 1 deletes singly); MaxAttempts bounds the
+	// attempts of each request (default 8).
+	Concurrency, BatchSize, MaxAttempts int
+	// ListPageSize is the number of blobs per listing page (default and most 5000).
+	ListPageSize int
+
+	// WrapTransport, when set, wraps the HTTP transport (tests inject faults with it).
+	WrapTransport func(http.RoundTripper) http.RoundTripper
+	// Location overrides the URI reported by Location.
+	Location string
+}
+
+// Store is an Azure container prefix.
+type Store struct {
+	*blobstore.Store
+	b *backend
+}
+
+var _ storage.Store = (*Store)(nil)
+
+// New returns a store for cfg. It makes no request.
+func New(ctx context.Context, cfg Config) (*Store, error) {
+	if cfg.Container == "" {
+		return nil, errors.New("azure: no container")
+	}
+	su, err := url.Parse(cfg.ServiceURL)
+	if err != nil || su.Host == "" || (su.Scheme != "http" && su.Scheme != "https") {
+		return nil, fmt.Errorf("azure: service URL %q is not an http(s) URL", redact(cfg.ServiceURL))
+	}
+	if su.RawQuery != "" {
+		return nil, errors.New("azure: the service URL must carry no query; give a SAS token as SASToken")
+	}
+	if su.Scheme == "http" && !cfg.AllowHTTP {
+		return nil, fmt.Errorf("azure: service URL %s is plain http: set azure_allow_http=true (or azure_storage_use_emulator=true) to allow it", redact(cfg.ServiceURL))
+	}
+	if cfg.MaxAttempts <= 0 {
+		cfg.MaxAttempts = blobstore.DefaultMaxAttempts
+	}
+	if cfg.BatchSize <= 0 || cfg.BatchSize > MaxBatch {
+		cfg.BatchSize = MaxBatch
+	}
+	if cfg.DFSURL == "" {
+		cfg.DFSURL = DFSEndpoint(cfg.ServiceURL)
+	}
+	counter := &counting.Counter{}
+	rt := blobstore.TuneTransport(http.DefaultTransport.(*http.Transport).Clone(), cfg.Concurrency)
+	if cfg.WrapTransport != nil {
+		rt = cfg.WrapTransport(rt)
+	}
+	hc := &http.Client{Transport: &counting.Transport{Base: rt, Counter: counter}}
+	copts := azcore.ClientOptions{
+		Transport: hc,
+		Retry: policy.RetryOptions{
+			MaxRetries:    int32(cfg.MaxAttempts - 1),
+			RetryDelay:    200 * time.Millisecond,
+			MaxRetryDelay: 20 * time.Second,
+		},
+		InsecureAllowCredentialWithHTTP: cfg.AllowHTTP,
+	}
+	if cfg.MaxAttempts == 1 {
+		copts.Retry.MaxRetries = -1
+	}
+	containerURL := strings.TrimSuffix(cfg.ServiceURL, "/") + "/" + url.PathEscape(cfg.Container)
+	sas := strings.TrimPrefix(cfg.SASToken, "?")
+	var cc *container.Client
+	var auth policy.Policy
+	switch {
+	case cfg.Anonymous:
+		cc, err = container.NewClientWithNoCredential(containerURL, &container.ClientOptions{ClientOptions: copts})
+	case cfg.AccountKey != "":
+		account := cfg.Account
+		if account == "" {
+			account = AccountFromURL(su)
+		}
+		if account == "" {
+			return nil, errors.New("azure: an account key needs the account name (azure_storage_account_name)")
+		}
+		var cred *blob.SharedKeyCredential
+		cred, err = blob.NewSharedKeyCredential(account, cfg.AccountKey)
+		if err != nil {
+			return nil, errors.New("azure: the account key is not valid base64")
+		}
+		cc, err = container.NewClientWithSharedKeyCredential(containerURL, cred, &container.ClientOptions{ClientOptions: copts})
+		if err == nil {
+			auth, err = newSharedKeyPolicy(account, cfg.AccountKey)
+		}
+	case sas != "":
+		if _, perr := url.ParseQuery(sas); perr != nil {
+			return nil, errors.New("azure: the SAS token is not a query string")
+		}
+		cc, err = container.NewClientWithNoCredential(containerURL+"?"+sas, &container.ClientOptions{ClientOptions: copts})
+		auth = sasPolicy(sas)
+	default:
+		cred := cfg.Credential
+		if cred == nil {
+			cred, err = azidentity.NewDefaultAzureCredential(&azidentity.DefaultAzureCredentialOptions{})
+			if err != nil {
+				return nil, fmt.Errorf("azure: no credentials: give an account key or a SAS token, or sign in (environment, managed identity, Azure CLI): %w", err)
+			}
+		}
+		cc, err = container.NewClient(containerURL, cred, &container.ClientOptions{ClientOptions: copts})
+		auth = bearerPolicy(cred, cfg.AllowHTTP)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("azure: %w", err)
+	}
+	prefix := strings.Trim(cfg.Prefix, "/")
+	if prefix != "" {
+		prefix += "/"
+	}
+	loc := cfg.Location
+	if loc == "" {
+		loc = strings.TrimSuffix(cfg.ServiceURL, "/") + "/" + cfg.Container
+		if prefix != "" {
+			loc += "/" + strings.TrimSuffix(prefix, "/")
+		}
+	}
+	b := &backend{cc: cc, container: cfg.Container, pageSize: 5000, dfsOptions: copts}
+	if cfg.ListPageSize > 0 && cfg.ListPageSize < 5000 {
+		b.pageSize = cfg.ListPageSize
+	}
+	if cfg.DFSURL != "" {
+		b.dfs = newDFS(cfg.DFSURL, cfg.Container, auth, copts)
+	}
+	st := blobstore.New(b, blobstore.Config{
+		Location:    loc,
+		Root:        prefix,
+		Concurrency: cfg.Concurrency,
+		BatchSize:   cfg.BatchSize,
+		MaxAttempts: cfg.MaxAttempts,
+		DirEntities: true,
+		Counter:     counter,
+	})
+	return &Store{Store: st, b: b}, nil
+}
+
+// Client returns the SDK container client (for tests and tools).
+func (s *Store) Client() *container.Client { return s.b.cc }
+
+// DFSEndpoint returns the ADLS Gen2 endpoint of an Azure or OneLake Blob endpoint ("" for
+// other hosts, such as emulators).
+func DFSEndpoint(serviceURL string) string {
+	u, err := url.Parse(serviceURL)
+	if err != nil {
+		return ""
+	}
+	h := strings.ToLower(u.Host)
+	for _, suffix := range []string{".blob.core.windows.net", ".blob.fabric.microsoft.com", ".blob.core.chinacloudapi.cn", ".blob.core.usgovcloudapi.net"} {
+		if strings.HasSuffix(h, suffix) {
+			u.Host = strings.TrimSuffix(h, suffix) + strings.Replace(suffix, ".blob.", ".dfs.", 1)
+			u.RawQuery = ""
+			return u.String()
+		}
+	}
+	return ""
+}
+
+// AccountFromURL returns the account of a service URL: the first label of an Azure host, or
+// the first path segment of an emulator URL (http://127.0.0.1:10000/devstoreaccount1).
+func AccountFromURL(u *url.URL) string {
+	h := strings.ToLower(u.Hostname())
+	if i := strings.IndexByte(h, '.'); i > 0 && strings.Contains(h, ".core.") {
+		return h[:i]
+	}
+	if p := strings.Trim(u.Path, "/"); p != "" {
+		return strings.Split(p, "/")[0]
+	}
+	return ""
+}
+
+func redact(s string) string {
+	u, err := url.Parse(s)
+	if err != nil {
+		return "(unparsable URL)"
+	}
+	u.User = nil
+	u.RawQuery = ""
+	return u.String()
+}
+
+// Error is an Azure error, printed on one line: operation, key, HTTP status and error code
+// (the SDK's own message spans many lines, with the whole response). It unwraps to the SDK
+// error, and to storage.ErrNotExist, ErrExist or ErrNotEmpty where they apply.
+type Error struct {
+	Op, Name string
+	Status   int
+	Code     string
+	Err      error
+	kind     error
+}
+
+func (e *Error) Error() string {
+	if e.Status == 0 {
+		return fmt.Sprintf("azure %s %s: %v", e.Op, e.Name, e.Err)
+	}
+	msg := fmt.Sprintf("azure %s %s: HTTP %d", e.Op, e.Name, e.Status)
+	if e.Code != "" {
+		msg += " " + e.Code
+	}
+	return msg
+}
+
+func (e *Error) Unwrap() []error {
+	if e.kind != nil {
+		return []error{e.kind, e.Err}
+	}
+	return []error{e.Err}
+}
+
+func wrap(op, name string, err error) error {
+	if err == nil {
+		return nil
+	}
+	e := &Error{Op: op, Name: name, Err: err}
+	var re *azcore.ResponseError
+	if errors.As(err, &re) {
+		e.Status, e.Code = re.StatusCode, re.ErrorCode
+		switch {
+		case re.ErrorCode == "BlobNotFound" || re.ErrorCode == "PathNotFound" ||
+			(re.StatusCode == http.StatusNotFound && re.ErrorCode != "ContainerNotFound" && re.ErrorCode != "FilesystemNotFound"):
+			e.kind = storage.ErrNotExist
+		case re.ErrorCode == "DirectoryIsNotEmpty" || re.ErrorCode == "DirectoryNotEmpty":
+			e.kind = storage.ErrNotEmpty
+		}
+	}
+	return e
+}
+
+func retryableStatus(code int) bool {
+	switch code {
+	case http.StatusRequestTimeout, http.StatusTooManyRequests, http.StatusInternalServerError,
+		http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+		return true
+	}
+	return false
+}
+
+type backend struct {
+	cc        *container.Client
+	container string
+	dfs       *dfsClient
+	pageSize  int
+	// dfsOptions are the pipeline options of the DFS client (tests build their own).
+	dfsOptions azcore.ClientOptions
+}
+
+func isDir(meta map[string]*string, resourceType string) bool {
+	if resourceType == "directory" {
+		return true
+	}
+	for k, v := range meta {
+		if strings.EqualFold(k, "hdi_isfolder") && v != nil && strings.EqualFold(*v, "true") {
+			return true
+		}
+	}
+	return false
+}
+
+func entry(item *container.BlobItem) blobstore.Entry {
+	e := blobstore.Entry{Name: valueOr(item.Name, "")}
+	rt := ""
+	if p := item.Properties; p != nil {
+		e.Size = valueOr(p.ContentLength, 0)
+		e.ModTime = valueOr(p.LastModified, time.Time{})
+		if p.ETag != nil {
+			e.Version = string(*p.ETag)
+		}
+		rt = valueOr(p.ResourceType, "")
+	}
+	if isDir(item.Metadata, rt) {
+		e.Dir, e.Size = true, 0
+	}
+	return e
+}
+
+func (b *backend) List(ctx context.Context, prefix string, delim bool, limit int, fn func(blobstore.Page) error) error {
+	var maxResults *int32
+	size := b.pageSize
+	if limit > 0 && limit < size {
+		size = limit
+	}
+	if size < 5000 {
+		maxResults = to.Ptr(int32(size))
+	}
+	include := container.ListBlobsInclude{Metadata: true}
+	if delim {
+		pager := b.cc.NewListBlobsHierarchyPager("/", &container.ListBlobsHierarchyOptions{Prefix: &prefix, Include: include, MaxResults: maxResults})
+		for pager.More() {
+			resp, err := pager.NextPage(ctx)
+			if err != nil {
+				return wrap("list", prefix, err)
+			}
+			var page blobstore.Page
+			if seg := resp.Segment; seg != nil {
+				for _, item := range seg.BlobItems {
+					page.Entries = append(page.Entries, entry(item))
+				}
+				for _, p := range seg.BlobPrefixes {
+					page.Prefixes = append(page.Prefixes, valueOr(p.Name, ""))
+				}
+			}
+			if err := fn(page); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	pager := b.cc.NewListBlobsFlatPager(&container.ListBlobsFlatOptions{Prefix: &prefix, Include: include, MaxResults: maxResults})
+	for pager.More() {
+		resp, err := pager.NextPage(ctx)
+		if err != nil {
+			return wrap("list", prefix, err)
+		}
+		var page blobstore.Page
+		if seg := resp.Segment; seg != nil {
+			for _, item := range seg.BlobItems {
+				page.Entries = append(page.Entries, entry(item))
+			}
+		}
+		if err := fn(page); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (b *backend) Head(ctx context.Context, name string) (blobstore.Entry, error) {
+	var raw *http.Response
+	resp, err := b.cc.NewBlobClient(name).GetProperties(policy.WithCaptureResponse(ctx, &raw), nil)
+	if err != nil {
+		return blobstore.Entry{}, wrap("head", name, err)
+	}
+	e := blobstore.Entry{
+		Name:    name,
+		Size:    valueOr(resp.ContentLength, 0),
+		ModTime: valueOr(resp.LastModified, time.Time{}),
+	}
+	if resp.ETag != nil {
+		e.Version = string(*resp.ETag)
+	}
+	rt := ""
+	if raw != nil {
+		rt = raw.Header.Get("x-ms-resource-type")
+	}
+	if isDir(resp.Metadata, rt) {
+		e.Dir, e.Size = true, 0
+	}
+	return e, nil
+}
+
+func (b *backend) ReadRange(ctx context.Context, name, version string, off, n int64) (io.ReadCloser, error) {
+	opts := &blob.DownloadStreamOptions{Range: blob.HTTPRange{Offset: off, Count: n}}
+	if version != "" {
+		opts.AccessConditions = &blob.AccessConditions{ModifiedAccessConditions: &blob.ModifiedAccessConditions{IfMatch: to.Ptr(azcore.ETag(version))}}
+	}
+	resp, err := b.cc.NewBlobClient(name).DownloadStream(ctx, opts)
+	if err != nil {
+		var re *azcore.ResponseError
+		if errors.As(err, &re) && re.StatusCode == http.StatusPreconditionFailed {
+			return nil, fmt.Errorf("azure read %s: the object changed while it was read", name)
+		}
+		return nil, wrap("read", name, err)
+	}
+	return resp.Body, nil
+}
+
+func (b *backend) Put(ctx context.Context, name string, data []byte, ifAbsent bool) error {
+	opts := &blockblob.UploadOptions{}
+	if ifAbsent {
+		opts.AccessConditions = &blob.AccessConditions{ModifiedAccessConditions: &blob.ModifiedAccessConditions{IfNoneMatch: to.Ptr(azcore.ETagAny)}}
+		ctx = policy.WithRetryOptions(ctx, policy.RetryOptions{MaxRetries: -1})
+	}
+	_, err := b.cc.NewBlockBlobClient(name).Upload(ctx, streaming.NopCloser(bytes.NewReader(data)), opts)
+	if err != nil {
+		var re *azcore.ResponseError
+		if ifAbsent && errors.As(err, &re) && (re.ErrorCode == "BlobAlreadyExists" || re.StatusCode == http.StatusPreconditionFailed ||
+			(re.StatusCode == http.StatusConflict && re.ErrorCode == "")) {
+			return fmt.Errorf("%w: %s", storage.ErrExist, name)
+		}
+		return wrap("put", name, err)
+	}
+	return nil
+}
+
+func (b *backend) DeleteBatch(ctx context.Context, names []string) (errs []error, err error) {
+	bb, err := b.cc.NewBatchBuilder()
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", blobstore.ErrBatchUnsupported, err)
+	}
+	for _, n := range names {
+		if err := bb.Delete(n, nil); err != nil {
+			return nil, fmt.Errorf("%w: %v", blobstore.ErrBatchUnsupported, err)
+		}
+	}
+	defer func() {
+		// The SDK's batch response parser indexes sub-requests by Content-ID unchecked.
+		if r := recover(); r != nil {
+			errs, err = nil, fmt.Errorf("%w: unparsable batch response (%v)", blobstore.ErrBatchUnsupported, r)
+		}
+	}()
+	resp, err := b.cc.SubmitBatch(ctx, bb, nil)
+	if err != nil {
+		var re *azcore.ResponseError
+		if errors.As(err, &re) {
+			if re.StatusCode >= 400 && re.StatusCode < 500 && !retryableStatus(re.StatusCode) {
+				// OneLake answers 400, other stores 400/403/404/405/409/501: no batches here.
+				return nil, fmt.Errorf("%w: %v", blobstore.ErrBatchUnsupported, wrap("batch delete", fmt.Sprintf("(%d keys)", len(names)), err))
+			}
+			if re.StatusCode == http.StatusNotImplemented {
+				return nil, fmt.Errorf("%w: %v", blobstore.ErrBatchUnsupported, wrap("batch delete", fmt.Sprintf("(%d keys)", len(names)), err))
+			}
+			return nil, wrap("batch delete", fmt.Sprintf("(%d keys)", len(names)), err)
+		}
+		if ctx.Err() != nil || isConnErr(err) {
+			return nil, wrap("batch delete", fmt.Sprintf("(%d keys)", len(names)), err)
+		}
+		// A response the SDK could not read (sub-responses missing or malformed): the batch
+		// may have run in part; single deletes find out, key by key.
+		return nil, fmt.Errorf("%w: %v", blobstore.ErrBatchUnsupported, wrap("batch delete", fmt.Sprintf("(%d keys)", len(names)), err))
+	}
+	errs = make([]error, len(names))
+	seen := make([]bool, len(names))
+	refused := 0
+	for pos, item := range resp.Responses {
+		i := pos
+		if item.ContentID != nil {
+			i = *item.ContentID
+		}
+		if i < 0 || i >= len(names) {
+			continue
+		}
+		seen[i] = true
+		if item.Error != nil {
+			errs[i] = wrap("delete", names[i], item.Error)
+			var re *azcore.ResponseError
+			if errors.As(item.Error, &re) && re.StatusCode >= 400 && re.StatusCode < 500 &&
+				re.StatusCode != http.StatusNotFound && !retryableStatus(re.StatusCode) {
+				refused++
+			}
+		}
+	}
+	for i := range names {
+		if !seen[i] {
+			errs[i] = &Error{Op: "delete", Name: names[i], Status: http.StatusInternalServerError, Code: "MissingBatchSubResponse", Err: errors.New("no sub-response")}
+		}
+	}
+	if refused == len(names) && len(names) > 1 {
+		// Every sub-request refused alike: a store that accepts the batch envelope but not
+		// its contents. Deleting singly tells the keys apart.
+		return nil, fmt.Errorf("%w: every sub-request refused (%v)", blobstore.ErrBatchUnsupported, errs[0])
+	}
+	return errs, nil
+}
+
+func (b *backend) DeleteOne(ctx context.Context, name string) error {
+	_, err := b.cc.NewBlobClient(name).Delete(ctx, nil)
+	return wrap("delete", name, err)
+}
+
+// DeleteDirEntity deletes an empty hierarchical-namespace directory (or a WASB folder blob):
+// with the Blob API, and with the DFS API when the Blob API refuses to (it answers 409
+// DirectoryIsNotEmpty when the directory has entries, which is final).
+func (b *backend) DeleteDirEntity(ctx context.Context, name string) error {
+	err := b.DeleteOne(ctx, name)
+	if err == nil || errors.Is(err, storage.ErrNotExist) || errors.Is(err, storage.ErrNotEmpty) {
+		return err
+	}
+	var e *Error
+	if !errors.As(err, &e) || e.Status < 400 || e.Status >= 500 || retryableStatus(e.Status) {
+		return err
+	}
+	if b.dfs == nil {
+		return fmt.Errorf("%w (and no DFS endpoint to delete the directory with: set azure_dfs_endpoint)", err)
+	}
+	return b.dfs.deleteDir(ctx, name)
+}
+
+func isConnErr(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, syscall.EPIPE) || errors.Is(err, io.EOF)
+}
+
+func (b *backend) Retryable(err error) bool {
+	var e *Error
+	if errors.As(err, &e) && e.Status != 0 {
+		return retryableStatus(e.Status) || e.Code == "ServerBusy" || e.Code == "InternalError" || e.Code == "OperationTimedOut"
+	}
+	var re *azcore.ResponseError
+	if errors.As(err, &re) {
+		return retryableStatus(re.StatusCode)
+	}
+	return isConnErr(err)
+}
+
+func valueOr[T any](p *T, def T) T {
+	if p == nil {
+		return def
+	}
+	return *p
+}
+
+// String describes c without its secrets (so that %v never prints them).
+func (c Config) String() string {
+	return fmt.Sprintf("azure.Config{ServiceURL:%q DFSURL:%q Container:%q Prefix:%q Account:%q AccountKey:%s SASToken:%s Credential:%v Anonymous:%v AllowHTTP:%v Concurrency:%d BatchSize:%d MaxAttempts:%d ListPageSize:%d}",
+		redact(c.ServiceURL), redact(c.DFSURL), c.Container, c.Prefix, c.Account, hidden(c.AccountKey), hidden(c.SASToken), c.Credential != nil, c.Anonymous, c.AllowHTTP, c.Concurrency, c.BatchSize, c.MaxAttempts, c.ListPageSize)
+}
+
+// GoString is String.
+func (c Config) GoString() string { return c.String() }
+
+func hidden(s string) string {
+	if s == "" {
+		return `""`
+	}
+	return "****"
+}

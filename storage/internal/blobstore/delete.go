@@ -1,0 +1,217 @@
+package blobstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/deltavacuum/deltavacuum/storage"
+)
+
+// Delete implements storage.Store. Files go first, in batches of Config.BatchSize (or singly,
+// concurrently, when the store has no batches or refused one), with at most
+// Config.Concurrency requests in flight across the store; keys a batch failed with a
+// retryable error are retried with backoff. Directory keys follow, one by one, in the order
+// given: the marker or directory entity is deleted only when nothing is below it.
+func (s *Store) Delete(ctx context.Context, keys []string) ([]storage.DeleteResult, error) {
+	res := make([]storage.DeleteResult, len(keys))
+	var files, dirs []int
+	for i, k := range keys {
+		res[i].Key = k
+		switch {
+		case !storage.ValidKey(k):
+			res[i].Err = invalidKey(k)
+		case k == "":
+			res[i].Err = errors.New("refusing to delete the store root")
+		case strings.HasSuffix(k, "/"):
+			dirs = append(dirs, i)
+		default:
+			files = append(files, i)
+		}
+		if res[i].Err == nil {
+			res[i].Err = errNotAttempted
+		}
+	}
+	var wg sync.WaitGroup
+	batch := s.cfg.BatchSize
+	if batch > 1 && !s.noBatch.Load() && len(files) > 1 {
+		for start := 0; start < len(files); start += batch {
+			chunk := files[start:min(start+batch, len(files))]
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				s.deleteChunk(ctx, keys, chunk, res)
+			}()
+		}
+	} else {
+		s.deleteSingles(ctx, keys, files, res, &wg)
+	}
+	wg.Wait()
+	for _, i := range dirs {
+		if err := ctx.Err(); err != nil {
+			res[i].Err = err
+			continue
+		}
+		res[i].Gone, res[i].Err = s.deleteDir(ctx, keys[i])
+	}
+	err := ctx.Err()
+	for i := range res {
+		if res[i].Err == errNotAttempted {
+			if err != nil {
+				res[i].Err = err
+			} else {
+				res[i].Err = errors.New("delete not attempted") // never expected
+			}
+		}
+	}
+	return res, err
+}
+
+// errNotAttempted marks the results of keys not dealt with yet.
+var errNotAttempted = errors.New("not attempted")
+
+func (s *Store) deleteSingles(ctx context.Context, keys []string, idx []int, res []storage.DeleteResult, wg *sync.WaitGroup) {
+	for _, i := range idx {
+		if err := s.acquire(ctx); err != nil {
+			res[i].Err = err
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer s.release()
+			s.deleteOne(ctx, keys[i], &res[i])
+		}()
+	}
+}
+
+func (s *Store) deleteOne(ctx context.Context, key string, r *storage.DeleteResult) {
+	err := s.b.DeleteOne(ctx, s.cfg.Root+key)
+	switch {
+	case err == nil:
+		r.Err = nil
+	case errors.Is(err, storage.ErrNotExist):
+		r.Err, r.Gone = nil, true
+	default:
+		r.Err = err
+	}
+}
+
+// deleteChunk deletes one batch, retrying the keys that failed with a retryable error.
+func (s *Store) deleteChunk(ctx context.Context, keys []string, idx []int, res []storage.DeleteResult) {
+	pending := idx
+	for attempt := 1; len(pending) > 0; attempt++ {
+		if s.noBatch.Load() {
+			var wg sync.WaitGroup
+			s.deleteSingles(ctx, keys, pending, res, &wg)
+			wg.Wait()
+			return
+		}
+		if err := s.acquire(ctx); err != nil {
+			for _, i := range pending {
+				res[i].Err = err
+			}
+			return
+		}
+		names := make([]string, len(pending))
+		for j, i := range pending {
+			names[j] = s.cfg.Root + keys[i]
+		}
+		errs, err := s.b.DeleteBatch(ctx, names)
+		s.release()
+		if errors.Is(err, ErrBatchUnsupported) {
+			s.noBatch.Store(true)
+			continue
+		}
+		if err == nil && len(errs) != len(names) {
+			err = fmt.Errorf("batch delete: %d results for %d keys", len(errs), len(names))
+		}
+		if err != nil {
+			// The request failed as a whole, after the SDK's own retries: each key may or may
+			// not be deleted; report them all as failed.
+			for _, i := range pending {
+				res[i].Err = err
+			}
+			return
+		}
+		var retry []int
+		for j, i := range pending {
+			e := errs[j]
+			switch {
+			case e == nil:
+				res[i].Err = nil
+			case errors.Is(e, storage.ErrNotExist):
+				res[i].Err, res[i].Gone = nil, true
+			default:
+				res[i].Err = e
+				if s.b.Retryable(e) && attempt < s.cfg.MaxAttempts {
+					retry = append(retry, i)
+				}
+			}
+		}
+		pending = retry
+		if len(pending) > 0 {
+			if err := s.backoff(ctx, attempt); err != nil {
+				return // the failed keys keep their last error
+			}
+		}
+	}
+}
+
+// deleteDir deletes the directory key (ending in '/') when nothing is below it.
+func (s *Store) deleteDir(ctx context.Context, key string) (gone bool, err error) {
+	full := s.cfg.Root + key
+	marker, other := false, false
+	err = s.b.List(ctx, full, false, 2, func(p Page) error {
+		for _, e := range p.Entries {
+			if e.Name == full {
+				marker = true
+			} else if strings.HasPrefix(e.Name, full) {
+				other = true
+				return ErrStop
+			}
+		}
+		if len(p.Prefixes) > 0 {
+			other = true
+			return ErrStop
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, ErrStop) {
+		return false, err
+	}
+	if other {
+		return false, fmt.Errorf("%w: %s", storage.ErrNotEmpty, key)
+	}
+	if marker {
+		if err := s.b.DeleteOne(ctx, full); err != nil {
+			if errors.Is(err, storage.ErrNotExist) {
+				return true, nil
+			}
+			return false, err
+		}
+		return false, nil
+	}
+	if !s.cfg.DirEntities {
+		return true, nil
+	}
+	name := strings.TrimSuffix(full, "/")
+	e, err := s.b.Head(ctx, name)
+	switch {
+	case errors.Is(err, storage.ErrNotExist):
+		return true, nil
+	case err != nil:
+		return false, err
+	case !e.Dir:
+		return true, nil // a file of that name; the directory itself does not exist
+	}
+	if err := s.b.DeleteDirEntity(ctx, name); err != nil {
+		if errors.Is(err, storage.ErrNotExist) {
+			return true, nil
+		}
+		return false, err
+	}
+	return false, nil
+}

@@ -1,0 +1,458 @@
+// Package s3 is the storage backend for Amazon S3 and S3-compatible stores, on the AWS SDK for
+// Go v2. Listing is delimited and paginated (ListObjectsV2), deletes go in DeleteObjects
+// batches of up to 1000 keys, and PutIfAbsent is a PutObject with If-None-Match: * (412 means
+// taken).
+//
+// S3 does not tell whether a deleted key existed: a key already gone is reported as deleted
+// (DeleteResult.Gone is false, Err nil).
+package s3
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/ratelimit"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
+	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/aws-sdk-go-v2/service/s3/types"
+	"github.com/aws/smithy-go"
+
+	"github.com/deltavacuum/deltavacuum/storage"
+	"github.com/deltavacuum/deltavacuum/storage/counting"
+	"github.com/deltavacuum/deltavacuum/storage/internal/blobstore"
+)
+
+// MaxBatch is the most keys S3 takes in one DeleteObjects request.
+const MaxBatch = 1000
+
+// Config configures a Store. Empty fields take the AWS SDK's default chain (environment,
+// shared config and credentials files, web identity, container and instance roles).
+type Config struct {
+	Bucket string
+	// Prefix is the root of the store within the bucket ("" for the bucket root).
+	Prefix string
+
+	Region   string
+	Endpoint string // e.g. http://127.0.0.1:7070 for an S3-compatible server
+	// PathStyle addresses the bucket in the path (endpoint/bucket/key), as most
+	// S3-compatible servers need, instead of the host (bucket.endpoint/key).
+	PathStyle bool
+	// AllowHTTP permits an http:// endpoint.
+	AllowHTTP bool
+
+	AccessKeyID, SecretAccessKey, SessionToken string
+	Profile                                    string
+	// SkipSignature sends unsigned (anonymous) requests.
+	SkipSignature bool
+
+	// Concurrency bounds the requests in flight (default 16); BatchSize is the number of
+	// keys per DeleteObjects (default and most 1000; 1 deletes singly); MaxAttempts bounds
+	// the attempts of each request (default 8).
+	Concurrency, BatchSize, MaxAttempts int
+	// ListPageSize is the number of keys per listing page (default and most 1000).
+	ListPageSize int
+
+	// WrapTransport, when set, wraps the HTTP transport (tests inject faults with it).
+	WrapTransport func(http.RoundTripper) http.RoundTripper
+	// Location overrides the URI reported by Location (default s3://bucket/prefix).
+	Location string
+}
+
+// Store is an S3 bucket prefix.
+type Store struct {
+	*blobstore.Store
+	client  *s3.Client
+	bucket  string
+	counter *counting.Counter
+}
+
+var _ storage.Store = (*Store)(nil)
+
+// New returns a store for cfg. It makes no request unless the region must be found.
+func New(ctx context.Context, cfg Config) (*Store, error) {
+	if cfg.Bucket == "" {
+		return nil, errors.New("s3: no bucket")
+	}
+	if cfg.Endpoint != "" {
+		u, err := url.Parse(cfg.Endpoint)
+		if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+			return nil, fmt.Errorf("s3: endpoint %q is not an http(s) URL", redactURL(cfg.Endpoint))
+		}
+		if u.Scheme == "http" && !cfg.AllowHTTP {
+			return nil, fmt.Errorf("s3: endpoint %s is plain http: set aws_allow_http=true to allow it", redactURL(cfg.Endpoint))
+		}
+	}
+	if cfg.MaxAttempts <= 0 {
+		cfg.MaxAttempts = blobstore.DefaultMaxAttempts
+	}
+	if cfg.BatchSize <= 0 || cfg.BatchSize > MaxBatch {
+		cfg.BatchSize = MaxBatch
+	}
+	counter := &counting.Counter{}
+	var loadOpts []func(*config.LoadOptions) error
+	loadOpts = append(loadOpts,
+		config.WithRetryer(func() aws.Retryer {
+			return retry.NewStandard(func(o *retry.StandardOptions) {
+				o.MaxAttempts = cfg.MaxAttempts
+				o.MaxBackoff = 20 * time.Second
+				o.RateLimiter = ratelimit.None
+			})
+		}),
+	)
+	if cfg.Region != "" {
+		loadOpts = append(loadOpts, config.WithRegion(cfg.Region))
+	}
+	if cfg.Profile != "" {
+		loadOpts = append(loadOpts, config.WithSharedConfigProfile(cfg.Profile))
+	}
+	switch {
+	case cfg.SkipSignature:
+		loadOpts = append(loadOpts, config.WithCredentialsProvider(aws.AnonymousCredentials{}))
+	case cfg.AccessKeyID != "" || cfg.SecretAccessKey != "":
+		if cfg.AccessKeyID == "" || cfg.SecretAccessKey == "" {
+			return nil, errors.New("s3: an access key id needs its secret access key, and the other way round")
+		}
+		loadOpts = append(loadOpts, config.WithCredentialsProvider(
+			credentials.NewStaticCredentialsProvider(cfg.AccessKeyID, cfg.SecretAccessKey, cfg.SessionToken)))
+	}
+	awsCfg, err := config.LoadDefaultConfig(ctx, loadOpts...)
+	if err != nil {
+		return nil, fmt.Errorf("s3: loading AWS configuration: %w", err)
+	}
+	// The SDK's own client (it applies AWS_CA_BUNDLE), with its transport counted.
+	var rt http.RoundTripper
+	if bc, ok := awsCfg.HTTPClient.(*awshttp.BuildableClient); ok {
+		rt = bc.GetTransport()
+	} else {
+		rt = http.DefaultTransport.(*http.Transport).Clone()
+	}
+	rt = blobstore.TuneTransport(rt, cfg.Concurrency)
+	if cfg.WrapTransport != nil {
+		rt = cfg.WrapTransport(rt)
+	}
+	awsCfg.HTTPClient = &http.Client{Transport: &counting.Transport{Base: rt, Counter: counter}}
+	clientOpts := func(o *s3.Options) {
+		o.UsePathStyle = cfg.PathStyle
+		if cfg.Endpoint != "" {
+			o.BaseEndpoint = aws.String(cfg.Endpoint)
+		}
+		o.RequestChecksumCalculation = aws.RequestChecksumCalculationWhenRequired
+		o.ResponseChecksumValidation = aws.ResponseChecksumValidationWhenRequired
+		o.DisableLogOutputChecksumValidationSkipped = true
+	}
+	if awsCfg.Region == "" {
+		if cfg.Endpoint != "" {
+			awsCfg.Region = "us-east-1"
+		} else {
+			awsCfg.Region = bucketRegion(ctx, awsCfg, clientOpts, cfg.Bucket)
+		}
+	}
+	client := s3.NewFromConfig(awsCfg, clientOpts)
+
+	prefix := strings.Trim(cfg.Prefix, "/")
+	if prefix != "" {
+		prefix += "/"
+	}
+	loc := cfg.Location
+	if loc == "" {
+		loc = "s3://" + cfg.Bucket
+		if prefix != "" {
+			loc += "/" + strings.TrimSuffix(prefix, "/")
+		}
+	}
+	b := &backend{client: client, bucket: cfg.Bucket, pageSize: 1000}
+	if cfg.ListPageSize > 0 && cfg.ListPageSize < 1000 {
+		b.pageSize = cfg.ListPageSize
+	}
+	st := blobstore.New(b, blobstore.Config{
+		Location:    loc,
+		Root:        prefix,
+		Concurrency: cfg.Concurrency,
+		BatchSize:   cfg.BatchSize,
+		MaxAttempts: cfg.MaxAttempts,
+		Counter:     counter,
+	})
+	return &Store{Store: st, client: client, bucket: cfg.Bucket, counter: counter}, nil
+}
+
+// ReportsGone returns false: S3 answers a delete of a missing key as a success, so such a
+// key is reported as deleted, not Gone (see storagetest.GoneReporter).
+func (s *Store) ReportsGone() bool { return false }
+
+// Client returns the SDK client (for tests and tools).
+func (s *Store) Client() *s3.Client { return s.client }
+
+// bucketRegion asks S3 where the bucket is (the x-amz-bucket-region header, sent even with a
+// 301 or 403), falling back to us-east-1.
+func bucketRegion(ctx context.Context, awsCfg aws.Config, opts func(*s3.Options), bucket string) string {
+	c := awsCfg.Copy()
+	c.Region = "us-east-1"
+	client := s3.NewFromConfig(c, opts)
+	var region string
+	_, err := client.HeadBucket(ctx, &s3.HeadBucketInput{Bucket: aws.String(bucket)}, func(o *s3.Options) {
+		o.RetryMaxAttempts = 1
+	})
+	var re *awshttp.ResponseError
+	if errors.As(err, &re) && re.Response != nil {
+		region = re.Response.Header.Get("X-Amz-Bucket-Region")
+	}
+	if err == nil {
+		region = "us-east-1"
+	}
+	if region == "" {
+		region = "us-east-1"
+	}
+	return region
+}
+
+func redactURL(s string) string {
+	u, err := url.Parse(s)
+	if err != nil {
+		return "(unparsable URL)"
+	}
+	u.User = nil
+	u.RawQuery = ""
+	return u.String()
+}
+
+type backend struct {
+	client   *s3.Client
+	bucket   string
+	pageSize int
+}
+
+func status(err error) int {
+	var re *awshttp.ResponseError
+	if errors.As(err, &re) {
+		return re.HTTPStatusCode()
+	}
+	return 0
+}
+
+func code(err error) string {
+	var ae smithy.APIError
+	if errors.As(err, &ae) {
+		return ae.ErrorCode()
+	}
+	return ""
+}
+
+func notFound(err error) bool {
+	switch code(err) {
+	case "NoSuchKey", "NotFound":
+		return true
+	}
+	return status(err) == http.StatusNotFound && code(err) != "NoSuchBucket"
+}
+
+func wrap(op, name string, err error) error {
+	if err == nil {
+		return nil
+	}
+	if notFound(err) {
+		return fmt.Errorf("%w: %s", storage.ErrNotExist, name)
+	}
+	return fmt.Errorf("s3 %s %s: %w", op, name, err)
+}
+
+func (b *backend) List(ctx context.Context, prefix string, delim bool, limit int, fn func(blobstore.Page) error) error {
+	in := &s3.ListObjectsV2Input{Bucket: aws.String(b.bucket), Prefix: aws.String(prefix)}
+	if delim {
+		in.Delimiter = aws.String("/")
+	}
+	size := b.pageSize
+	if limit > 0 && limit < size {
+		size = limit
+	}
+	if size < 1000 {
+		in.MaxKeys = aws.Int32(int32(size))
+	}
+	p := s3.NewListObjectsV2Paginator(b.client, in)
+	for p.HasMorePages() {
+		out, err := p.NextPage(ctx)
+		if err != nil {
+			return fmt.Errorf("s3 list %s: %w", prefix, err)
+		}
+		var page blobstore.Page
+		for _, o := range out.Contents {
+			page.Entries = append(page.Entries, blobstore.Entry{
+				Name:    aws.ToString(o.Key),
+				Size:    aws.ToInt64(o.Size),
+				ModTime: aws.ToTime(o.LastModified),
+				Version: aws.ToString(o.ETag),
+			})
+		}
+		for _, cp := range out.CommonPrefixes {
+			page.Prefixes = append(page.Prefixes, aws.ToString(cp.Prefix))
+		}
+		if err := fn(page); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (b *backend) Head(ctx context.Context, name string) (blobstore.Entry, error) {
+	out, err := b.client.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(b.bucket), Key: aws.String(name)})
+	if err != nil {
+		return blobstore.Entry{}, wrap("head", name, err)
+	}
+	return blobstore.Entry{
+		Name:    name,
+		Size:    aws.ToInt64(out.ContentLength),
+		ModTime: aws.ToTime(out.LastModified),
+		Version: aws.ToString(out.ETag),
+	}, nil
+}
+
+func (b *backend) ReadRange(ctx context.Context, name, version string, off, n int64) (io.ReadCloser, error) {
+	in := &s3.GetObjectInput{
+		Bucket: aws.String(b.bucket),
+		Key:    aws.String(name),
+		Range:  aws.String(fmt.Sprintf("bytes=%d-%d", off, off+n-1)),
+	}
+	if version != "" {
+		in.IfMatch = aws.String(version)
+	}
+	out, err := b.client.GetObject(ctx, in)
+	if err != nil {
+		if status(err) == http.StatusPreconditionFailed {
+			return nil, fmt.Errorf("s3 read %s: the object changed while it was read", name)
+		}
+		return nil, wrap("read", name, err)
+	}
+	return out.Body, nil
+}
+
+func (b *backend) Put(ctx context.Context, name string, data []byte, ifAbsent bool) error {
+	in := &s3.PutObjectInput{
+		Bucket:        aws.String(b.bucket),
+		Key:           aws.String(name),
+		Body:          bytes.NewReader(data),
+		ContentLength: aws.Int64(int64(len(data))),
+	}
+	var opts []func(*s3.Options)
+	if ifAbsent {
+		in.IfNoneMatch = aws.String("*")
+		opts = append(opts, func(o *s3.Options) { o.RetryMaxAttempts = 1 })
+	}
+	_, err := b.client.PutObject(ctx, in, opts...)
+	if err != nil {
+		if ifAbsent && status(err) == http.StatusPreconditionFailed {
+			return fmt.Errorf("%w: %s", storage.ErrExist, name)
+		}
+		return fmt.Errorf("s3 put %s: %w", name, err)
+	}
+	return nil
+}
+
+// keyError is the failure of one key of a DeleteObjects request.
+type keyError struct {
+	Code, Message string
+}
+
+func (e *keyError) Error() string {
+	if e.Message == "" {
+		return "s3 delete: " + e.Code
+	}
+	return "s3 delete: " + e.Code + ": " + e.Message
+}
+
+var retryableKeyCodes = map[string]bool{
+	"InternalError": true, "SlowDown": true, "ServiceUnavailable": true, "RequestTimeout": true,
+	"Throttling": true, "ThrottlingException": true, "TooManyRequests": true, "OperationAborted": true,
+}
+
+func (b *backend) DeleteBatch(ctx context.Context, names []string) ([]error, error) {
+	objs := make([]types.ObjectIdentifier, len(names))
+	for i, n := range names {
+		objs[i] = types.ObjectIdentifier{Key: aws.String(n)}
+	}
+	out, err := b.client.DeleteObjects(ctx, &s3.DeleteObjectsInput{
+		Bucket: aws.String(b.bucket),
+		Delete: &types.Delete{Objects: objs, Quiet: aws.Bool(false)},
+	})
+	if err != nil {
+		if st := status(err); st == http.StatusNotImplemented || code(err) == "NotImplemented" {
+			return nil, fmt.Errorf("%w: %v", blobstore.ErrBatchUnsupported, err)
+		}
+		return nil, fmt.Errorf("s3 delete batch of %d keys: %w", len(names), err)
+	}
+	idx := make(map[string][]int, len(names))
+	for i, n := range names {
+		idx[n] = append(idx[n], i)
+	}
+	errs := make([]error, len(names))
+	seen := make([]bool, len(names))
+	for _, d := range out.Deleted {
+		for _, i := range idx[aws.ToString(d.Key)] {
+			seen[i] = true
+		}
+	}
+	for _, e := range out.Errors {
+		var ke error
+		if c := aws.ToString(e.Code); c == "NoSuchKey" {
+			ke = fmt.Errorf("%w: %s", storage.ErrNotExist, aws.ToString(e.Key))
+		} else {
+			ke = &keyError{Code: c, Message: aws.ToString(e.Message)}
+		}
+		for _, i := range idx[aws.ToString(e.Key)] {
+			seen[i] = true
+			errs[i] = ke
+		}
+	}
+	for i := range names {
+		if !seen[i] {
+			errs[i] = &keyError{Code: "InternalError", Message: "key missing from the DeleteObjects response"}
+		}
+	}
+	return errs, nil
+}
+
+func (b *backend) DeleteOne(ctx context.Context, name string) error {
+	_, err := b.client.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String(b.bucket), Key: aws.String(name)})
+	return wrap("delete", name, err)
+}
+
+func (b *backend) DeleteDirEntity(ctx context.Context, name string) error {
+	return fmt.Errorf("s3: no directory entities (%s)", name)
+}
+
+var retryables = retry.IsErrorRetryables(append([]retry.IsErrorRetryable{
+	retry.RetryableErrorCode{Codes: map[string]struct{}{"ConditionalRequestConflict": {}}},
+}, retry.DefaultRetryables...))
+
+func (b *backend) Retryable(err error) bool {
+	var ke *keyError
+	if errors.As(err, &ke) {
+		return retryableKeyCodes[ke.Code]
+	}
+	return retryables.IsErrorRetryable(err) == aws.TrueTernary
+}
+
+// String describes c without its secrets (so that %v never prints them).
+func (c Config) String() string {
+	return fmt.Sprintf("s3.Config{Bucket:%q Prefix:%q Region:%q Endpoint:%q PathStyle:%v AllowHTTP:%v AccessKeyID:%q SecretAccessKey:%s SessionToken:%s Profile:%q SkipSignature:%v Concurrency:%d BatchSize:%d MaxAttempts:%d ListPageSize:%d}",
+		c.Bucket, c.Prefix, c.Region, redactURL(c.Endpoint), c.PathStyle, c.AllowHTTP, c.AccessKeyID, hidden(c.SecretAccessKey), hidden(c.SessionToken), c.Profile, c.SkipSignature, c.Concurrency, c.BatchSize, c.MaxAttempts, c.ListPageSize)
+}
+
+// GoString is String.
+func (c Config) GoString() string { return c.String() }
+
+func hidden(s string) string {
+	if s == "" {
+		return `""`
+	}
+	return "****"
+}

@@ -1,0 +1,63 @@
+package storagetest
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"testing"
+
+	"google.golang.org/api/googleapi"
+
+	"github.com/deltavacuum/deltavacuum/storage/gcs"
+)
+
+// GCSConfig returns the configuration of a fresh prefix of the GCS test bucket (created when
+// missing), skipping the test when no GCS test server is configured.
+func GCSConfig(t *testing.T) gcs.Config {
+	t.Helper()
+	ep := requireServer(t, "GCS", EnvGCSEndpoint)
+	cfg := gcs.Config{
+		Bucket:    envOr(EnvGCSBucket, "deltavacuum-test"),
+		Prefix:    UniquePrefix(),
+		Endpoint:  ep,
+		AllowHTTP: true,
+	}
+	ensureOnce(t, "gcs bucket "+ep+"/"+cfg.Bucket, func(ctx context.Context) error {
+		st, err := gcs.New(ctx, cfg)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		err = st.Client().Bucket(cfg.Bucket).Create(ctx, "deltavacuum-test", nil)
+		var ge *googleapi.Error
+		if errors.As(err, &ge) && ge.Code == http.StatusConflict {
+			return nil
+		}
+		return err
+	})
+	return cfg
+}
+
+// NewGCSConfig returns a store for cfg, emptied and closed when the test ends.
+func NewGCSConfig(t *testing.T, cfg gcs.Config) *gcs.Store {
+	t.Helper()
+	st, err := gcs.New(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clean := cfg
+	clean.WrapTransport = nil
+	cst, err := gcs.New(context.Background(), clean)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close(); cst.Close() })
+	cleanupStore(t, cst)
+	return st
+}
+
+// NewGCS returns a store on a fresh prefix of the GCS test bucket.
+func NewGCS(t *testing.T) *gcs.Store {
+	t.Helper()
+	return NewGCSConfig(t, GCSConfig(t))
+}

@@ -1,0 +1,850 @@
+// Package storagetest is the conformance suite every storage backend passes, and the test
+// fixtures for the object-store backends (test servers on 127.0.0.1, see
+// scripts/testservers/start.sh).
+//
+//	func TestConformance(t *testing.T) {
+//		storagetest.Run(t, func(t *testing.T) storage.Store { return newEmptyStore(t) })
+//	}
+//
+// Objects are created with the store's own Put. Every subtest gets a fresh, empty store.
+package storagetest
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/deltavacuum/deltavacuum/storage"
+	"github.com/deltavacuum/deltavacuum/storage/local"
+	"github.com/deltavacuum/deltavacuum/storage/mem"
+)
+
+// GoneReporter is implemented by stores that may not know whether a deleted key existed: when
+// ReportsGone returns false, a missing key may be reported as deleted (Gone false, Err nil)
+// instead of Gone. S3 is such a store. Stores that do not implement it must report Gone.
+type GoneReporter interface {
+	ReportsGone() bool
+}
+
+// reportsGone tells whether s reports missing keys as Gone.
+func reportsGone(s storage.Store) bool {
+	if g, ok := s.(GoneReporter); ok {
+		return g.ReportsGone()
+	}
+	return true
+}
+
+// SetModTime sets the modification time of key where the store allows it (local, mem) and
+// returns false where it does not (object stores, whose modification times are the server's).
+func SetModTime(s storage.Store, key string, t time.Time) (bool, error) {
+	switch st := s.(type) {
+	case *mem.Store:
+		return true, st.Chtime(key, t)
+	case *local.Store:
+		p := filepath.Join(st.Root(), filepath.FromSlash(strings.TrimSuffix(key, "/")))
+		return true, os.Chtimes(p, t, t)
+	}
+	return false, nil
+}
+
+// Option changes how Run runs.
+type Option func(*options)
+
+type options struct {
+	skip map[string]string
+}
+
+// Skip skips the named subtests, each with its reason (a known failure being fixed).
+func Skip(reasons map[string]string) Option {
+	return func(o *options) {
+		for k, v := range reasons {
+			o.skip[k] = v
+		}
+	}
+}
+
+// Run runs the conformance suite. newStore returns a new, empty store each time it is called.
+func Run(t *testing.T, newStore func(t *testing.T) storage.Store, opts ...Option) {
+	var o options
+	o.skip = map[string]string{}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	tests := []struct {
+		name string
+		fn   func(t *testing.T, s storage.Store)
+	}{
+		{"Empty", testEmpty},
+		{"PutStatOpen", testPutStatOpen},
+		{"ReadAt", testReadAt},
+		{"ZeroByteObject", testZeroByte},
+		{"Overwrite", testOverwrite},
+		{"WalkOrder", testWalkOrder},
+		{"WalkPrefix", testWalkPrefix},
+		{"WalkSkipDir", testWalkSkipDir},
+		{"WalkStopsOnError", testWalkError},
+		{"SpecialKeys", testSpecialKeys},
+		{"ModTime", testModTime},
+		{"OldModTime", testOldModTime},
+		{"DirectoryMarker", testDirectoryMarker},
+		{"DeleteDirectory", testDeleteDirectory},
+		{"DeleteMissing", testDeleteMissing},
+		{"DeleteBatchWithMissing", testDeleteBatchWithMissing},
+		{"DeleteMany", testDeleteMany},
+		{"DeleteInvalidKeys", testDeleteInvalid},
+		{"PutIfAbsent", testPutIfAbsent},
+		{"PutIfAbsentRace", testPutIfAbsentRace},
+		{"Cancellation", testCancellation},
+		{"Location", testLocation},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if why, ok := o.skip[tc.name]; ok {
+				t.Skip(why)
+			}
+			tc.fn(t, newStore(t))
+		})
+	}
+}
+
+func ctxT(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+func put(t *testing.T, s storage.Store, key string, data []byte) {
+	t.Helper()
+	if err := s.Put(ctxT(t), key, data); err != nil {
+		t.Fatalf("Put(%q): %v", key, err)
+	}
+}
+
+// putAll writes keys concurrently, each with its own name as content.
+func putAll(t *testing.T, s storage.Store, keys []string) {
+	t.Helper()
+	ctx := ctxT(t)
+	var wg sync.WaitGroup
+	errs := make([]error, len(keys))
+	sem := make(chan struct{}, 16)
+	for i, k := range keys {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			var data []byte
+			if !strings.HasSuffix(k, "/") {
+				data = []byte("content of " + k)
+			}
+			errs[i] = s.Put(ctx, k, data)
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("Put(%q): %v", keys[i], err)
+		}
+	}
+}
+
+type walked struct {
+	Key   string
+	IsDir bool
+	Size  int64
+	Mod   time.Time
+}
+
+func walk(t *testing.T, s storage.Store, prefix string) []walked {
+	t.Helper()
+	var got []walked
+	err := s.Walk(ctxT(t), prefix, func(o storage.Object) error {
+		got = append(got, walked{o.Key, o.IsDir, o.Size, o.ModTime})
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("Walk(%q): %v", prefix, err)
+	}
+	return got
+}
+
+func walkKeys(t *testing.T, s storage.Store, prefix string) []string {
+	t.Helper()
+	var keys []string
+	for _, w := range walk(t, s, prefix) {
+		keys = append(keys, w.Key)
+	}
+	return keys
+}
+
+// ExpectedWalk returns the keys a Walk of the root reports for a store holding exactly keys
+// (files, and directory keys ending in '/'): every ancestor directory, each directory before
+// its contents, the entries of a directory in byte order of their names, a file before a
+// directory of the same name.
+func ExpectedWalk(keys []string) []string {
+	type node struct {
+		children map[string]*node
+		file     bool
+		dir      bool
+	}
+	root := &node{children: map[string]*node{}}
+	get := func(n *node, name string, dir bool) *node {
+		k := name
+		if dir {
+			k += "/"
+		}
+		c := n.children[k]
+		if c == nil {
+			c = &node{children: map[string]*node{}, dir: dir, file: !dir}
+			n.children[k] = c
+		}
+		return c
+	}
+	for _, key := range keys {
+		parts := strings.Split(strings.TrimSuffix(key, "/"), "/")
+		n := root
+		for i, p := range parts {
+			last := i == len(parts)-1
+			n = get(n, p, !last || strings.HasSuffix(key, "/"))
+		}
+	}
+	var out []string
+	var rec func(n *node, prefix string)
+	rec = func(n *node, prefix string) {
+		names := make([]string, 0, len(n.children))
+		for k := range n.children {
+			names = append(names, k)
+		}
+		sort.Slice(names, func(i, j int) bool {
+			a, b := strings.TrimSuffix(names[i], "/"), strings.TrimSuffix(names[j], "/")
+			if a != b {
+				return a < b
+			}
+			return !strings.HasSuffix(names[i], "/")
+		})
+		for _, k := range names {
+			out = append(out, prefix+k)
+			if c := n.children[k]; c.dir {
+				rec(c, prefix+k)
+			}
+		}
+	}
+	rec(root, "")
+	return out
+}
+
+func mustNotExist(t *testing.T, err error, what string) {
+	t.Helper()
+	if !errors.Is(err, storage.ErrNotExist) {
+		t.Fatalf("%s: got error %v, want ErrNotExist", what, err)
+	}
+}
+
+func exists(t *testing.T, s storage.Store, key string) bool {
+	t.Helper()
+	_, err := s.Stat(ctxT(t), key)
+	if err == nil {
+		return true
+	}
+	if errors.Is(err, storage.ErrNotExist) {
+		return false
+	}
+	t.Fatalf("Stat(%q): %v", key, err)
+	return false
+}
+
+func testEmpty(t *testing.T, s storage.Store) {
+	ctx := ctxT(t)
+	if got := walk(t, s, ""); len(got) != 0 {
+		t.Fatalf("Walk of an empty store reported %v", got)
+	}
+	_, err := s.Stat(ctx, "missing")
+	mustNotExist(t, err, "Stat(missing)")
+	_, err = s.Open(ctx, "missing")
+	mustNotExist(t, err, "Open(missing)")
+	_, err = s.Stat(ctx, "missing/")
+	mustNotExist(t, err, "Stat(missing/)")
+	err = s.Walk(ctx, "missing/", func(storage.Object) error { return nil })
+	mustNotExist(t, err, "Walk(missing/)")
+}
+
+func testPutStatOpen(t *testing.T, s storage.Store) {
+	ctx := ctxT(t)
+	data := []byte("hello, delta")
+	put(t, s, "dir/a.txt", data)
+	o, err := s.Stat(ctx, "dir/a.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Key != "dir/a.txt" || o.IsDir || o.Size != int64(len(data)) || o.Name() != "a.txt" {
+		t.Fatalf("Stat = %+v", o)
+	}
+	got, err := storage.ReadAll(ctx, s, "dir/a.txt")
+	if err != nil || !bytes.Equal(got, data) {
+		t.Fatalf("ReadAll = %q, %v", got, err)
+	}
+	d, err := s.Stat(ctx, "dir/")
+	if err != nil || !d.IsDir || d.Key != "dir/" {
+		t.Fatalf("Stat(dir/) = %+v, %v", d, err)
+	}
+	if _, err := s.Open(ctx, "dir/"); err == nil {
+		t.Fatal("Open of a directory succeeded")
+	}
+}
+
+func testReadAt(t *testing.T, s storage.Store) {
+	ctx := ctxT(t)
+	data := make([]byte, 300<<10)
+	for i := range data {
+		data[i] = byte(i * 7)
+	}
+	put(t, s, "big.bin", data)
+	r, err := s.Open(ctx, "big.bin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if r.Size() != int64(len(data)) {
+		t.Fatalf("Size = %d, want %d", r.Size(), len(data))
+	}
+	buf := make([]byte, 1000)
+	n, err := r.ReadAt(buf, 12345)
+	if err != nil || n != len(buf) || !bytes.Equal(buf, data[12345:12345+1000]) {
+		t.Fatalf("ReadAt middle: n=%d err=%v", n, err)
+	}
+	// A read past the end returns what there is and io.EOF.
+	n, err = r.ReadAt(buf, int64(len(data)-10))
+	if n != 10 || !errors.Is(err, io.EOF) || !bytes.Equal(buf[:10], data[len(data)-10:]) {
+		t.Fatalf("ReadAt tail: n=%d err=%v", n, err)
+	}
+	n, err = r.ReadAt(buf, int64(len(data)))
+	if n != 0 || !errors.Is(err, io.EOF) {
+		t.Fatalf("ReadAt at end: n=%d err=%v", n, err)
+	}
+	// The footer, as a Parquet reader reads it.
+	n, err = r.ReadAt(buf[:8], int64(len(data)-8))
+	if (err != nil && !errors.Is(err, io.EOF)) || n != 8 || !bytes.Equal(buf[:8], data[len(data)-8:]) {
+		t.Fatalf("ReadAt footer: n=%d err=%v", n, err)
+	}
+}
+
+func testZeroByte(t *testing.T, s storage.Store) {
+	ctx := ctxT(t)
+	put(t, s, "empty.json", nil)
+	o, err := s.Stat(ctx, "empty.json")
+	if err != nil || o.Size != 0 || o.IsDir {
+		t.Fatalf("Stat = %+v, %v", o, err)
+	}
+	got, err := storage.ReadAll(ctx, s, "empty.json")
+	if err != nil || len(got) != 0 {
+		t.Fatalf("ReadAll = %q, %v", got, err)
+	}
+	w := walk(t, s, "")
+	if len(w) != 1 || w[0].Key != "empty.json" || w[0].Size != 0 || w[0].IsDir {
+		t.Fatalf("Walk = %+v", w)
+	}
+}
+
+func testOverwrite(t *testing.T, s storage.Store) {
+	ctx := ctxT(t)
+	put(t, s, "k", []byte("one"))
+	put(t, s, "k", []byte("second"))
+	got, err := storage.ReadAll(ctx, s, "k")
+	if err != nil || string(got) != "second" {
+		t.Fatalf("ReadAll = %q, %v", got, err)
+	}
+}
+
+// walkOrderKeys make names whose byte order differs from the order of full keys ('-' and '.'
+// sort before '/', '0' after it), upper case before lower case, '_' between them.
+// ("a" is a directory only: a file system cannot hold a file and a directory of one name.)
+var walkOrderKeys = []string{
+	"a-b", "a.b", "a0", "a/x", "a/y/z", "a/y-1", "a/y.parquet",
+	"B", "_delta_log/00000000000000000000.json", "_delta_log/00000000000000000001.json",
+	"_delta_log/_staged_commits/x.json", "b=1/c=2/part-0.parquet", "b=1/c=2/part-1.parquet",
+	"b=1/part-2.parquet", "b=10/part-0.parquet", "b=2/part-0.parquet", "z",
+}
+
+func testWalkOrder(t *testing.T, s storage.Store) {
+	putAll(t, s, walkOrderKeys)
+	got := walk(t, s, "")
+	want := ExpectedWalk(walkOrderKeys)
+	var gotKeys []string
+	for _, w := range got {
+		gotKeys = append(gotKeys, w.Key)
+		if w.IsDir != strings.HasSuffix(w.Key, "/") {
+			t.Errorf("%q: IsDir=%v", w.Key, w.IsDir)
+		}
+		if w.IsDir && w.Size != 0 {
+			t.Errorf("directory %q: size %d", w.Key, w.Size)
+		}
+		if !w.IsDir && w.Size != int64(len("content of "+w.Key)) {
+			t.Errorf("%q: size %d, want %d", w.Key, w.Size, len("content of "+w.Key))
+		}
+		if !w.IsDir && w.Mod.IsZero() {
+			t.Errorf("%q: zero modification time", w.Key)
+		}
+	}
+	if !slices.Equal(gotKeys, want) {
+		t.Fatalf("Walk order:\n got  %q\n want %q", gotKeys, want)
+	}
+}
+
+func testWalkPrefix(t *testing.T, s storage.Store) {
+	ctx := ctxT(t)
+	putAll(t, s, walkOrderKeys)
+	got := walkKeys(t, s, "a/")
+	// Within a/: names "x", "y", "y-1", "y.parquet" in byte order ("y" < "y-1" < "y.parquet").
+	want := []string{"a/x", "a/y/", "a/y/z", "a/y-1", "a/y.parquet"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("Walk(a/) = %q, want %q", got, want)
+	}
+	got = walkKeys(t, s, "_delta_log/")
+	want = []string{"_delta_log/00000000000000000000.json", "_delta_log/00000000000000000001.json", "_delta_log/_staged_commits/", "_delta_log/_staged_commits/x.json"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("Walk(_delta_log/) = %q, want %q", got, want)
+	}
+	err := s.Walk(ctx, "b=3/", func(storage.Object) error { return nil })
+	mustNotExist(t, err, "Walk(b=3/)")
+}
+
+func testWalkSkipDir(t *testing.T, s storage.Store) {
+	putAll(t, s, walkOrderKeys)
+	var got []string
+	err := s.Walk(ctxT(t), "", func(o storage.Object) error {
+		got = append(got, o.Key)
+		if o.Key == "_delta_log/" || o.Key == "b=1/c=2/" {
+			return storage.SkipDir
+		}
+		if o.Key == "a0" {
+			return storage.SkipDir // on a file: ignored
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, k := range ExpectedWalk(walkOrderKeys) {
+		if (strings.HasPrefix(k, "_delta_log/") && k != "_delta_log/") || (strings.HasPrefix(k, "b=1/c=2/") && k != "b=1/c=2/") {
+			continue
+		}
+		want = append(want, k)
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("Walk with SkipDir:\n got  %q\n want %q", got, want)
+	}
+}
+
+func testWalkError(t *testing.T, s storage.Store) {
+	putAll(t, s, walkOrderKeys)
+	stop := errors.New("stop here")
+	n := 0
+	err := s.Walk(ctxT(t), "", func(o storage.Object) error {
+		n++
+		if o.Key == "a/y/" {
+			return stop
+		}
+		return nil
+	})
+	if !errors.Is(err, stop) {
+		t.Fatalf("Walk returned %v, want the callback's error", err)
+	}
+	if want := slices.Index(ExpectedWalk(walkOrderKeys), "a/y/") + 1; n != want {
+		t.Fatalf("callback ran %d times, want %d", n, want)
+	}
+}
+
+// SpecialKeys are names that object stores, SDKs and URL encoders get wrong.
+var SpecialKeys = []string{
+	"p=00%3A00/part-00000.parquet", // Spark's escaped partition value: stored with a literal '%'
+	"p=a%2Fb/f.parquet",            // an escaped '/' that must stay three characters
+	"p=x y/with space.parquet",
+	"p=1:2/colon:file",
+	"plus+sign/a+b.parquet",
+	"percent%25/100%.json",
+	"unicode-é/日本語-ü.parquet",
+	"_leading_underscore.json",
+	"q?mark#hash&amp;=x.parquet",
+	"tilde~!$'()*,;@.bin",
+}
+
+func testSpecialKeys(t *testing.T, s storage.Store) {
+	ctx := ctxT(t)
+	putAll(t, s, SpecialKeys)
+	if got, want := walkKeys(t, s, ""), ExpectedWalk(SpecialKeys); !slices.Equal(got, want) {
+		t.Fatalf("Walk:\n got  %q\n want %q", got, want)
+	}
+	for _, k := range SpecialKeys {
+		o, err := s.Stat(ctx, k)
+		if err != nil || o.Key != k || o.Size != int64(len("content of "+k)) {
+			t.Errorf("Stat(%q) = %+v, %v", k, o, err)
+			continue
+		}
+		got, err := storage.ReadAll(ctx, s, k)
+		if err != nil || string(got) != "content of "+k {
+			t.Errorf("ReadAll(%q) = %q, %v", k, got, err)
+		}
+		d := storage.Dir(k)
+		if d == "" {
+			continue
+		}
+		if got := walkKeys(t, s, d); !slices.Equal(got, []string{k}) {
+			t.Errorf("Walk(%q) = %q, want [%q]", d, got, k)
+		}
+	}
+	// Delete them under their real names: a file, then its (now empty) directory.
+	res, err := s.Delete(ctx, SpecialKeys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range res {
+		if r.Key != SpecialKeys[i] || r.Err != nil || r.Gone {
+			t.Errorf("Delete result %d = %+v, want %q deleted", i, r, SpecialKeys[i])
+		}
+	}
+	var dirs []string
+	for _, k := range SpecialKeys {
+		if d := storage.Dir(k); d != "" {
+			dirs = append(dirs, d)
+		}
+	}
+	res, err = s.Delete(ctx, dirs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res {
+		if r.Err != nil {
+			t.Errorf("Delete(%q): %v", r.Key, r.Err)
+		}
+	}
+	if got := walkKeys(t, s, ""); len(got) != 0 {
+		t.Fatalf("after deleting everything, Walk = %q", got)
+	}
+}
+
+// clockSkew is how far a store's modification times may be from this machine's clock (the
+// test servers run here; second-resolution times are rounded down).
+const clockSkew = 5 * time.Second
+
+func inWindow(t *testing.T, what string, got, before, after time.Time) {
+	t.Helper()
+	if got.Before(before.Add(-clockSkew)) || got.After(after.Add(clockSkew)) {
+		t.Errorf("%s: modification time %v not within [%v, %v] (±%v)", what, got, before, after, clockSkew)
+	}
+}
+
+func testModTime(t *testing.T, s storage.Store) {
+	ctx := ctxT(t)
+	before := time.Now()
+	put(t, s, "d/f.json", []byte("{}"))
+	after := time.Now()
+	o, err := s.Stat(ctx, "d/f.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	inWindow(t, "Stat", o.ModTime, before, after)
+	for _, w := range walk(t, s, "") {
+		if !w.IsDir {
+			inWindow(t, "Walk "+w.Key, w.Mod, before, after)
+		}
+	}
+}
+
+func testOldModTime(t *testing.T, s storage.Store) {
+	put(t, s, "old.parquet", []byte("x"))
+	old := time.Date(2020, 1, 2, 3, 4, 5, 0, time.UTC)
+	ok, err := SetModTime(s, "old.parquet", old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ok {
+		t.Skip("the store's modification times are set by the server")
+	}
+	w := walk(t, s, "")
+	if len(w) != 1 || !w[0].Mod.Equal(old) {
+		t.Fatalf("Walk = %+v, want modification time %v", w, old)
+	}
+}
+
+func testDirectoryMarker(t *testing.T, s storage.Store) {
+	ctx := ctxT(t)
+	before := time.Now()
+	put(t, s, "empty/", nil)
+	after := time.Now()
+	put(t, s, "full/x", []byte("x"))
+	put(t, s, "full/", nil)
+	w := walk(t, s, "")
+	var keys []string
+	for _, e := range w {
+		keys = append(keys, e.Key)
+		if e.Key == "empty/" {
+			if !e.IsDir {
+				t.Errorf("empty/ is not a directory: %+v", e)
+			}
+			inWindow(t, "marker empty/", e.Mod, before, after)
+		}
+	}
+	if want := []string{"empty/", "full/", "full/x"}; !slices.Equal(keys, want) {
+		t.Fatalf("Walk = %q, want %q", keys, want)
+	}
+	o, err := s.Stat(ctx, "empty/")
+	if err != nil || !o.IsDir || o.Key != "empty/" {
+		t.Fatalf("Stat(empty/) = %+v, %v", o, err)
+	}
+	if got := walkKeys(t, s, "empty/"); len(got) != 0 {
+		t.Fatalf("Walk(empty/) = %q", got)
+	}
+	res, err := s.Delete(ctx, []string{"empty/"})
+	if err != nil || res[0].Err != nil || res[0].Gone {
+		t.Fatalf("Delete(empty/) = %+v, %v; want deleted", res, err)
+	}
+	if exists(t, s, "empty/") {
+		t.Fatal("empty/ still exists after its delete")
+	}
+	res, err = s.Delete(ctx, []string{"full/"})
+	if err != nil || !errors.Is(res[0].Err, storage.ErrNotEmpty) {
+		t.Fatalf("Delete(full/) = %+v, %v; want ErrNotEmpty", res, err)
+	}
+	if !exists(t, s, "full/x") {
+		t.Fatal("full/x was deleted with its directory")
+	}
+}
+
+func testDeleteDirectory(t *testing.T, s storage.Store) {
+	ctx := ctxT(t)
+	putAll(t, s, []string{"p=1/q=2/a.parquet", "p=1/q=2/b.parquet", "p=1/c.parquet"})
+	res, err := s.Delete(ctx, []string{"p=1/q=2/", "p=1/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res {
+		if !errors.Is(r.Err, storage.ErrNotEmpty) {
+			t.Errorf("Delete(%q) = %+v, want ErrNotEmpty", r.Key, r)
+		}
+	}
+	if n := len(walk(t, s, "")); n != 5 {
+		t.Fatalf("Walk after refused deletes: %d entries, want 5", n)
+	}
+	// Files, then directories bottom-up, in one call (files go first).
+	res, err = s.Delete(ctx, []string{"p=1/q=2/a.parquet", "p=1/q=2/b.parquet", "p=1/q=2/", "p=1/c.parquet", "p=1/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res {
+		if r.Err != nil {
+			t.Errorf("Delete(%q): %v", r.Key, r.Err)
+		}
+		if !strings.HasSuffix(r.Key, "/") && r.Gone {
+			t.Errorf("Delete(%q): Gone, want deleted", r.Key)
+		}
+	}
+	if got := walkKeys(t, s, ""); len(got) != 0 {
+		t.Fatalf("Walk after deletes = %q", got)
+	}
+	res, err = s.Delete(ctx, []string{"never/existed/"})
+	if err != nil || res[0].Err != nil || !res[0].Gone {
+		t.Fatalf("Delete of a missing directory = %+v, %v; want Gone", res, err)
+	}
+}
+
+func testDeleteMissing(t *testing.T, s storage.Store) {
+	res, err := s.Delete(ctxT(t), []string{"missing.parquet"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res) != 1 || res[0].Key != "missing.parquet" || res[0].Err != nil {
+		t.Fatalf("Delete(missing) = %+v", res)
+	}
+	if !res[0].Gone && reportsGone(s) {
+		t.Fatalf("Delete(missing) = %+v, want Gone", res)
+	}
+}
+
+func testDeleteBatchWithMissing(t *testing.T, s storage.Store) {
+	present := []string{"t/part-0.parquet", "t/part-1.parquet", "t/x=1/part-2.parquet", "t/part-3.parquet"}
+	putAll(t, s, present)
+	keys := []string{present[0], "t/missing-0.parquet", present[1], present[2], "t/missing-1.parquet", present[3]}
+	res, err := s.Delete(ctxT(t), keys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res) != len(keys) {
+		t.Fatalf("%d results for %d keys", len(res), len(keys))
+	}
+	for i, r := range res {
+		if r.Key != keys[i] || r.Err != nil {
+			t.Errorf("result %d = %+v (key %q)", i, r, keys[i])
+		}
+		missing := strings.Contains(r.Key, "missing")
+		if !missing && r.Gone {
+			t.Errorf("%q: Gone, but it existed", r.Key)
+		}
+		if missing && !r.Gone && reportsGone(s) {
+			t.Errorf("%q: not Gone, but it did not exist", r.Key)
+		}
+	}
+	for _, k := range present {
+		if exists(t, s, k) {
+			t.Errorf("%q still exists", k)
+		}
+	}
+}
+
+func testDeleteMany(t *testing.T, s storage.Store) {
+	var keys []string
+	for i := range 300 {
+		keys = append(keys, fmt.Sprintf("part=%d/file-%04d.parquet", i%3, i))
+	}
+	putAll(t, s, keys)
+	res, err := s.Delete(ctxT(t), keys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range res {
+		if r.Key != keys[i] || r.Err != nil || r.Gone {
+			t.Fatalf("result %d = %+v", i, r)
+		}
+	}
+	for _, w := range walk(t, s, "") {
+		if !w.IsDir {
+			t.Fatalf("%q left after deleting all files", w.Key)
+		}
+	}
+}
+
+func testDeleteInvalid(t *testing.T, s storage.Store) {
+	ctx := ctxT(t)
+	put(t, s, "ok", []byte("x"))
+	keys := []string{"../escape", "/abs", "a//b", "", "ok"}
+	res, err := s.Delete(ctx, keys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range res[:4] {
+		if r.Err == nil {
+			t.Errorf("Delete(%q) = %+v, want an error", keys[i], r)
+		}
+	}
+	if r := res[4]; r.Err != nil || r.Gone {
+		t.Errorf("Delete(ok) = %+v", r)
+	}
+	for _, k := range []string{"../x", "/x", "a//b", ""} {
+		if err := s.Put(ctx, k, []byte("x")); err == nil {
+			t.Errorf("Put(%q) succeeded", k)
+		}
+	}
+}
+
+func testPutIfAbsent(t *testing.T, s storage.Store) {
+	ctx := ctxT(t)
+	key := "_delta_log/00000000000000000007.json"
+	if err := s.PutIfAbsent(ctx, key, []byte("first")); err != nil {
+		t.Fatal(err)
+	}
+	err := s.PutIfAbsent(ctx, key, []byte("second"))
+	if !errors.Is(err, storage.ErrExist) {
+		t.Fatalf("second PutIfAbsent = %v, want ErrExist", err)
+	}
+	got, err := storage.ReadAll(ctx, s, key)
+	if err != nil || string(got) != "first" {
+		t.Fatalf("content = %q, %v; want the first writer's", got, err)
+	}
+}
+
+func testPutIfAbsentRace(t *testing.T, s storage.Store) {
+	ctx := ctxT(t)
+	const writers, rounds = 8, 4
+	for round := range rounds {
+		key := fmt.Sprintf("_delta_log/%020d.json", round)
+		errs := make([]error, writers)
+		var wg sync.WaitGroup
+		start := make(chan struct{})
+		for w := range writers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				<-start
+				errs[w] = s.PutIfAbsent(ctx, key, []byte(fmt.Sprintf("writer %d", w)))
+			}()
+		}
+		close(start)
+		wg.Wait()
+		winner := -1
+		for w, err := range errs {
+			switch {
+			case err == nil:
+				if winner >= 0 {
+					t.Fatalf("round %d: writers %d and %d both won", round, winner, w)
+				}
+				winner = w
+			case !errors.Is(err, storage.ErrExist):
+				t.Fatalf("round %d: writer %d: %v", round, w, err)
+			}
+		}
+		if winner < 0 {
+			t.Fatalf("round %d: no writer won", round)
+		}
+		got, err := storage.ReadAll(ctx, s, key)
+		if err != nil || string(got) != fmt.Sprintf("writer %d", winner) {
+			t.Fatalf("round %d: content %q, %v; winner was %d", round, got, err, winner)
+		}
+	}
+}
+
+func testCancellation(t *testing.T, s storage.Store) {
+	putAll(t, s, walkOrderKeys)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := s.Walk(ctx, "", func(storage.Object) error { return nil }); !errors.Is(err, context.Canceled) {
+		t.Errorf("Walk with a canceled context = %v", err)
+	}
+	res, err := s.Delete(ctx, []string{"a-b", "z", "B"})
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("Delete with a canceled context = %v", err)
+	}
+	for _, r := range res {
+		if r.Err == nil {
+			t.Errorf("Delete(%q) with a canceled context reported success", r.Key)
+		}
+	}
+	for _, k := range []string{"a-b", "z", "B"} {
+		if !exists(t, s, k) {
+			t.Errorf("%q was deleted with a canceled context", k)
+		}
+	}
+	// Canceled during the walk.
+	ctx, cancel = context.WithCancel(context.Background())
+	defer cancel()
+	n := 0
+	err = s.Walk(ctx, "", func(o storage.Object) error {
+		n++
+		if o.Key == "a/" {
+			cancel()
+		}
+		return nil
+	})
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("Walk canceled midway = %v after %d entries", err, n)
+	}
+}
+
+func testLocation(t *testing.T, s storage.Store) {
+	loc := s.Location()
+	if loc == "" {
+		t.Fatal("empty Location")
+	}
+	if !strings.Contains(loc, "://") {
+		t.Errorf("Location %q is not a URI", loc)
+	}
+}
