@@ -2,7 +2,7 @@
 GO ?= go
 export DELTAVACUUM_FIXTURES ?= $(abspath ../shared/fixtures/delta-tables)
 
-.PHONY: all build demo test test-go vet bench clean
+.PHONY: all build demo test test-go vet testservers testservers-stop conformance bench clean
 
 all: build
 
@@ -17,13 +17,27 @@ vet:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	  if [ -n "$$unformatted" ]; then echo "gofmt needed: $$unformatted"; exit 1; fi
 
-test: vet test-go
+# Every Go test, with the S3, Azure and GCS test servers started on 127.0.0.1.
+test: vet
+	scripts/test.sh
 
+# Go tests only, without servers (their tests skip with a message).
 test-go:
 	$(GO) test -count=1 ./...
 
+testservers:
+	scripts/testservers/start.sh
+
+testservers-stop:
+	scripts/testservers/stop.sh
+
+# The same tables vacuumed by Delta Spark, delta-rs and deltavacuum.
+conformance:
+	conformance/setup.sh
+	conformance/run.sh
+
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem ./...
+	bench/run.sh
 
 clean:
 	rm -rf bin
