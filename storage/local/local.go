@@ -235,9 +235,21 @@ func (s *Store) delete(key string) storage.DeleteResult {
 // fails atomically when the name exists, across processes, which an exclusive create followed
 // by a write is not (a reader could see a partial file).
 func (s *Store) PutIfAbsent(ctx context.Context, key string, data []byte) error {
-	p, err := s.path(key)
+	p, err := s.putPath(key, data)
 	if err != nil {
 		return err
+	}
+	if strings.HasSuffix(key, "/") {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		if err := os.Mkdir(p, 0o755); err != nil {
+			if errors.Is(err, fs.ErrExist) {
+				return fmt.Errorf("%w: %s", storage.ErrExist, p)
+			}
+			return err
+		}
+		return nil
 	}
 	tmp, err := s.writeTemp(p, data)
 	if err != nil {
@@ -255,9 +267,12 @@ func (s *Store) PutIfAbsent(ctx context.Context, key string, data []byte) error 
 
 // Put implements storage.Store (write to a temporary file, then rename).
 func (s *Store) Put(ctx context.Context, key string, data []byte) error {
-	p, err := s.path(key)
+	p, err := s.putPath(key, data)
 	if err != nil {
 		return err
+	}
+	if strings.HasSuffix(key, "/") {
+		return os.MkdirAll(p, 0o755) // a directory key creates the directory
 	}
 	tmp, err := s.writeTemp(p, data)
 	if err != nil {
@@ -268,6 +283,17 @@ func (s *Store) Put(ctx context.Context, key string, data []byte) error {
 		return err
 	}
 	return nil
+}
+
+// putPath is the path of a key to write: not the root; a directory key takes no data.
+func (s *Store) putPath(key string, data []byte) (string, error) {
+	if key == "" {
+		return "", errors.New("invalid key \"\": the store root cannot be written")
+	}
+	if strings.HasSuffix(key, "/") && len(data) > 0 {
+		return "", fmt.Errorf("invalid key %q: a directory key takes no data", key)
+	}
+	return s.path(key)
 }
 
 func (s *Store) writeTemp(p string, data []byte) (string, error) {

@@ -201,6 +201,10 @@ func (s *Store) Delete(ctx context.Context, keys []string) ([]storage.DeleteResu
 	defer s.mu.Unlock()
 	for i, k := range keys {
 		res[i].Key = k
+		if k == "" || !storage.ValidKey(k) {
+			res[i].Err = fmt.Errorf("invalid key %q", k)
+			continue
+		}
 		if err := ctx.Err(); err != nil {
 			res[i].Err = err
 			continue
@@ -227,6 +231,9 @@ func (s *Store) Delete(ctx context.Context, keys []string) ([]storage.DeleteResu
 
 // PutIfAbsent implements storage.Store.
 func (s *Store) PutIfAbsent(ctx context.Context, key string, data []byte) error {
+	if key == "" || !storage.ValidKey(key) {
+		return fmt.Errorf("invalid key %q", key)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if _, ok := s.objects[key]; ok {
@@ -238,6 +245,9 @@ func (s *Store) PutIfAbsent(ctx context.Context, key string, data []byte) error 
 
 // Put implements storage.Store.
 func (s *Store) Put(ctx context.Context, key string, data []byte) error {
+	if key == "" || !storage.ValidKey(key) {
+		return fmt.Errorf("invalid key %q", key)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.objects[key] = entry{data: append([]byte(nil), data...), modTime: s.now()}
