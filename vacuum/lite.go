@@ -3,8 +3,10 @@ package vacuum
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/deltavacuum/deltavacuum/deltalog"
+	"github.com/deltavacuum/deltavacuum/storage"
 )
 
 // planLite takes the candidates from the log (section 9): the remove actions (and their
@@ -42,6 +44,10 @@ func (p *Planner) planLite(ctx context.Context, plan *Plan, times []deltalog.Com
 	}
 	cutoffMs := p.cutoff.UnixMilli()
 	seen := newKeySet()
+	// Hadoop's local file system writes a .<name>.crc beside each file, and Spark's LITE
+	// deletes it with the file. Without a listing, look for it only on local disk, where a
+	// stat is a cheap system call; object stores have no such companions.
+	localDisk := strings.HasPrefix(p.snap.Location, "file:")
 	add := func(key string, size int64, reason Reason) {
 		if key == "" || p.hidden.hiddenPath(key) {
 			return
@@ -50,7 +56,14 @@ func (p *Planner) planLite(ctx context.Context, plan *Plan, times []deltalog.Com
 		if p.keep.has(h) || !seen.add(h) {
 			return
 		}
-		plan.Files = append(plan.Files, File{Path: key, Size: size, Reason: reason})
+		f := File{Path: key, Size: size, Reason: reason}
+		if localDisk {
+			crc := storage.Dir(key) + "." + storage.Base(key) + ".crc"
+			if _, err := p.store.Stat(ctx, crc); err == nil {
+				f.Checksum = crc
+			}
+		}
+		plan.Files = append(plan.Files, f)
 		plan.NumFilesToDelete++
 		plan.SizeOfDataToDelete += size
 	}

@@ -202,3 +202,27 @@ func TestLiteOnFixtures(t *testing.T) {
 		})
 	}
 }
+
+// TestLiteDeletesChecksums: on local disk, LITE deletes the Hadoop .crc companion of each file
+// it deletes, as Spark's LITE does through Hadoop's local file system.
+func TestLiteDeletesChecksums(t *testing.T) {
+	clock := time.Now()
+	dir := fixtures.Copy(t, "delta/basic-with-inserts-deletes-checkpoint", clock.Add(-30*24*time.Hour))
+	store, _ := local.New(dir)
+	p, err := NewPlanner(context.Background(), store, Options{Mode: ModeLite, RetainHours: hours(0), DisableRetentionCheck: true, Now: clock})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := p.Plan(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plan.Files) != 7 {
+		t.Fatalf("LITE plans %d files, want the 7 tombstones", len(plan.Files))
+	}
+	for _, f := range plan.Files {
+		if f.Checksum != "."+f.Path+".crc" {
+			t.Errorf("%s: checksum companion %q", f.Path, f.Checksum)
+		}
+	}
+}

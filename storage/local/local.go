@@ -305,6 +305,12 @@ func (s *Store) writeTemp(p string, data []byte) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	// CreateTemp makes the file private (0600); commits are read by other users and engines.
+	if err := f.Chmod(0o644); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return "", err
+	}
 	if _, err := f.Write(data); err != nil {
 		f.Close()
 		os.Remove(f.Name())
