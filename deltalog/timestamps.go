@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/deltavacuum/deltavacuum/storage"
@@ -84,6 +85,18 @@ func WriteLastVacuumInfo(ctx context.Context, store storage.Store, v int64) erro
 	}
 	if err := store.Put(ctx, LastVacuumInfoKey, b); err != nil {
 		return fmt.Errorf("writing %s of %s: %w", LastVacuumInfoKey, store.Location(), err)
+	}
+	// On local disk Spark (through Hadoop) leaves a checksum beside the file; once the content
+	// changes it no longer matches, and Hadoop would reject the file as corrupt. Remove it.
+	if strings.HasPrefix(store.Location(), "file:") {
+		crc := LogDir + "." + strings.TrimPrefix(LastVacuumInfoKey, LogDir) + ".crc"
+		res, err := store.Delete(ctx, []string{crc})
+		if err == nil && len(res) == 1 {
+			err = res[0].Err
+		}
+		if err != nil {
+			return fmt.Errorf("removing the stale checksum %s of %s: %w", crc, store.Location(), err)
+		}
 	}
 	return nil
 }

@@ -226,3 +226,20 @@ func TestLiteDeletesChecksums(t *testing.T) {
 		}
 	}
 }
+
+func TestLastVacuumInfoDropsStaleChecksum(t *testing.T) {
+	dir := t.TempDir()
+	store, _ := local.New(dir)
+	ctx := context.Background()
+	store.Put(ctx, "_delta_log/_last_vacuum_info", []byte(`{"latestCommitVersionOutsideOfRetentionWindow":1}`))
+	store.Put(ctx, "_delta_log/._last_vacuum_info.crc", []byte("crc of the old content"))
+	if err := deltalog.WriteLastVacuumInfo(ctx, store, 5); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.Stat(ctx, "_delta_log/._last_vacuum_info.crc"); !errors.Is(err, storage.ErrNotExist) {
+		t.Errorf("the stale checksum is still there: %v", err)
+	}
+	if v, _ := deltalog.ReadLastVacuumInfo(ctx, store); v == nil || *v != 5 {
+		t.Errorf("got %v, want 5", v)
+	}
+}
