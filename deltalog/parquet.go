@@ -190,11 +190,11 @@ func (s *pqSource) open() (f *parquet.File, err error) {
 	if footerLen > s.size-12 {
 		return nil, pqCorruptf("footer length %d exceeds file size %d", footerLen, s.size)
 	}
-	footer := tail[len(tail)-8-min(int(footerLen), len(tail)-8):][:footerLen]
-	if footerLen+8 > int64(len(tail)) {
-		if footer, err = s.fetch(s.size-8-footerLen, footerLen, "footer"); err != nil {
-			return nil, err
-		}
+	var footer []byte
+	if footerLen+8 <= int64(len(tail)) {
+		footer = tail[int64(len(tail))-8-footerLen : len(tail)-8]
+	} else if footer, err = s.fetch(s.size-8-footerLen, footerLen, "footer"); err != nil {
+		return nil, err
 	}
 	if _, err := pqCheckThrift(footer); err != nil {
 		return nil, pqCorruptf("footer: %v", err)

@@ -63,13 +63,21 @@ func hasScheme(p string) bool {
 	return false
 }
 
-// invalidURIChar reports characters no URI may hold and no writer leaves unescaped: control
+// invalidURIByte marks the characters no URI may hold and no writer leaves unescaped: control
 // characters, braces (unfilled templates), backslashes and double quotes. Other characters
 // outside RFC 2396 (spaces, '|', non-ASCII letters) are tolerated: some writers do not escape
 // them, and they name one key unambiguously.
-func invalidURIChar(r rune) bool {
-	return r < 0x20 || r == 0x7f || strings.ContainsRune("{}\\\"", r)
-}
+// All of them are ASCII, so a byte table serves (bytes of multi-byte UTF-8 are >= 0x80): log
+// replay checks every path, and this is on its hot path.
+var invalidURIByte = func() (t [256]bool) {
+	for c := 0; c < 0x20; c++ {
+		t[c] = true
+	}
+	for _, c := range []byte{0x7f, '{', '}', '\\', '"'} {
+		t[c] = true
+	}
+	return t
+}()
 
 func validEscapes(p string) bool {
 	for i := 0; i < len(p); i++ {
@@ -97,8 +105,10 @@ func (r Root) Key(logPath string) (key string, inside bool, err error) {
 	if !validEscapes(logPath) {
 		return "", false, fmt.Errorf("%w: %q has an invalid percent escape", ErrBadPath, logPath)
 	}
-	if i := strings.IndexFunc(logPath, invalidURIChar); i >= 0 {
-		return "", false, fmt.Errorf("%w: %q is not a valid URI (character %q)", ErrBadPath, logPath, logPath[i])
+	for i := 0; i < len(logPath); i++ {
+		if invalidURIByte[logPath[i]] {
+			return "", false, fmt.Errorf("%w: %q is not a valid URI (character %q)", ErrBadPath, logPath, logPath[i])
+		}
 	}
 	if hasScheme(logPath) {
 		u, err := url.Parse(logPath)
