@@ -37,24 +37,38 @@ func schemeFamily(s string) string {
 }
 
 func authority(u *url.URL) string {
-	host := strings.ToLower(u.Host)
-	// The blob and dfs endpoints of one Azure account name the same objects.
+	if u.User != nil {
+		return NormalizeAuthority(u.User.Username(), u.Host, true)
+	}
+	return NormalizeAuthority("", u.Host, false)
+}
+
+// SchemeFamily maps the schemes that name one storage to one name: s3/s3a/s3n, the Azure
+// schemes (abfs, abfss, wasb, wasbs, az), gs/gcs.
+func SchemeFamily(s string) string { return schemeFamily(s) }
+
+// NormalizeAuthority normalises a URI authority for comparison: the host in lower case, and
+// the blob and dfs endpoints of one Azure account (or OneLake) alike.
+func NormalizeAuthority(user, host string, hasUser bool) string {
+	host = strings.ToLower(host)
 	host = strings.Replace(host, ".blob.core.windows.net", ".dfs.core.windows.net", 1)
 	host = strings.Replace(host, ".blob.fabric.microsoft.com", ".dfs.fabric.microsoft.com", 1)
-	if u.User != nil {
-		return u.User.Username() + "@" + host
+	if hasUser {
+		return user + "@" + host
 	}
 	return host
 }
 
-// hasScheme reports whether p starts with a URI scheme ("file:", "s3://", ...).
+// HasScheme reports whether p starts with a URI scheme ("file:", "s3://", ...).
+func HasScheme(p string) bool { return hasScheme(p) }
+
 func hasScheme(p string) bool {
 	for i := 0; i < len(p); i++ {
 		c := p[i]
 		switch {
 		case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
 		case i > 0 && (c >= '0' && c <= '9' || c == '+' || c == '-' || c == '.'):
-		case i > 0 && c == ':':
+		case i > 1 && c == ':': // one letter followed by ':' is a Windows drive, not a scheme
 			return true
 		default:
 			return false

@@ -2,6 +2,7 @@ package inventory
 
 import (
 	"fmt"
+	"github.com/deltavacuum/deltavacuum/deltalog"
 	"net/url"
 	"path"
 	"path/filepath"
@@ -25,7 +26,7 @@ func parseRoot(tableRoot string) (root, error) {
 	if tableRoot == "" {
 		return root{}, fmt.Errorf("inventory: no table root given")
 	}
-	if !hasScheme(tableRoot) {
+	if !deltalog.HasScheme(tableRoot) {
 		if !filepath.IsAbs(tableRoot) {
 			return root{}, fmt.Errorf("inventory: table root %q is neither a URI nor an absolute path", tableRoot)
 		}
@@ -39,7 +40,7 @@ func parseRoot(tableRoot string) (root, error) {
 	if u.Opaque != "" {
 		return root{}, fmt.Errorf("inventory: table root %q is not a hierarchical URI", tableRoot)
 	}
-	r := root{uri: tableRoot, scheme: strings.ToLower(u.Scheme), family: schemeFamily(u.Scheme)}
+	r := root{uri: tableRoot, scheme: strings.ToLower(u.Scheme), family: deltalog.SchemeFamily(u.Scheme)}
 	p := u.Path
 	if p != "" && path.Clean(p) != strings.TrimSuffix(p, "/") && p != "/" {
 		return root{}, fmt.Errorf("inventory: table root %q is not a clean path", tableRoot)
@@ -55,53 +56,12 @@ func parseRoot(tableRoot string) (root, error) {
 	if u.User != nil {
 		r.user = u.User.Username()
 	}
-	r.auth = normAuthority(r.user, r.host, u.User != nil)
+	r.auth = deltalog.NormalizeAuthority(r.user, r.host, u.User != nil)
 	return r, nil
 }
 
 func (r root) isAzure() bool { return r.family == "abfs" }
 func (r root) isS3() bool    { return r.family == "s3" }
-
-// schemeFamily treats the schemes that name one storage alike, as the Delta log reader does.
-func schemeFamily(s string) string {
-	switch s = strings.ToLower(s); s {
-	case "s3", "s3a", "s3n":
-		return "s3"
-	case "abfs", "abfss", "wasb", "wasbs", "az":
-		return "abfs"
-	case "gs", "gcs":
-		return "gs"
-	}
-	return s
-}
-
-// normAuthority normalises an authority: host in lower case, the blob and dfs endpoints of an
-// Azure account alike.
-func normAuthority(user, host string, hasUser bool) string {
-	host = strings.ToLower(host)
-	host = strings.Replace(host, ".blob.core.windows.net", ".dfs.core.windows.net", 1)
-	host = strings.Replace(host, ".blob.fabric.microsoft.com", ".dfs.fabric.microsoft.com", 1)
-	if hasUser {
-		return user + "@" + host
-	}
-	return host
-}
-
-// hasScheme reports whether p starts with a URI scheme ("file:", "s3://", ...).
-func hasScheme(p string) bool {
-	for i := 0; i < len(p); i++ {
-		c := p[i]
-		switch {
-		case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
-		case i > 0 && (c >= '0' && c <= '9' || c == '+' || c == '-' || c == '.'):
-		case i > 1 && c == ':': // one letter followed by ':' is a Windows drive, not a scheme
-			return true
-		default:
-			return false
-		}
-	}
-	return false
-}
 
 // match is where an inventory path lies relative to the table root.
 type match uint8
@@ -119,7 +79,7 @@ const (
 func (r root) key(p string) (string, match) {
 	var scheme, auth, rest string
 	hasAuth := false
-	if hasScheme(p) {
+	if deltalog.HasScheme(p) {
 		i := strings.IndexByte(p, ':')
 		scheme, rest = p[:i], p[i+1:]
 		if strings.HasPrefix(rest, "//") {
@@ -144,14 +104,14 @@ func (r root) key(p string) (string, match) {
 			return "", outside
 		}
 	default:
-		if schemeFamily(scheme) != r.family {
+		if deltalog.SchemeFamily(scheme) != r.family {
 			return "", outside
 		}
 		user, host, hasUser := "", auth, false
 		if i := strings.LastIndexByte(auth, '@'); i >= 0 {
 			user, host, hasUser = auth[:i], auth[i+1:], true
 		}
-		if normAuthority(user, host, hasUser) != r.auth {
+		if deltalog.NormalizeAuthority(user, host, hasUser) != r.auth {
 			return "", outside
 		}
 	}
@@ -197,7 +157,7 @@ func parseLocation(s string) (location, error) {
 	if s == "" {
 		return location{}, fmt.Errorf("inventory: no location given")
 	}
-	if !hasScheme(s) {
+	if !deltalog.HasScheme(s) {
 		abs, err := filepath.Abs(s)
 		if err != nil {
 			return location{}, fmt.Errorf("inventory %s: %w", s, err)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/deltavacuum/deltavacuum/deltalog"
 	"net/url"
 	"path"
 	"path/filepath"
@@ -18,7 +19,7 @@ import (
 // default of Options.Open; it refuses other schemes.
 func OpenLocal(ctx context.Context, location string) (storage.Store, error) {
 	p := location
-	if hasScheme(location) {
+	if deltalog.HasScheme(location) {
 		u, err := url.Parse(location)
 		if err != nil {
 			return nil, fmt.Errorf("inventory location %q: %w", location, err)
