@@ -27,4 +27,12 @@ if [ ! -x "$VENV/bin/python" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; 
   echo "$want" > "$stamp"
 fi
 
-"$VENV/bin/python" "$here/resolve_jars.py"
+# Spark and Ivy are verbose: their output is shown only when the resolution fails.
+log="$(mktemp "${TMPDIR:-/tmp}/deltavacuum-conformance-setup.XXXXXX")"
+if ! "$VENV/bin/python" "$here/resolve_jars.py" 2>"$log"; then
+  cat "$log" >&2
+  rm -f "$log"
+  echo "conformance: resolving the Delta jars failed (output above)" >&2
+  exit 1
+fi
+rm -f "$log"

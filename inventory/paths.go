@@ -2,11 +2,12 @@ package inventory
 
 import (
 	"fmt"
-	"github.com/deltavacuum/deltavacuum/deltalog"
 	"net/url"
 	"path"
 	"path/filepath"
 	"strings"
+
+	"github.com/deltavacuum/deltavacuum/deltalog"
 )
 
 // root is the table root against which inventory paths are matched.

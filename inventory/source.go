@@ -5,12 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/deltavacuum/deltavacuum/deltalog"
 	"net/url"
 	"path"
 	"path/filepath"
 	"strings"
 
+	"github.com/deltavacuum/deltavacuum/deltalog"
 	"github.com/deltavacuum/deltavacuum/storage"
 	"github.com/deltavacuum/deltavacuum/storage/local"
 )
