@@ -31,6 +31,7 @@ commands:
   replay          read a table's log through the library (log replay), print JSON
   plan-synthetic  plan a FULL vacuum of a synthetic (unwritten) table, print time and memory
   s3              FULL vacuum on an S3 test server with added latency, at several concurrencies
+  azure           the same on an Azure (Azurite) test server
 
 Run "dvbench COMMAND -h" for the flags of a command.
 `
@@ -51,6 +52,7 @@ func main() {
 		"replay":         cmdReplay,
 		"plan-synthetic": cmdPlanSynthetic,
 		"s3":             cmdS3,
+		"azure":          cmdAzure,
 	}
 	cmd, ok := cmds[os.Args[1]]
 	if !ok {

@@ -16,12 +16,15 @@ import (
 	"strings"
 	"time"
 
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/bloberror"
 	awss3 "github.com/aws/aws-sdk-go-v2/service/s3"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/deltavacuum/deltavacuum/bench/tablegen"
 	"github.com/deltavacuum/deltavacuum/deltalog"
 	"github.com/deltavacuum/deltavacuum/storage"
+	"github.com/deltavacuum/deltavacuum/storage/azure"
+	"github.com/deltavacuum/deltavacuum/storage/counting"
 	"github.com/deltavacuum/deltavacuum/storage/s3"
 	"github.com/deltavacuum/deltavacuum/storage/synthetic"
 	"github.com/deltavacuum/deltavacuum/vacuum"
@@ -44,27 +47,95 @@ func (l latency) RoundTrip(r *http.Request) (*http.Response, error) {
 	return l.base.RoundTrip(r)
 }
 
-// cmdS3 uploads a generated table (empty objects) to an S3-compatible server on 127.0.0.1 and
-// runs planner + executor (FULL, retention 0) through storage/s3 with an added latency per
-// request, at several concurrency settings, counting requests. Between runs the deleted
-// objects are uploaded again; at the end the prefix is emptied.
-func cmdS3(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("s3", flag.ContinueOnError)
-	endpoint := fs.String("endpoint", os.Getenv("DELTAVACUUM_TEST_S3_ENDPOINT"), "S3 endpoint on 127.0.0.1 (http)")
-	access := fs.String("access-key", os.Getenv("DELTAVACUUM_TEST_S3_ACCESS_KEY_ID"), "access key id")
-	secret := fs.String("secret-key", os.Getenv("DELTAVACUUM_TEST_S3_SECRET_ACCESS_KEY"), "secret access key")
-	bucket := fs.String("bucket", "dvbench", "bucket (created when missing)")
+// benchStore is an object store under test that counts its requests.
+type benchStore interface {
+	storage.Store
+	Requests() counting.RequestCounts
+}
+
+// objstoreBackend is what differs between the object stores the benchmark runs on.
+type objstoreBackend struct {
+	name string
+	// open returns a store on prefix with conc requests in flight and d added per request.
+	open func(ctx context.Context, prefix string, conc int, d time.Duration) (benchStore, error)
+	// create creates the bucket or container when missing.
+	create func(ctx context.Context, st benchStore) error
+	// pageSize and batchSize are the service's largest list page and delete batch.
+	pageSize, batchSize int64
+}
+
+func cmdS3(ctx context.Context, args []string) error    { return cmdObjstore(ctx, "s3", args) }
+func cmdAzure(ctx context.Context, args []string) error { return cmdObjstore(ctx, "azure", args) }
+
+// cmdObjstore uploads a generated table (empty objects) to an S3 or Azure test server on
+// 127.0.0.1 and runs planner + executor (FULL, retention 0) through storage/s3 or
+// storage/azure with an added latency per request, at several concurrency settings,
+// counting requests. Between runs the deleted objects are uploaded again; at the end the
+// prefix is emptied.
+func cmdObjstore(ctx context.Context, kind string, args []string) error {
+	fs := flag.NewFlagSet(kind, flag.ContinueOnError)
+	var endpoint, access, secret, bucket *string
+	switch kind {
+	case "s3":
+		endpoint = fs.String("endpoint", os.Getenv("DELTAVACUUM_TEST_S3_ENDPOINT"), "S3 endpoint on 127.0.0.1 (http)")
+		access = fs.String("access-key", os.Getenv("DELTAVACUUM_TEST_S3_ACCESS_KEY_ID"), "access key id")
+		secret = fs.String("secret-key", os.Getenv("DELTAVACUUM_TEST_S3_SECRET_ACCESS_KEY"), "secret access key")
+		bucket = fs.String("bucket", "dvbench", "bucket (created when missing)")
+	case "azure":
+		endpoint = fs.String("endpoint", envOr("DELTAVACUUM_TEST_AZURE_ENDPOINT", "http://127.0.0.1:10000/devstoreaccount1"), "Azure Blob endpoint on 127.0.0.1 (http), account path included")
+		access = fs.String("account", envOr("DELTAVACUUM_TEST_AZURE_ACCOUNT", "devstoreaccount1"), "storage account")
+		secret = fs.String("account-key", os.Getenv("DELTAVACUUM_TEST_AZURE_KEY"), "account key")
+		bucket = fs.String("container", "dvbench", "container (created when missing)")
+	}
 	delay := fs.Duration("latency", 20*time.Millisecond, "added latency per request")
 	concs := fs.String("concurrency", "1,4,16,64", "concurrency settings (requests in flight)")
 	reps := fs.Int("reps", 1, "runs at each concurrency")
 	out := fs.String("out", "", "append one JSON line per run to this file")
-	label := fs.String("label", "s3", "label of the records")
+	label := fs.String("label", kind, "label of the records")
 	spec := specFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return usageError{err.Error()}
 	}
 	if !strings.HasPrefix(*endpoint, "http://127.0.0.1:") {
-		return usageError{"s3: -endpoint must be http://127.0.0.1:PORT (a local test server)"}
+		return usageError{kind + ": -endpoint must be http://127.0.0.1:PORT… (a local test server)"}
+	}
+	var be objstoreBackend
+	switch kind {
+	case "s3":
+		be = objstoreBackend{name: "s3", pageSize: 1000, batchSize: 1000,
+			open: func(ctx context.Context, prefix string, conc int, d time.Duration) (benchStore, error) {
+				cfg := s3.Config{Bucket: *bucket, Prefix: prefix, Region: "us-east-1", Endpoint: *endpoint, PathStyle: true,
+					AllowHTTP: true, AccessKeyID: *access, SecretAccessKey: *secret, Concurrency: conc}
+				if d > 0 {
+					cfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper { return latency{rt, d} }
+				}
+				return s3.New(ctx, cfg)
+			},
+			create: func(ctx context.Context, st benchStore) error {
+				_, err := st.(*s3.Store).Client().CreateBucket(ctx, &awss3.CreateBucketInput{Bucket: bucket})
+				var ae interface{ ErrorCode() string }
+				if err != nil && (!errors.As(err, &ae) || (ae.ErrorCode() != "BucketAlreadyOwnedByYou" && ae.ErrorCode() != "BucketAlreadyExists")) {
+					return fmt.Errorf("creating bucket %s: %w", *bucket, err)
+				}
+				return nil
+			}}
+	case "azure":
+		be = objstoreBackend{name: "azure", pageSize: 5000, batchSize: azure.MaxBatch,
+			open: func(ctx context.Context, prefix string, conc int, d time.Duration) (benchStore, error) {
+				cfg := azure.Config{ServiceURL: *endpoint, Container: *bucket, Prefix: prefix, Account: *access,
+					AccountKey: *secret, AllowHTTP: true, Concurrency: conc}
+				if d > 0 {
+					cfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper { return latency{rt, d} }
+				}
+				return azure.New(ctx, cfg)
+			},
+			create: func(ctx context.Context, st benchStore) error {
+				_, err := st.(*azure.Store).Client().Create(ctx, nil)
+				if err != nil && !bloberror.HasCode(err, bloberror.ContainerAlreadyExists) {
+					return fmt.Errorf("creating container %s: %w", *bucket, err)
+				}
+				return nil
+			}}
 	}
 	t, err := tablegen.New(*spec)
 	if err != nil {
@@ -81,23 +152,13 @@ func cmdS3(ctx context.Context, args []string) error {
 	rnd := make([]byte, 4)
 	rand.Read(rnd)
 	prefix := "dvbench-" + hex.EncodeToString(rnd)
-	open := func(conc int, d time.Duration) (*s3.Store, error) {
-		cfg := s3.Config{Bucket: *bucket, Prefix: prefix, Region: "us-east-1", Endpoint: *endpoint, PathStyle: true,
-			AllowHTTP: true, AccessKeyID: *access, SecretAccessKey: *secret, Concurrency: conc}
-		if d > 0 {
-			cfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper { return latency{rt, d} }
-		}
-		return s3.New(ctx, cfg)
-	}
+	open := func(conc int, d time.Duration) (benchStore, error) { return be.open(ctx, prefix, conc, d) }
 	setup, err := open(64, 0)
 	if err != nil {
 		return err
 	}
-	if _, err := setup.Client().CreateBucket(ctx, &awss3.CreateBucketInput{Bucket: bucket}); err != nil {
-		var ae interface{ ErrorCode() string }
-		if !errors.As(err, &ae) || (ae.ErrorCode() != "BucketAlreadyOwnedByYou" && ae.ErrorCode() != "BucketAlreadyExists") {
-			return fmt.Errorf("creating bucket %s: %w", *bucket, err)
-		}
+	if err := be.create(ctx, setup); err != nil {
+		return err
 	}
 	defer func() {
 		// Empty the prefix.
@@ -109,7 +170,7 @@ func cmdS3(ctx context.Context, args []string) error {
 			return nil
 		})
 		for i := 0; i < len(keys); i += 1000 {
-			setup.Delete(context.WithoutCancel(ctx), keys[i:min(i+1000, len(keys))])
+			_, _ = setup.Delete(context.WithoutCancel(ctx), keys[i:min(i+1000, len(keys))])
 		}
 	}()
 
@@ -162,10 +223,10 @@ func cmdS3(ctx context.Context, args []string) error {
 	if err := upload(data); err != nil {
 		return err
 	}
-	fmt.Fprintf(os.Stderr, "dvbench s3: uploaded %d objects to %s/%s in %.0fs\n", len(data)+len(ents), *bucket, prefix, time.Since(start).Seconds())
+	fmt.Fprintf(os.Stderr, "dvbench %s: uploaded %d objects to %s/%s in %.0fs\n", kind, len(data)+len(ents), *bucket, prefix, time.Since(start).Seconds())
 
-	// The floor: one list page per 1000 entries of each directory (delimited listing), the
-	// log's reads as the planner makes them, one batch delete per 1000 stale keys.
+	// The floor: one list page per pageSize entries of each directory (delimited listing),
+	// one batch delete per batchSize stale keys.
 	perDir := map[string]int64{}
 	for _, k := range data {
 		perDir[storage.Dir(k)]++
@@ -173,9 +234,9 @@ func cmdS3(ctx context.Context, args []string) error {
 	perDir[""] += int64(max(1, t.Partitions)) + 1 // partition prefixes and _delta_log/
 	floorList := int64(1)                         // _delta_log/
 	for _, n := range perDir {
-		floorList += (n + 999) / 1000
+		floorList += (n + be.pageSize - 1) / be.pageSize
 	}
-	floorDelete := (t.Stale() + 999) / 1000
+	floorDelete := (t.Stale() + be.batchSize - 1) / be.batchSize
 
 	var sink io.Writer = io.Discard
 	if *out != "" {
@@ -193,7 +254,7 @@ func cmdS3(ctx context.Context, args []string) error {
 			if err != nil {
 				return err
 			}
-			r := record{Label: *label, Case: fmt.Sprintf("s3-c%d", c), Rep: rep, Live: t.Live, Stale: t.Stale(), Partitions: t.Partitions}
+			r := record{Label: *label, Case: fmt.Sprintf("%s-c%d", kind, c), Rep: rep, Live: t.Live, Stale: t.Stale(), Partitions: t.Partitions}
 			t0 := time.Now()
 			pl, err := vacuum.NewPlanner(ctx, st, vacuum.Options{RetainHours: &zero, DisableRetentionCheck: true})
 			if err != nil {
@@ -223,8 +284,8 @@ func cmdS3(ctx context.Context, args []string) error {
 			r.Time = time.Now().UTC()
 			b, _ := json.Marshal(r)
 			fmt.Fprintln(sink, string(b))
-			fmt.Fprintf(os.Stderr, "dvbench s3: concurrency %3d: plan %6.2fs execute %6.2fs, requests list %d (floor %d) get %d put %d delete %d (floor %d), deleted %d\n",
-				c, t1.Sub(t0).Seconds(), t2.Sub(t1).Seconds(), reqAll.List, floorList, reqAll.Get, reqAll.Put, reqAll.Delete, floorDelete, res.NumDeletedFiles)
+			fmt.Fprintf(os.Stderr, "dvbench %s: concurrency %3d: plan %6.2fs execute %6.2fs, requests list %d (floor %d) get %d put %d delete %d (floor %d), deleted %d\n",
+				kind, c, t1.Sub(t0).Seconds(), t2.Sub(t1).Seconds(), reqAll.List, floorList, reqAll.Get, reqAll.Put, reqAll.Delete, floorDelete, res.NumDeletedFiles)
 			// Put back what was deleted, and the log as generated.
 			var back []string
 			for _, f := range plan.Files {
@@ -237,4 +298,11 @@ func cmdS3(ctx context.Context, args []string) error {
 		}
 	}
 	return nil
+}
+
+func envOr(key, def string) string {
+	if v := os.Getenv(key); v != "" {
+		return v
+	}
+	return def
 }
