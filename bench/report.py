@@ -48,7 +48,7 @@ print("| table | case | runs | median wall s | min–max s | median CPU s | medi
 print("| --- | --- | --- | --- | --- | --- | --- | --- |")
 for label in labels:
     for (l, case) in order:
-        if l != label or case.startswith("s3-"):
+        if l != label or case.startswith(("s3-", "azure-")):
             continue
         rs = runs[(l, case)]
         walls = [x["wallSeconds"] for x in rs]
@@ -96,7 +96,7 @@ if planner:
             slope = (v(r1) - v(r0)) * mib / (l1 - l0)
             print(f"\nplanner {name} per live file between {l0:,} and {l1:,} live files: {slope:.1f} bytes")
 
-s3 = [(k, runs[k]) for k in order if k[1].startswith("s3-c")]
+s3 = [(k, runs[k]) for k in order if k[1].startswith(("s3-c", "azure-c"))]
 if s3:
     print()
     print("| table | concurrency | runs | median plan s | median execute s | list requests (floor) | "

@@ -11,6 +11,7 @@
 #   OUT        results directory (default .cache/bench/<scale>-<time>); results.jsonl, summary.md, plot png
 #   TMPDIR     where the generated tables go (a fresh temporary directory, removed at the end)
 #   SKIP       space-separated parts to skip: local dv replay planner gotest deltars spark s3
+#              (s3 is the object-store part: S3 and Azure)
 #   SPARK      1 to run the Delta Spark baseline at SCALE=small too (it takes ~10 minutes alone:
 #              a JVM per run); SCALE=full always runs it
 #   PLOT       where to write the plot (default $OUT/time-vs-files.png)
@@ -175,28 +176,26 @@ elif ! skipped spark; then
 	fi
 fi
 
-# 7. FULL vacuum on S3 (versitygw, a private instance on 127.0.0.1:$S3_PORT) with 20 ms added
-#    per request, at concurrency 1, 4, 16, 64, with request counts against the floor. Azure is
-#    not measured yet.
+# 7. FULL vacuum on S3 (versitygw) and Azure (Azurite) with 20 ms added per request, at
+#    concurrency 1, 4, 16, 64, with request counts against the floor. The servers are a
+#    private set of the test servers (scripts/testservers) on ports of their own, state in
+#    the work directory.
 if ! skipped s3; then
-	gw=$repo/.cache/bin/versitygw
-	if [[ ! -x $gw ]]; then
-		(cd "$work" && GOBIN="$repo/.cache/bin" go install github.com/versity/versitygw/cmd/versitygw@v1.8.0)
-	fi
-	port=${S3_PORT:-7171}
-	mkdir -p "$work/s3"
-	(cd "$work" && ROOT_ACCESS_KEY=dvbench ROOT_SECRET_KEY=dvbench-secret exec setsid "$gw" --port "127.0.0.1:$port" --quiet posix "$work/s3" >"$work/versitygw.log" 2>&1) &
-	gwpid=$!
+	export DELTAVACUUM_TESTSERVERS_CACHE=$work/servers
+	export DELTAVACUUM_TEST_S3_PORT=${S3_PORT:-7171} DELTAVACUUM_TEST_AZURE_PORT=${AZURE_PORT:-10100} DELTAVACUUM_TEST_GCS_PORT=${GCS_PORT:-4544}
+	scripts/testservers/start.sh
 	# (errexit applies inside traps: every step must succeed or be "|| true")
-	trap 'kill "$gwpid" 2>/dev/null || true; wait "$gwpid" 2>/dev/null || true; rm -rf "$work"' EXIT
-	for i in $(seq 1 100); do curl -s -o /dev/null "http://127.0.0.1:$port/" && break; sleep 0.2; done
-	for parts in 20 1000; do
-		bin/dvbench s3 -endpoint "http://127.0.0.1:$port" -access-key dvbench -secret-key dvbench-secret \
-			-live "$s3_live" -tombstones $((s3_live * 3 / 20)) -untracked $((s3_live / 20)) -partitions $parts \
-			-latency 20ms -concurrency 1,4,16,64 -reps 2 -label "s3-$s3_live-$parts-dirs" -out "$results" 2>&1 | tee -a "$out/suites.txt"
+	trap 'scripts/testservers/stop.sh >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
+	set -a
+	. "$work/servers/testservers.env"
+	set +a
+	for backend in s3 azure; do
+		for parts in 20 1000; do
+			bin/dvbench "$backend" -live "$s3_live" -tombstones $((s3_live * 3 / 20)) -untracked $((s3_live / 20)) -partitions $parts \
+				-latency 20ms -concurrency 1,4,16,64 -reps 2 -label "$backend-$s3_live-$parts-dirs" -out "$results" 2>&1 | tee -a "$out/suites.txt"
+		done
 	done
-	kill "$gwpid" 2>/dev/null || true
-	wait "$gwpid" 2>/dev/null || true
+	scripts/testservers/stop.sh >/dev/null 2>&1 || true
 fi
 
 touch "$results"
