@@ -88,6 +88,13 @@ type Store interface {
 	Put(ctx context.Context, key string, data []byte) error
 }
 
+// DeleteBatcher is implemented by stores that delete many keys in one request: callers make
+// their Delete calls a multiple of DeleteBatchSize keys, so that no request goes out short.
+type DeleteBatcher interface {
+	// DeleteBatchSize is the number of keys per delete request (1 when deleting singly).
+	DeleteBatchSize() int
+}
+
 // ReadAll reads a whole object.
 func ReadAll(ctx context.Context, s Store, key string) ([]byte, error) {
 	r, err := s.Open(ctx, key)

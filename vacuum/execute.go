@@ -15,7 +15,8 @@ import (
 
 // ExecOptions control the executor.
 type ExecOptions struct {
-	// BatchSize is the number of keys per Delete call (default 1000).
+	// BatchSize is the number of keys per Delete call (default 1000, rounded up to a multiple
+	// of the store's batch size when it has one: 1024 on Azure, whose batches hold 256).
 	BatchSize int
 	// Concurrency is the number of Delete calls in flight (default 8).
 	Concurrency int
@@ -66,7 +67,7 @@ var ErrPartialFailure = errors.New("some files could not be deleted")
 // gone, not as an error. Failures are reported in the result; the error is then non-nil too.
 func Execute(ctx context.Context, store storage.Store, plan *Plan, opts ExecOptions) (*Result, error) {
 	if opts.BatchSize <= 0 {
-		opts.BatchSize = 1000
+		opts.BatchSize = defaultBatchSize(store)
 	}
 	if opts.Concurrency <= 0 {
 		opts.Concurrency = 8
@@ -196,6 +197,21 @@ func Execute(ctx context.Context, store storage.Store, plan *Plan, opts ExecOpti
 		}
 	}
 	return res, nil
+}
+
+// defaultBatchSize is 1000 keys per Delete call, rounded up to a multiple of the store's own
+// batch so that every request but the last is full.
+func defaultBatchSize(store storage.Store) int {
+	const n = 1000
+	b, ok := store.(storage.DeleteBatcher)
+	if !ok {
+		return n
+	}
+	size := b.DeleteBatchSize()
+	if size <= 1 || size >= n {
+		return max(n, size)
+	}
+	return (n + size - 1) / size * size
 }
 
 // recheck re-reads the log after the planned version and returns the candidate keys a newer

@@ -3,7 +3,10 @@ package vacuum
 import (
 	"context"
 	"errors"
+	"fmt"
+	"slices"
 	"sort"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -182,5 +185,50 @@ func TestExecuteCancelled(t *testing.T) {
 	cancel()
 	if _, err := Execute(ctx, tb.store, plan, ExecOptions{}); err == nil {
 		t.Error("got no error from a cancelled run")
+	}
+}
+
+// batchingStore is a store that deletes in requests of size keys and records the size of each
+// Delete call.
+type batchingStore struct {
+	storage.Store
+	size  int
+	mu    sync.Mutex
+	calls []int
+}
+
+func (s *batchingStore) DeleteBatchSize() int { return s.size }
+
+func (s *batchingStore) Delete(ctx context.Context, keys []string) ([]storage.DeleteResult, error) {
+	s.mu.Lock()
+	s.calls = append(s.calls, len(keys))
+	s.mu.Unlock()
+	return s.Store.Delete(ctx, keys)
+}
+
+func TestExecuteBatchesAlignWithTheStore(t *testing.T) {
+	for _, tc := range []struct {
+		size int
+		want []int // sizes of the Delete calls, sorted
+	}{
+		{256, []int{52, 1024, 1024}}, // Azure: 1000 rounded up to 4 × 256
+		{1000, []int{100, 1000, 1000}},
+		{1, []int{100, 1000, 1000}}, // deleting singly: the default
+		{5000, []int{2100}},
+	} {
+		tb := newTable(t, tableSpec{})
+		for i := range 2100 {
+			tb.file(fmt.Sprintf("f%04d.parquet", i), 30*day)
+		}
+		plan := tb.plan(retain0)
+		st := &batchingStore{Store: tb.store, size: tc.size}
+		res, err := Execute(context.Background(), st, plan, ExecOptions{})
+		if err != nil || res.NumDeletedFiles != 2100 {
+			t.Fatalf("store batch %d: deleted %d, %v", tc.size, res.NumDeletedFiles, err)
+		}
+		slices.Sort(st.calls)
+		if diff := cmp.Diff(tc.want, st.calls); diff != "" {
+			t.Errorf("store batch %d: Delete calls (-want +got):\n%s", tc.size, diff)
+		}
 	}
 }

@@ -142,6 +142,14 @@ func (s *Store) Requests() counting.RequestCounts {
 
 // BatchDisabled reports whether the store deletes singly: it has no batches, or it fell back
 // to single deletes when the service refused one.
+// DeleteBatchSize implements storage.DeleteBatcher.
+func (s *Store) DeleteBatchSize() int {
+	if s.BatchDisabled() {
+		return 1
+	}
+	return s.cfg.BatchSize
+}
+
 func (s *Store) BatchDisabled() bool { return s.cfg.BatchSize <= 1 || s.noBatch.Load() }
 
 func (s *Store) backoff(ctx context.Context, attempt int) error {
