@@ -56,7 +56,7 @@ func readParquetActions(ctx context.Context, r storage.Reader, want Kinds, fn fu
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	src := &pqSource{r: r, size: r.Size()}
+	src := &pqSource{BoundedReader: storage.BoundedReader{R: r, Size: r.Size()}}
 	f, err := src.open()
 	if err != nil {
 		return err
@@ -91,9 +91,7 @@ func pqCorruptf(format string, args ...any) error {
 // size so that a truncated file shows up as io.EOF rather than as a backend error. The first
 // real I/O error is remembered, so that a failing store is not reported as a corrupt file.
 type pqSource struct {
-	r       storage.Reader
-	size    int64
-	err     error
+	storage.BoundedReader
 	regions []pqRegion
 }
 
@@ -109,30 +107,7 @@ func (s *pqSource) ReadAt(p []byte, off int64) (int, error) {
 			return copy(p, r.data[off-r.off:]), nil
 		}
 	}
-	if off < 0 {
-		return 0, errors.New("negative offset")
-	}
-	if off >= s.size {
-		return 0, io.EOF
-	}
-	short := false
-	if rest := s.size - off; int64(len(p)) > rest {
-		p, short = p[:rest], true
-	}
-	n, err := s.r.ReadAt(p, off)
-	if err == io.EOF && n == len(p) {
-		err = nil
-	}
-	if err != nil {
-		if s.err == nil && !errors.Is(err, io.EOF) {
-			s.err = err
-		}
-		return n, err
-	}
-	if short {
-		return n, io.EOF
-	}
-	return n, nil
+	return s.BoundedReader.ReadAt(p, off)
 }
 
 // drop forgets the regions.
@@ -143,8 +118,8 @@ func (s *pqSource) drop() {
 
 // fetch reads n bytes at off into a new region.
 func (s *pqSource) fetch(off, n int64, what string) ([]byte, error) {
-	if off < 0 || n < 0 || off > s.size || n > s.size-off {
-		return nil, pqCorruptf("%s at %d+%d lies outside the file of %d bytes", what, off, n, s.size)
+	if off < 0 || n < 0 || off > s.Size || n > s.Size-off {
+		return nil, pqCorruptf("%s at %d+%d lies outside the file of %d bytes", what, off, n, s.Size)
 	}
 	b := make([]byte, n)
 	if _, err := s.ReadAt(b, off); err != nil {
@@ -157,8 +132,8 @@ func (s *pqSource) fetch(off, n int64, what string) ([]byte, error) {
 // fail turns an error reported by parquet-go into ours: the reader's own error when there was
 // one, ErrCorrupt otherwise.
 func (s *pqSource) fail(what string, err error) error {
-	if s.err != nil {
-		return fmt.Errorf("parquet checkpoint: %s: %w", what, s.err)
+	if s.Err != nil {
+		return fmt.Errorf("parquet checkpoint: %s: %w", what, s.Err)
 	}
 	return pqCorruptf("%s: %v", what, err)
 }
@@ -170,10 +145,10 @@ const pqTailRead = 64 << 10
 // open checks the framing of the file and parses its footer.
 func (s *pqSource) open() (f *parquet.File, err error) {
 	const magic = "PAR1"
-	if s.size < 12 {
-		return nil, pqCorruptf("file of %d bytes is too small to be Parquet", s.size)
+	if s.Size < 12 {
+		return nil, pqCorruptf("file of %d bytes is too small to be Parquet", s.Size)
 	}
-	tail, err := s.fetch(s.size-min(s.size, pqTailRead), min(s.size, pqTailRead), "footer")
+	tail, err := s.fetch(s.Size-min(s.Size, pqTailRead), min(s.Size, pqTailRead), "footer")
 	if err != nil {
 		return nil, err
 	}
@@ -187,13 +162,13 @@ func (s *pqSource) open() (f *parquet.File, err error) {
 		return nil, pqCorruptf("not a Parquet file (or an encrypted one): bad magic bytes")
 	}
 	footerLen := int64(binary.LittleEndian.Uint32(trailer[:4]))
-	if footerLen > s.size-12 {
-		return nil, pqCorruptf("footer length %d exceeds file size %d", footerLen, s.size)
+	if footerLen > s.Size-12 {
+		return nil, pqCorruptf("footer length %d exceeds file size %d", footerLen, s.Size)
 	}
 	var footer []byte
 	if footerLen+8 <= int64(len(tail)) {
 		footer = tail[int64(len(tail))-8-footerLen : len(tail)-8]
-	} else if footer, err = s.fetch(s.size-8-footerLen, footerLen, "footer"); err != nil {
+	} else if footer, err = s.fetch(s.Size-8-footerLen, footerLen, "footer"); err != nil {
 		return nil, err
 	}
 	if _, err := pqCheckThrift(footer); err != nil {
@@ -201,7 +176,7 @@ func (s *pqSource) open() (f *parquet.File, err error) {
 	}
 	err = pqProtect(func() error {
 		var err error
-		f, err = parquet.OpenFile(s, s.size,
+		f, err = parquet.OpenFile(s, s.Size,
 			parquet.SkipPageIndex(true),
 			parquet.SkipBloomFilters(true),
 			parquet.ReadBufferSize(pqReadBufferSize),
@@ -236,8 +211,8 @@ func (s *pqSource) loadChunks(rg *format.RowGroup, cursors []*pqCursor) error {
 	var chunks []chunk
 	for _, c := range cursors {
 		off, n := pqChunkRange(&rg.Columns[c.index])
-		if off < 0 || n < 0 || off > s.size || n > s.size-off {
-			return pqCorruptf("column chunk of %s at %d+%d lies outside the file of %d bytes", c.name, off, n, s.size)
+		if off < 0 || n < 0 || off > s.Size || n > s.Size-off {
+			return pqCorruptf("column chunk of %s at %d+%d lies outside the file of %d bytes", c.name, off, n, s.Size)
 		}
 		chunks = append(chunks, chunk{off, n, c})
 	}

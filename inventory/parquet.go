@@ -3,7 +3,6 @@ package inventory
 import (
 	"context"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -28,43 +27,12 @@ type pqFile struct {
 
 // pqSource keeps parquet-go's reads within the object and remembers the first I/O error, so
 // that a failing store is not reported as a corrupt file.
-type pqSource struct {
-	r    storage.Reader
-	size int64
-	err  error
-}
-
-func (s *pqSource) ReadAt(p []byte, off int64) (int, error) {
-	if off < 0 {
-		return 0, errors.New("negative offset")
-	}
-	if off >= s.size {
-		return 0, io.EOF
-	}
-	short := false
-	if rest := s.size - off; int64(len(p)) > rest {
-		p, short = p[:rest], true
-	}
-	n, err := s.r.ReadAt(p, off)
-	if err == io.EOF && n == len(p) {
-		err = nil
-	}
-	if err != nil {
-		if s.err == nil && !errors.Is(err, io.EOF) {
-			s.err = err
-		}
-		return n, err
-	}
-	if short {
-		return n, io.EOF
-	}
-	return n, nil
-}
+type pqSource struct{ storage.BoundedReader }
 
 // fail describes an error reported by parquet-go: the reader's own error when there was one.
 func (s *pqSource) fail(name, what string, err error) error {
-	if s.err != nil {
-		return fmt.Errorf("inventory %s: %s: %w", name, what, s.err)
+	if s.Err != nil {
+		return fmt.Errorf("inventory %s: %s: %w", name, what, s.Err)
 	}
 	return fmt.Errorf("inventory %s: %s: not a readable Parquet file: %v", name, what, err)
 }
@@ -85,7 +53,7 @@ func openParquet(ctx context.Context, store storage.Store, key, name string) (*p
 	if err != nil {
 		return nil, fmt.Errorf("inventory %s: %w", name, err)
 	}
-	src := &pqSource{r: r, size: r.Size()}
+	src := &pqSource{storage.BoundedReader{R: r, Size: r.Size()}}
 	f, err := src.open(name)
 	if err != nil {
 		r.Close()
@@ -94,31 +62,31 @@ func openParquet(ctx context.Context, store storage.Store, key, name string) (*p
 	return &pqFile{name: name, src: src, f: f}, nil
 }
 
-func (p *pqFile) Close() error { return p.src.r.Close() }
+func (p *pqFile) Close() error { return p.src.R.Close() }
 
 func (s *pqSource) open(name string) (*parquet.File, error) {
 	const magic = "PAR1"
-	if s.size < 12 {
-		return nil, fmt.Errorf("inventory %s: file of %d bytes is too small to be Parquet", name, s.size)
+	if s.Size < 12 {
+		return nil, fmt.Errorf("inventory %s: file of %d bytes is too small to be Parquet", name, s.Size)
 	}
 	var head, tail [8]byte
 	if _, err := s.ReadAt(head[:4], 0); err != nil {
 		return nil, s.fail(name, "reading header", err)
 	}
-	if _, err := s.ReadAt(tail[:], s.size-8); err != nil {
+	if _, err := s.ReadAt(tail[:], s.Size-8); err != nil {
 		return nil, s.fail(name, "reading footer", err)
 	}
 	if string(head[:4]) != magic || string(tail[4:]) != magic {
 		return nil, fmt.Errorf("inventory %s: not a Parquet file (or an encrypted one)", name)
 	}
 	// parquet-go allocates the footer before checking its length.
-	if footer := int64(binary.LittleEndian.Uint32(tail[:4])); footer > s.size-12 {
-		return nil, fmt.Errorf("inventory %s: Parquet footer length %d exceeds the file size %d", name, footer, s.size)
+	if footer := int64(binary.LittleEndian.Uint32(tail[:4])); footer > s.Size-12 {
+		return nil, fmt.Errorf("inventory %s: Parquet footer length %d exceeds the file size %d", name, footer, s.Size)
 	}
 	var f *parquet.File
 	err := pqProtect(func() error {
 		var err error
-		f, err = parquet.OpenFile(s, s.size,
+		f, err = parquet.OpenFile(s, s.Size,
 			parquet.SkipPageIndex(true),
 			parquet.SkipBloomFilters(true),
 			parquet.ReadBufferSize(pqReadBufferSize),
