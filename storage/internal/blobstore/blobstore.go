@@ -140,8 +140,6 @@ func (s *Store) Requests() counting.RequestCounts {
 	return s.cfg.Counter.Requests()
 }
 
-// BatchDisabled reports whether the store deletes singly: it has no batches, or it fell back
-// to single deletes when the service refused one.
 // DeleteBatchSize implements storage.DeleteBatcher.
 func (s *Store) DeleteBatchSize() int {
 	if s.BatchDisabled() {
@@ -150,6 +148,8 @@ func (s *Store) DeleteBatchSize() int {
 	return s.cfg.BatchSize
 }
 
+// BatchDisabled reports whether the store deletes singly: it has no batches, or it fell back
+// to single deletes when the service refused one.
 func (s *Store) BatchDisabled() bool { return s.cfg.BatchSize <= 1 || s.noBatch.Load() }
 
 func (s *Store) backoff(ctx context.Context, attempt int) error {

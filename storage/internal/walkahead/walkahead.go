@@ -44,8 +44,8 @@ type future struct {
 	err     error
 }
 
-// Walker is one walk.
-type Walker struct {
+// walker is one walk.
+type walker struct {
 	ctx      context.Context
 	sem      chan struct{}
 	list     ListFunc
@@ -61,7 +61,7 @@ type Walker struct {
 func Walk(ctx context.Context, prefix string, concurrency int, list ListFunc, exists func(context.Context) error, fn func(storage.Object) error) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	w := &Walker{ctx: ctx, sem: make(chan struct{}, max(concurrency, 1)), list: list, fn: fn}
+	w := &walker{ctx: ctx, sem: make(chan struct{}, max(concurrency, 1)), list: list, fn: fn}
 	f := w.start(prefix)
 	<-f.done
 	if f.err != nil {
@@ -76,7 +76,7 @@ func Walk(ctx context.Context, prefix string, concurrency int, list ListFunc, ex
 	return w.walk(f.l)
 }
 
-func (w *Walker) start(dir string) *future {
+func (w *walker) start(dir string) *future {
 	ctx, cancel := context.WithCancel(w.ctx)
 	f := &future{first: make(chan struct{}), done: make(chan struct{}), cancel: cancel}
 	go func() {
@@ -108,7 +108,7 @@ func (w *Walker) start(dir string) *future {
 }
 
 // walk reports the children of one listed directory, recursively.
-func (w *Walker) walk(l Listing) error {
+func (w *walker) walk(l Listing) error {
 	lookahead := cap(w.sem)
 	futures := map[int]*future{}
 	defer func() {
