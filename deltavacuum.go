@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -70,22 +69,7 @@ func OpenStore(store storage.Store) *Table {
 	return &Table{Location: store.Location(), Store: store}
 }
 
-func localPath(uri string) (string, error) {
-	if uri == "" {
-		return "", errors.New("no table given: pass a directory path or a file:// URI")
-	}
-	if strings.HasPrefix(uri, "file:") {
-		u, err := url.Parse(uri)
-		if err != nil {
-			return "", fmt.Errorf("table location %q: %w", uri, err)
-		}
-		if u.Host != "" && u.Host != "localhost" {
-			return "", fmt.Errorf("table location %q: file URIs must name a local path (file:///path)", uri)
-		}
-		return u.Path, nil
-	}
-	return uri, nil
-}
+func localPath(uri string) (string, error) { return location.LocalPath(uri) }
 
 // checkNotInsideTable refuses dir when it has no _delta_log but an ancestor has one.
 func checkNotInsideTable(dir string) error {
@@ -171,14 +155,15 @@ func (t *Table) vacuum(ctx context.Context, opts VacuumOptions) (*vacuum.Result,
 		return vacuum.Execute(ctx, t.Store, plan, opts.Exec)
 	}
 	started := false
-	opts.Exec.BeforeDelete = func(ctx context.Context, plan *vacuum.Plan) error {
-		if _, err := deltalog.Commit(ctx, t.Store, func(*deltalog.Snapshot) (*deltalog.CommitRequest, error) {
-			return vacuumStart(plan), nil
-		}, opts.Commit); err != nil {
-			return fmt.Errorf("recording VACUUM START in the history of %s: %w; nothing was deleted", t.Location, err)
+	opts.Exec.RecordStart = func(ctx context.Context, plan *vacuum.Plan) (int64, error) {
+		v, err := deltalog.Commit(ctx, t.Store, func(snap *deltalog.Snapshot) (*deltalog.CommitRequest, error) {
+			return vacuumStart(plan, snap)
+		}, opts.Commit)
+		if err != nil {
+			return -1, fmt.Errorf("recording VACUUM START in the history of %s: %w; nothing was deleted", t.Location, err)
 		}
 		started = true
-		return nil
+		return v, nil
 	}
 	res, err := vacuum.Execute(ctx, t.Store, plan, opts.Exec)
 	if !started {
@@ -195,10 +180,17 @@ func (t *Table) vacuum(ctx context.Context, opts VacuumOptions) (*vacuum.Result,
 	return res, err
 }
 
-func vacuumStart(plan *vacuum.Plan) *deltalog.CommitRequest {
+// vacuumStart is the VACUUM START commit of plan, made on snap, the newest snapshot: its
+// table retention is the one this commit records (a retention raised since planning is the
+// one the run honours, and START says so).
+func vacuumStart(plan *vacuum.Plan, snap *deltalog.Snapshot) (*deltalog.CommitRequest, error) {
+	table, err := snap.DeletedFileRetention()
+	if err != nil {
+		return nil, err
+	}
 	params := map[string]any{
 		"retentionCheckEnabled":  plan.RetentionCheckEnabled,
-		"defaultRetentionMillis": int64(plan.TableRetentionHours * 3600 * 1000),
+		"defaultRetentionMillis": table.Milliseconds(),
 		"vacuumType":             string(plan.Mode),
 	}
 	if plan.RetentionSpecified {
@@ -212,7 +204,7 @@ func vacuumStart(plan *vacuum.Plan) *deltalog.CommitRequest {
 			"numFilesToDelete":   fmt.Sprint(plan.NumFilesToDelete),
 			"sizeOfDataToDelete": fmt.Sprint(plan.SizeOfDataToDelete),
 		},
-	}
+	}, nil
 }
 
 func vacuumEnd(res *vacuum.Result) *deltalog.CommitRequest {

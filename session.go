@@ -13,6 +13,7 @@ import (
 
 	"github.com/deltavacuum/deltavacuum/catalog"
 	"github.com/deltavacuum/deltavacuum/deltalog"
+	"github.com/deltavacuum/deltavacuum/internal/redact"
 	"github.com/deltavacuum/deltavacuum/inventory"
 	"github.com/deltavacuum/deltavacuum/sql"
 	"github.com/deltavacuum/deltavacuum/storage"
@@ -196,13 +197,18 @@ func (s *Session) Exec(ctx context.Context, st sql.Statement) (*Result, error) {
 			if r.Detail, err = snap.Detail(ctx, t.Store); err != nil {
 				return nil, err
 			}
+			props := make(map[string]string, len(r.Detail.Properties)) // not the snapshot's own map
+			for k, v := range r.Detail.Properties {
+				props[k] = shown(k, v)
+			}
+			r.Detail.Properties = props
 			break
 		}
 		key := st.(*sql.ShowTblProperties).Key
 		r.Properties = map[string]string{}
 		for k, v := range snap.Metadata.Configuration {
 			if key == "" || key == k {
-				r.Properties[k] = v
+				r.Properties[k] = shown(k, v)
 			}
 		}
 		if key != "" && len(r.Properties) == 0 {
@@ -252,18 +258,28 @@ func tableOf(st sql.Statement) (sql.TableRef, bool) {
 	return sql.TableRef{}, false
 }
 
+// execSet runs SET. As in Spark, the value of a sensitive key (redact.SensitiveKey:
+// fs.azure.account.key.…, …secret…, …token…) is shown as redact.Mask, in the result and in
+// its statement text.
 func (s *Session) execSet(st *sql.Set, r *Result) (*Result, error) {
 	switch {
 	case st.Key == "":
 		r.Settings = s.all()
+		for k, v := range r.Settings {
+			r.Settings[k] = shown(k, v)
+		}
 	case st.Value == nil:
 		r.Settings = map[string]string{}
 		if v, ok := s.settings[canonicalKey(st.Key)]; ok {
-			r.Settings[st.Key] = v
+			r.Settings[st.Key] = shown(st.Key, v)
 		} else {
 			r.Settings[st.Key] = "<undefined>"
 		}
 	default:
+		if redact.SensitiveKey(st.Key) {
+			masked := redact.Mask
+			r.Statement = (&sql.Set{Key: st.Key, Value: &masked}).String()
+		}
 		w, err := s.set(st.Key, *st.Value)
 		if err != nil {
 			return nil, err
@@ -271,9 +287,18 @@ func (s *Session) execSet(st *sql.Set, r *Result) (*Result, error) {
 		if w != "" {
 			r.Warnings = append(r.Warnings, w)
 		}
-		r.Settings = map[string]string{st.Key: s.settings[canonicalKey(st.Key)]}
+		r.Settings = map[string]string{st.Key: shown(st.Key, s.settings[canonicalKey(st.Key)])}
 	}
 	return r, nil
+}
+
+// shown is the value of a setting or table property as SET, SHOW TBLPROPERTIES and DESCRIBE
+// DETAIL show it: redact.Mask for a sensitive key.
+func shown(key, value string) string {
+	if redact.SensitiveKey(key) {
+		return redact.Mask
+	}
+	return value
 }
 
 func canonicalKey(key string) string {

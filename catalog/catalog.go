@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"unicode"
 
 	"github.com/BurntSushi/toml"
 	"go.yaml.in/yaml/v3"
@@ -66,6 +67,11 @@ func (c *Catalog) Resolve(ctx context.Context, parts []string) (string, error) {
 		return "", fmt.Errorf("table name %q must have one to three parts (table, schema.table or catalog.schema.table)", strings.Join(parts, "."))
 	}
 	name := strings.Join(parts, ".")
+	for _, p := range parts {
+		if p == "" || p == "." || p == ".." || strings.ContainsAny(p, "/\\?#%") || strings.ContainsFunc(p, unicode.IsControl) {
+			return "", fmt.Errorf("%w: %q: a part of a table name cannot be empty, '.' or '..', nor hold '/', '\\', '?', '#', '%%' or control characters (it would name a folder outside the warehouse's layout); give the table's path instead", ErrUnknownTable, name)
+		}
+	}
 	var looked []string
 	for k, v := range c.Tables {
 		if strings.EqualFold(k, name) {
@@ -103,7 +109,12 @@ func (c *Catalog) candidates(parts []string) []string {
 	if len(parts) >= 2 {
 		schema = parts[len(parts)-2]
 	}
-	root := strings.TrimSuffix(c.Warehouse, "/")
+	// A query (an https:// URL's SAS) stays at the end: the table's path goes before it.
+	root, query := c.Warehouse, ""
+	if i := strings.IndexByte(root, '?'); i >= 0 && strings.Contains(root, "://") {
+		root, query = root[:i], root[i:]
+	}
+	root = strings.TrimSuffix(root, "/")
 	var out []string
 	addAll := func(name, schema string) {
 		switch {
@@ -124,6 +135,9 @@ func (c *Catalog) candidates(parts []string) []string {
 	// Spark stores unquoted identifiers in lower case.
 	if lt, ls := strings.ToLower(table), strings.ToLower(schema); lt != table || ls != schema {
 		addAll(lt, ls)
+	}
+	for i := range out {
+		out[i] += query
 	}
 	return out
 }

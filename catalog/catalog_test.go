@@ -100,3 +100,19 @@ func TestCatalogFiles(t *testing.T) {
 		t.Error("a malformed catalog file was accepted")
 	}
 }
+
+// TestHostileNames: a name part that could climb out of the warehouse layout, or hide a
+// query or fragment in the location, is refused; a warehouse URL's query stays at the end.
+func TestHostileNames(t *testing.T) {
+	c := &Catalog{Warehouse: t.TempDir(), IsTable: func(context.Context, string) (bool, error) { return true, nil }}
+	for _, parts := range [][]string{{".."}, {"s", ".."}, {"a/../../x"}, {"a\\b"}, {"t?x"}, {"t#x"}, {"t%2F"}, {""}, {"a\nb"}} {
+		if loc, err := c.Resolve(context.Background(), parts); err == nil {
+			t.Errorf("%q resolved to %s, want a refusal", parts, loc)
+		}
+	}
+	c = &Catalog{Warehouse: "https://acct.blob.core.windows.net/ws/lh.Lakehouse?sv=1&sig=x"}
+	got := c.candidates([]string{"sales", "orders"})
+	if got[0] != "https://acct.blob.core.windows.net/ws/lh.Lakehouse/Tables/sales/orders?sv=1&sig=x" {
+		t.Errorf("got %s", got[0])
+	}
+}

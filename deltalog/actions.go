@@ -79,11 +79,12 @@ type Metadata struct {
 	Raw json.RawMessage `json:"-"`
 }
 
-// UnmarshalJSON keeps the raw bytes beside the decoded fields.
+// UnmarshalJSON decodes exactly (see strictJSON) and keeps the raw bytes beside the decoded
+// fields.
 func (m *Metadata) UnmarshalJSON(b []byte) error {
 	type plain Metadata
 	var p plain
-	if err := json.Unmarshal(b, &p); err != nil {
+	if err := unmarshalStrict(b, &p); err != nil {
 		return err
 	}
 	*m = Metadata(p)
@@ -121,11 +122,12 @@ type CommitInfo struct {
 	Raw json.RawMessage `json:"-"`
 }
 
-// UnmarshalJSON keeps the raw bytes beside the decoded fields.
+// UnmarshalJSON decodes exactly (see strictJSON) and keeps the raw bytes beside the decoded
+// fields.
 func (c *CommitInfo) UnmarshalJSON(b []byte) error {
 	type plain CommitInfo
 	var p plain
-	if err := json.Unmarshal(b, &p); err != nil {
+	if err := unmarshalStrict(b, &p); err != nil {
 		return err
 	}
 	*c = CommitInfo(p)
@@ -163,6 +165,13 @@ const (
 
 	KindFiles = KindAdd | KindRemove | KindCDC
 	KindAll   = KindFiles | KindMetadata | KindProtocol | KindSidecar | KindCheckpointMetadata | KindCommitInfo
+
+	// kindFilesHere marks a read of a file that must hold its file actions itself: a sidecar
+	// or a part of a multi-part checkpoint, never a V2 top-level file that lists sidecars.
+	kindFilesHere Kinds = 1 << 30
+	// kindDVRequired marks a read of a checkpoint of a table with deletion vectors: its add and
+	// remove groups must have the deletionVector column.
+	kindDVRequired Kinds = 1 << 29
 )
 
 // kind returns the kind of a, or 0 for an unknown action.

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -99,8 +100,20 @@ func Commit(ctx context.Context, store storage.Store, build func(*Snapshot) (*Co
 	if opts.EngineInfo == "" {
 		opts.EngineInfo = EngineInfo
 	}
+	var snap *Snapshot
 	for attempt := 0; attempt < opts.MaxAttempts; attempt++ {
-		snap, err := Load(ctx, store)
+		var err error
+		if snap == nil {
+			snap, err = Load(ctx, store)
+		} else {
+			// Another writer took the version: read just its commit, not the whole log
+			// again, so that a busy table does not win every race.
+			next, nerr := snap.next(ctx, store)
+			if errors.Is(nerr, storage.ErrNotExist) {
+				next, nerr = Load(ctx, store) // not visible yet: read the log again
+			}
+			snap, err = next, nerr
+		}
 		if err != nil {
 			return -1, err
 		}
@@ -144,6 +157,37 @@ func Commit(ctx context.Context, store storage.Store, build func(*Snapshot) (*Co
 		}
 	}
 	return -1, fmt.Errorf("%w: %s: another writer took the next version %d times in a row; nothing was written, try again", ErrCommitRace, store.Location(), opts.MaxAttempts)
+}
+
+// next returns the snapshot one version later: s with the commit of version s.Version+1
+// applied (its file actions, protocol, metaData and commitInfo).
+func (s *Snapshot) next(ctx context.Context, store storage.Store) (*Snapshot, error) {
+	v := s.Version + 1
+	key := CommitKey(v)
+	o, err := store.Stat(ctx, key)
+	if err != nil {
+		return nil, fmt.Errorf("reading version %d of %s after another writer committed it: %w", v, s.Location, err)
+	}
+	lf := LogFile{Key: key, Kind: KindCommit, Version: v, Size: o.Size, ModTime: o.ModTime}
+	c, p, m, err := readCommit(ctx, store, lf)
+	if err != nil {
+		return nil, err
+	}
+	n := *s
+	n.Version = v
+	n.commits = append(slices.Clip(s.commits), c)
+	seg := *s.Segment
+	seg.Version = v
+	seg.Commits = append(slices.Clip(seg.Commits), lf)
+	seg.AllCommits = append(slices.Clip(seg.AllCommits), lf)
+	n.Segment = &seg
+	if p != nil {
+		n.Protocol, n.ProtocolVersion = *p, v
+	}
+	if m != nil {
+		n.Metadata, n.MetadataVersion = *m, v
+	}
+	return &n, nil
 }
 
 func newTxnID() string {

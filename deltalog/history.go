@@ -7,6 +7,8 @@ import (
 	"sort"
 	"time"
 
+	"github.com/go-json-experiment/json/jsontext"
+
 	"github.com/deltavacuum/deltavacuum/storage"
 )
 
@@ -52,24 +54,24 @@ func History(ctx context.Context, store storage.Store, limit int) ([]HistoryEntr
 		}
 		if info != nil {
 			var f struct {
-				OperationParameters json.RawMessage `json:"operationParameters"`
-				OperationMetrics    json.RawMessage `json:"operationMetrics"`
-				EngineInfo          string          `json:"engineInfo"`
-				ReadVersion         *int64          `json:"readVersion"`
-				IsolationLevel      string          `json:"isolationLevel"`
-				IsBlindAppend       *bool           `json:"isBlindAppend"`
-				UserMetadata        string          `json:"userMetadata"`
+				OperationParameters jsontext.Value `json:"operationParameters"`
+				OperationMetrics    jsontext.Value `json:"operationMetrics"`
+				EngineInfo          string         `json:"engineInfo"`
+				ReadVersion         *int64         `json:"readVersion"`
+				IsolationLevel      string         `json:"isolationLevel"`
+				IsBlindAppend       *bool          `json:"isBlindAppend"`
+				UserMetadata        string         `json:"userMetadata"`
 			}
-			if err := json.Unmarshal(info.Raw, &f); err != nil {
-				return nil, fmt.Errorf("%w: %s: commitInfo: %v", ErrCorrupt, c.Key, err)
+			if err := unmarshalStrict(info.Raw, &f); err != nil {
+				return nil, fmt.Errorf("%w: %s of %s: commitInfo: %v", ErrCorrupt, c.Key, store.Location(), err)
 			}
 			e.Operation, e.EngineInfo, e.ReadVersion, e.IsolationLevel, e.IsBlindAppend, e.UserMetadata =
 				info.Operation, f.EngineInfo, f.ReadVersion, f.IsolationLevel, f.IsBlindAppend, f.UserMetadata
 			if len(f.OperationParameters) > 0 && string(f.OperationParameters) != "null" {
-				e.OperationParameters = f.OperationParameters
+				e.OperationParameters = json.RawMessage(f.OperationParameters)
 			}
 			if len(f.OperationMetrics) > 0 && string(f.OperationMetrics) != "null" {
-				e.OperationMetrics = f.OperationMetrics
+				e.OperationMetrics = json.RawMessage(f.OperationMetrics)
 			}
 			switch {
 			case info.InCommitTimestamp != nil:

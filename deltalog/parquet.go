@@ -6,16 +6,18 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/andybalholm/brotli"
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 	"github.com/parquet-go/parquet-go"
@@ -76,6 +78,10 @@ func readParquetActions(ctx context.Context, r storage.Reader, want Kinds, fn fu
 		if err := p.readRowGroup(ctx, src, f, i, rg, fn); err != nil {
 			return err
 		}
+	}
+	if len(p.missing) > 0 && (p.sidecars == 0 || p.checkpointMetadata == 0) {
+		return pqCorruptf("the file has no %s column and is not a V2 checkpoint that lists sidecars: its file actions are nowhere",
+			strings.Join(p.missing, " or "))
 	}
 	return nil
 }
@@ -499,24 +505,67 @@ func pqProtect(fn func() error) (err error) {
 // pqPlan is the projection of one file: the column groups to read and a cursor per
 // leaf column.
 type pqPlan struct {
+	want        Kinds
 	add, remove *pqFileReader
 	generic     []*pqGroupReader
 	cursors     []*pqCursor
 	numLeaves   int
+
+	// missing names the add or remove column that a file read for its file actions lacks.
+	// Only a V2 checkpoint that lists sidecars may lack them; its rows are counted to tell.
+	missing                      []string
+	sidecars, checkpointMetadata int
 }
 
+// newPQPlan plans the columns of f to read for the kinds in want. Every column read is
+// checked, by exact name and type, before any row is: parquet-go's Column matches names
+// exactly, as the protocol does (Add is not add), and a column of the wrong type or a
+// duplicate name is ErrCorrupt.
+//
+// A file read for add or remove actions must have both columns: a classic checkpoint, a part
+// of a multi-part one or a sidecar without them is corrupt, not a table without live files
+// (a missing remove column would lose the tombstones inside the retention, which protect
+// files). The one exception is the protocol's: a V2 checkpoint may keep every file action in
+// sidecar files ("either all … embedded inside itself or all of them should be in sidecar
+// files", PROTOCOL.md, V2 Spec), and then need not have the columns. Such a file must have
+// checkpointMetadata and sidecar columns, hold its checkpointMetadata action (every V2
+// checkpoint has exactly one) and list at least one sidecar, the last two checked as its rows
+// are read; otherwise its file actions would be nowhere. A sidecar or a part of a multi-part
+// checkpoint (the caller knows, and sets kindFilesHere) gets no such exception.
+// Every V2 checkpoint in the fixtures (Spark, Databricks, delta-kernel-rs) has the add and
+// remove columns anyway.
 func newPQPlan(f *parquet.File, want Kinds) (*pqPlan, error) {
-	p := &pqPlan{numLeaves: len(f.Schema().Columns())}
+	p := &pqPlan{want: want, numLeaves: len(f.Schema().Columns())}
 	root := f.Root()
-	var err error
-	if want&KindAdd != 0 {
-		if p.add, err = p.fileReader(root.Column("add"), KindAdd); err != nil {
+	if err := pqCheckNames(root, "the schema"); err != nil {
+		return nil, err
+	}
+	for _, g := range []struct {
+		name string
+		kind Kinds
+	}{{"add", KindAdd}, {"remove", KindRemove}} {
+		if want&g.kind == 0 {
+			continue
+		}
+		col, err := pqChild(root, g.name, "the schema")
+		if err != nil {
 			return nil, err
 		}
-	}
-	if want&KindRemove != 0 {
-		if p.remove, err = p.fileReader(root.Column("remove"), KindRemove); err != nil {
+		if col == nil {
+			if want&kindFilesHere != 0 || root.Column("checkpointMetadata") == nil || root.Column("sidecar") == nil {
+				return nil, pqCorruptf("the file has no %s column: a checkpoint or sidecar read for its file actions must have one", g.name)
+			}
+			p.missing = append(p.missing, g.name)
+			continue
+		}
+		r, err := p.fileReader(col, g.kind)
+		if err != nil {
 			return nil, err
+		}
+		if g.kind == KindAdd {
+			p.add = r
+		} else {
+			p.remove = r
 		}
 	}
 	for _, g := range []struct {
@@ -528,10 +577,13 @@ func newPQPlan(f *parquet.File, want Kinds) (*pqPlan, error) {
 		{"sidecar", KindSidecar},
 		{"checkpointMetadata", KindCheckpointMetadata},
 	} {
-		if want&g.kind == 0 {
+		if want&g.kind == 0 && (len(p.missing) == 0 || g.kind&(KindSidecar|KindCheckpointMetadata) == 0) {
 			continue
 		}
-		col := root.Column(g.name)
+		col, err := pqChild(root, g.name, "the schema")
+		if err != nil {
+			return nil, err
+		}
 		if col == nil {
 			continue
 		}
@@ -542,6 +594,49 @@ func newPQPlan(f *parquet.File, want Kinds) (*pqPlan, error) {
 		p.generic = append(p.generic, r)
 	}
 	return p, nil
+}
+
+// pqCheckNames checks that no two children of group g have names equal but for case: an
+// exact duplicate would let parquet-go's Column pick one of them arbitrarily, and names that
+// differ only in case are read as one column by case-insensitive readers (Spark's default),
+// so the file means different things to different engines. Only the groups this program reads
+// are checked (the top level, the file-action groups, the deletion vectors and the generic
+// groups it rebuilds), never the table's own columns in stats_parsed or
+// partitionValues_parsed, which a case-sensitive table may legitimately spell so. A name
+// that is not valid UTF-8 is corrupt too.
+func pqCheckNames(g *parquet.Column, what string) error {
+	children := g.Columns()
+	for i, c := range children {
+		if !utf8.ValidString(c.Name()) {
+			return pqCorruptf("%s has a column named %q, which is not valid UTF-8", what, c.Name())
+		}
+		for _, d := range children[i+1:] {
+			if strings.EqualFold(c.Name(), d.Name()) {
+				if c.Name() == d.Name() {
+					return pqCorruptf("%s has two columns named %s", what, c.Name())
+				}
+				return pqCorruptf("%s has columns %s and %s, whose names differ only in case", what, c.Name(), d.Name())
+			}
+		}
+	}
+	return nil
+}
+
+// pqChild returns the child of group g named exactly name, nil when there is none. A child
+// whose name is name in another case (Add for add, DeletionVector for deletionVector) is
+// ErrCorrupt rather than absent: names are case-sensitive, so it is not the column wanted,
+// yet a case-insensitive reader would take it for that column; the file cannot be read one
+// way with confidence. what names g in messages.
+func pqChild(g *parquet.Column, name, what string) (*parquet.Column, error) {
+	if c := g.Column(name); c != nil {
+		return c, nil
+	}
+	for _, c := range g.Columns() {
+		if strings.EqualFold(c.Name(), name) {
+			return nil, pqCorruptf("%s has a column %s but none named %s: column names are case-sensitive", what, c.Name(), name)
+		}
+	}
+	return nil, nil
 }
 
 // pqActionGroup checks that col, a top-level action column, is an optional group: a row holds
@@ -570,28 +665,55 @@ func (p *pqPlan) cursor(col *parquet.Column, name string, kinds ...parquet.Kind)
 	if !slices.Contains(kinds, kind) {
 		return nil, pqCorruptf("column %s has type %v, want %v", name, kind, kinds[0])
 	}
+	if kind == parquet.ByteArray && !pqIsString(col.Type()) {
+		return nil, pqCorruptf("column %s is annotated as %v, want a string", name, col.Type())
+	}
 	c := newPQCursor(col, name, kind)
 	p.cursors = append(p.cursors, c)
 	return c, nil
 }
 
-// fileReader plans the columns of an add or remove group; nil when the file has no such group.
-func (p *pqPlan) fileReader(g *parquet.Column, kind Kinds) (*pqFileReader, error) {
-	if g == nil {
-		return nil, nil
+// pqIsString reports whether a BYTE_ARRAY column holds strings: annotated as one, or plain
+// binary (which the values' UTF-8 check then guards), not a decimal or BSON.
+func pqIsString(t parquet.Type) bool {
+	if lt := t.LogicalType(); lt != nil && lt.Value != nil {
+		switch lt.Value.(type) {
+		case *format.StringType, *format.EnumType, *format.JsonType:
+			return true
+		}
+		return false
 	}
+	if ct := t.ConvertedType(); ct != nil {
+		switch *ct {
+		case deprecated.UTF8, deprecated.Enum, deprecated.Json:
+			return true
+		}
+		return false
+	}
+	return true
+}
+
+// fileReader plans the columns of an add or remove group.
+func (p *pqPlan) fileReader(g *parquet.Column, kind Kinds) (*pqFileReader, error) {
 	if err := pqActionGroup(g); err != nil {
 		return nil, err
 	}
 	name := g.Name()
+	if err := pqCheckNames(g, "column group "+name); err != nil {
+		return nil, err
+	}
 	r := &pqFileReader{kind: kind, def: byte(g.MaxDefinitionLevel())}
 	var err error
 	leaf := func(field string, kinds ...parquet.Kind) *pqCursor {
 		if err != nil {
 			return nil
 		}
+		var col *parquet.Column
+		if col, err = pqChild(g, field, "column group "+name); err != nil {
+			return nil
+		}
 		var c *pqCursor
-		c, err = p.cursor(g.Column(field), name+"."+field, kinds...)
+		c, err = p.cursor(col, name+"."+field, kinds...)
 		return c
 	}
 	ints := []parquet.Kind{parquet.Int64, parquet.Int32}
@@ -609,18 +731,34 @@ func (p *pqPlan) fileReader(g *parquet.Column, kind Kinds) (*pqFileReader, error
 	if r.path == nil {
 		return nil, pqCorruptf("column group %s has no path column", name)
 	}
-	if dv := g.Column("deletionVector"); dv != nil {
+	dv, err := pqChild(g, "deletionVector", "column group "+name)
+	if err != nil {
+		return nil, err
+	}
+	if dv == nil && p.want&kindDVRequired != 0 {
+		// Read without the column, every deletion vector of the table would look absent and
+		// its file unreferenced.
+		return nil, pqCorruptf("column group %s has no deletionVector column, but the table has the deletionVectors feature", name)
+	}
+	if dv != nil {
 		if dv.Leaf() || dv.Repeated() {
 			return nil, pqCorruptf("column %s.deletionVector is not a group", name)
 		}
 		name := name + ".deletionVector"
+		if err := pqCheckNames(dv, "column group "+name); err != nil {
+			return nil, err
+		}
 		d := &pqDVReader{def: byte(dv.MaxDefinitionLevel())}
 		leaf := func(field string, kinds ...parquet.Kind) *pqCursor {
 			if err != nil {
 				return nil
 			}
+			var col *parquet.Column
+			if col, err = pqChild(dv, field, "column group "+name); err != nil {
+				return nil
+			}
 			var c *pqCursor
-			c, err = p.cursor(dv.Column(field), name+"."+field, kinds...)
+			c, err = p.cursor(col, name+"."+field, kinds...)
 			return c
 		}
 		d.storageType = leaf("storageType", parquet.ByteArray)
@@ -667,6 +805,9 @@ func (p *pqPlan) genericReader(g *parquet.Column, kind Kinds) (*pqGroupReader, e
 			r.leaves = append(r.leaves, lc)
 			p.cursors = append(p.cursors, lc)
 		} else {
+			if err := pqCheckNames(c, "column group "+path); err != nil {
+				return nil, err
+			}
 			n.isMap, n.isList = pqGroupAnnotation(c.Type())
 			for _, child := range c.Columns() {
 				cn, err := build(child, path+"."+child.Name())
@@ -776,7 +917,13 @@ func (p *pqPlan) readRowGroup(ctx context.Context, src *pqSource, f *parquet.Fil
 		if found > 1 {
 			return pqCorruptf("row %d of row group %d holds %d actions", row, index, found)
 		}
-		if act != nil {
+		if act != nil && act.Sidecar != nil {
+			p.sidecars++
+		}
+		if act != nil && act.CheckpointMetadata != nil {
+			p.checkpointMetadata++
+		}
+		if act != nil && act.kind()&p.want != 0 {
 			if err := fn(act); err != nil {
 				return err
 			}
@@ -840,9 +987,13 @@ func (r *pqFileReader) readRow() (*Action, error) {
 		r.skipRest()
 		return nil, nil
 	}
-	var path string
-	if def == r.path.maxDef {
-		path = r.path.string()
+	if def < r.path.maxDef {
+		// The group is there but its path is null: the action names no file.
+		return nil, pqCorruptf("column %s: a %s action has no path", r.path.name, r.kindName())
+	}
+	path, err := r.path.string()
+	if err != nil {
+		return nil, err
 	}
 	var dv *DeletionVector
 	if r.dv != nil {
@@ -892,6 +1043,13 @@ func (r *pqFileReader) readRow() (*Action, error) {
 	return &a.act, nil
 }
 
+func (r *pqFileReader) kindName() string {
+	if r.kind == KindAdd {
+		return "add"
+	}
+	return "remove"
+}
+
 // skipRest advances the group's other columns past a row in which the group is null.
 func (r *pqFileReader) skipRest() {
 	r.size.skip()
@@ -916,14 +1074,21 @@ func (d *pqDVReader) readRow() (*DeletionVector, error) {
 		return nil, nil
 	}
 	a := &pqDVAlloc{}
-	if def == d.storageType.maxDef {
-		a.dv.StorageType = d.storageType.string()
+	if def < d.storageType.maxDef {
+		// Without a storage type the vector cannot be located; guessing could let VACUUM
+		// delete the file a live add reads its deleted rows from.
+		return nil, pqCorruptf("column %s: a deletion vector has no storage type", d.storageType.name)
+	}
+	if a.dv.StorageType, err = d.storageType.string(); err != nil {
+		return nil, err
 	}
 	if def, err = d.pathOrInlineDv.next(); err != nil {
 		return nil, err
 	}
 	if def == d.pathOrInlineDv.maxDef {
-		a.dv.PathOrInlineDv = d.pathOrInlineDv.string()
+		if a.dv.PathOrInlineDv, err = d.pathOrInlineDv.string(); err != nil {
+			return nil, err
+		}
 	}
 	off, hasOff, err := d.offset.int64()
 	if err != nil {
@@ -1070,7 +1235,10 @@ func (r *pqGroupReader) readRow() (*Action, error) {
 		act.CheckpointMetadata = &CheckpointMetadata{}
 		target = act.CheckpointMetadata
 	}
-	if err := json.Unmarshal(out, target); err != nil {
+	if err := unmarshalStrict(out, target); err != nil {
+		return nil, pqCorruptf("column group %s: %v", r.root.name, err)
+	}
+	if err := act.validate(); err != nil {
 		return nil, pqCorruptf("column group %s: %v", r.root.name, err)
 	}
 	return act, nil
@@ -1136,7 +1304,9 @@ func (r *pqGroupReader) appendNode(b []byte, n *pqNode, spans []pqSpan) ([]byte,
 			} else if b[start] != '"' {
 				// JSON object keys are strings; quote a non-string key's text.
 				key := string(b[start:])
-				b = strconv.AppendQuote(b[:start], key)
+				if b, err = jsontext.AppendQuote(b[:start], key); err != nil {
+					return nil, false, pqCorruptf("column %s: map key: %v", n.name, err)
+				}
 			}
 			b = append(b, ':')
 			ok = false
@@ -1158,7 +1328,8 @@ func (r *pqGroupReader) appendNode(b []byte, n *pqNode, spans []pqSpan) ([]byte,
 		if !empty {
 			b = append(b, ',')
 		}
-		b = pqAppendJSONString(b, c.name)
+		// Names were checked for valid UTF-8 when the group was planned.
+		b, _ = jsontext.AppendQuote(b, c.name)
 		b = append(b, ':')
 		var ok bool
 		var err error
@@ -1271,11 +1442,6 @@ func pqJSONEncFor(t parquet.Type, kind parquet.Kind) pqJSONEnc {
 		return pqJSONInt96
 	}
 	return pqJSONString
-}
-
-func pqAppendJSONString(b []byte, s string) []byte {
-	q, _ := json.Marshal(s) // a string always marshals
-	return append(b, q...)
 }
 
 // pqCursor walks the values of one leaf column chunk, page by page.
@@ -1612,9 +1778,14 @@ func (c *pqCursor) more() (bool, error) {
 }
 
 // string returns the current value of a BYTE_ARRAY column as a new string (the page's memory
-// is reused once the page is released).
-func (c *pqCursor) string() string {
-	return string(c.data[c.offs[c.cur]:c.offs[c.cur+1]])
+// is reused once the page is released). A value that is not valid UTF-8 is ErrCorrupt: it is
+// refused, never mended, since a mended path would name another file than the one written.
+func (c *pqCursor) string() (string, error) {
+	v := c.data[c.offs[c.cur]:c.offs[c.cur+1]]
+	if !utf8.Valid(v) {
+		return "", pqCorruptf("column %s: value %q is not valid UTF-8", c.name, v)
+	}
+	return string(v), nil
 }
 
 // int64 reads the next entry of an optional integer column; ok is false for null (and for
@@ -1666,9 +1837,14 @@ func (c *pqCursor) appendJSON(b []byte, enc pqJSONEnc) ([]byte, error) {
 	case parquet.Double:
 		return pqAppendJSONFloat(b, c.f64[k], 64), nil
 	case parquet.ByteArray:
+		// A string that is not valid UTF-8 is refused, never mended with U+FFFD: it would
+		// then name another file, or another setting, than the one written.
 		v := c.data[c.offs[k]:c.offs[k+1]]
-		q, _ := json.Marshal(string(v))
-		return append(b, q...), nil
+		q, err := jsontext.AppendQuote(b, v)
+		if err != nil {
+			return nil, pqCorruptf("column %s: a value is not valid UTF-8", c.name)
+		}
+		return q, nil
 	case parquet.FixedLenByteArray:
 		v := c.data[k*c.flen : (k+1)*c.flen]
 		b = append(b, '"')

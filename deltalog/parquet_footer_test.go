@@ -18,8 +18,12 @@ func TestParquetLargeFooter(t *testing.T) {
 		ModificationTime int64  `parquet:"modificationTime"`
 		DataChange       bool   `parquet:"dataChange"`
 	}
+	type remove struct {
+		Path string `parquet:"path"`
+	}
 	type row struct {
-		Add *add `parquet:"add,optional"`
+		Add    *add    `parquet:"add,optional"`
+		Remove *remove `parquet:"remove,optional"`
 	}
 	var buf bytes.Buffer
 	w := parquet.NewGenericWriter[row](&buf, parquet.KeyValueMetadata("padding", strings.Repeat("x", 200<<10)))

@@ -977,6 +977,7 @@ func TestParquetMetadataUnknownColumns(t *testing.T) {
 	}
 	type row struct {
 		Add      *add  `parquet:"add"`
+		Remove   *add  `parquet:"remove"`
 		MetaData *meta `parquet:"metaData"`
 	}
 	data := pqWriteRaw(t,
@@ -1067,7 +1068,7 @@ func TestParquetWrongTypes(t *testing.T) {
 	// The same files are fine when the bad columns are not wanted.
 	if _, err := pqCollect(context.Background(), pqBytesReader(pqWriteRaw(t, struct {
 		Add *intPath `parquet:"add"`
-	}{&intPath{pqPtr[int64](1)}})), KindRemove|KindMetadata); err != nil {
+	}{&intPath{pqPtr[int64](1)}})), KindProtocol|KindMetadata); err != nil {
 		t.Errorf("projected read of a file with a bad add column: %v", err)
 	}
 }
@@ -1311,10 +1312,29 @@ func FuzzReadParquet(f *testing.F) {
 			f.Add(b)
 		}
 	}
+	// Checkpoints with the hostile schemas of TestHostileCheckpoints.
+	good := pqSmallCheckpoint(f)
+	for _, r := range [][2]string{{"add", "Add"}, {"add", "xdd"}, {"remove", "rxmove"}, {"path", "Path"}, {"metaData", "MetaData"}} {
+		f.Add(pqRenameBytes(good, r[0], r[1]))
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		_, err := pqCollect(context.Background(), pqBytesReader(data), KindAll)
+		acts, err := pqCollect(context.Background(), pqBytesReader(data), KindAll)
 		if err != nil && !errors.Is(err, ErrCorrupt) {
 			t.Fatalf("error %v does not wrap ErrCorrupt", err)
+		}
+		// Strings are refused when they are not valid UTF-8, never mended or passed on.
+		for _, a := range acts {
+			// encoding/json writes invalid UTF-8 as \ufffd (a real U+FFFD it writes as is).
+			if b, _ := json.Marshal(a); bytes.Contains(b, []byte(`\ufffd`)) {
+				t.Fatalf("action %s holds a string that was not valid UTF-8", b)
+			}
+		}
+		if len(acts) > 0 && err == nil {
+			for _, a := range acts {
+				if a.Add != nil && a.Add.Path == "" || a.Remove != nil && a.Remove.Path == "" {
+					t.Fatalf("a file action without a path: %s", pqJSON(a))
+				}
+			}
 		}
 	})
 }

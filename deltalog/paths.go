@@ -5,6 +5,9 @@ import (
 	"net/url"
 	"path"
 	"strings"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // Root is a table root URI, parsed once, against which absolute log paths are relativised.
@@ -39,6 +42,10 @@ func schemeFamily(s string) string {
 func authority(u *url.URL) string {
 	if u.User != nil {
 		return NormalizeAuthority(u.User.Username(), u.Host, true)
+	}
+	if strings.EqualFold(u.Scheme, "file") && strings.EqualFold(u.Host, "localhost") {
+		// file://localhost/p is file:///p (RFC 8089): one file, two spellings.
+		return ""
 	}
 	return NormalizeAuthority("", u.Host, false)
 }
@@ -116,6 +123,9 @@ func (r Root) Key(logPath string) (key string, inside bool, err error) {
 	if logPath == "" {
 		return "", false, fmt.Errorf("%w: empty path", ErrBadPath)
 	}
+	if !utf8.ValidString(logPath) {
+		return "", false, fmt.Errorf("%w: %q is not valid UTF-8", ErrBadPath, logPath)
+	}
 	if !validEscapes(logPath) {
 		return "", false, fmt.Errorf("%w: %q has an invalid percent escape", ErrBadPath, logPath)
 	}
@@ -143,6 +153,9 @@ func (r Root) Key(logPath string) (key string, inside bool, err error) {
 		if !ok || rel == "" {
 			return "", false, nil
 		}
+		if !utf8.ValidString(rel) {
+			return "", false, fmt.Errorf("%w: %q decodes to a name that is not valid UTF-8", ErrBadPath, logPath)
+		}
 		return rel, true, nil
 	}
 	if strings.HasPrefix(logPath, "/") {
@@ -156,7 +169,95 @@ func (r Root) Key(logPath string) (key string, inside bool, err error) {
 	if !cleanRelative(rel) {
 		return "", false, fmt.Errorf("%w: %q escapes the table root or is not in canonical form", ErrBadPath, logPath)
 	}
+	if !utf8.ValidString(rel) {
+		return "", false, fmt.Errorf("%w: %q decodes to a name that is not valid UTF-8", ErrBadPath, logPath)
+	}
 	return rel, true, nil
+}
+
+// OtherReadings returns the keys inside the table, other than key (what Key returned for
+// logPath), that logPath can also be read as: writers and readers disagree on some spellings,
+// and VACUUM must keep the file whichever reading names it (section 7). The readings are
+//   - '#' and '?' as URI delimiters (Hadoop's reading: the file is the path before them) or as
+//     characters of the name (what a writer that does not escape them meant);
+//   - percent escapes decoded (the protocol) or kept as they are (a writer that did not escape
+//     a name holding '%', such as Spark's own on-disk partition folder p=a%3Ab);
+//   - '+' as itself or as a space (a writer that form-encoded the path);
+//   - each of those in Unicode normalization forms C and D (one file on macOS and SMB shares,
+//     whichever form its name was written in).
+//
+// It returns nil for the common path that has none of '%', '#', '?', '+' or non-ASCII.
+func (r Root) OtherReadings(logPath, key string) []string {
+	if !ambiguous(logPath) {
+		return nil
+	}
+	var out []string
+	seen := map[string]bool{key: true}
+	keep := func(k string) {
+		if k != "" && !seen[k] && cleanRelative(k) && utf8.ValidString(k) {
+			seen[k] = true
+			out = append(out, k)
+		}
+	}
+	spellings := []string{logPath}
+	if strings.Contains(logPath, "%") {
+		spellings = append(spellings, strings.ReplaceAll(logPath, "%", "%25"))
+	}
+	if strings.Contains(logPath, "+") {
+		for _, sp := range spellings {
+			spellings = append(spellings, strings.ReplaceAll(sp, "+", "%20"))
+		}
+	}
+	for _, sp := range spellings {
+		for _, v := range []string{sp, literalDelimiters(sp), cutDelimiters(sp)} {
+			if k, inside, err := r.Key(v); err == nil && inside {
+				keep(k)
+			}
+		}
+	}
+	for _, k := range append([]string{key}, out...) {
+		if !isASCII(k) {
+			keep(norm.NFC.String(k))
+			keep(norm.NFD.String(k))
+		}
+	}
+	return out
+}
+
+// ambiguous reports whether a log path holds a character that can be read in more than one way.
+func ambiguous(p string) bool {
+	for i := 0; i < len(p); i++ {
+		switch c := p[i]; {
+		case c == '%', c == '#', c == '?', c == '+', c >= 0x80:
+			return true
+		}
+	}
+	return false
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+// literalDelimiters escapes '#' and '?' so that a URI parser reads them as part of the path.
+func literalDelimiters(p string) string {
+	if !strings.ContainsAny(p, "#?") {
+		return p
+	}
+	return strings.NewReplacer("#", "%23", "?", "%3F").Replace(p)
+}
+
+// cutDelimiters drops a query and fragment, as a URI parser does.
+func cutDelimiters(p string) string {
+	if i := strings.IndexAny(p, "#?"); i >= 0 {
+		return p[:i]
+	}
+	return p
 }
 
 func cleanRelative(p string) bool {

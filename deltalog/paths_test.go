@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestKey(t *testing.T) {
@@ -89,6 +90,9 @@ func FuzzKey(f *testing.F) {
 	for _, s := range []string{"a", "p=a%253A/x", "../x", "file:///data/t/x", "file:{{x}}", "%", "a/./b", "s3://b/x"} {
 		f.Add(s)
 	}
+	for _, s := range []string{"a#b", "a?b#c", "c+d%20e", "caf%C3%A9", "file://localhost/data/t/x%23y", "p=%25/x+y"} {
+		f.Add(s)
+	}
 	root, _ := ParseRoot("file:///data/t")
 	f.Fuzz(func(t *testing.T, p string) {
 		key, inside, err := root.Key(p)
@@ -103,5 +107,65 @@ func FuzzKey(f *testing.F) {
 				t.Errorf("Key(%q) = %q", p, key)
 			}
 		}
+		if !utf8.ValidString(key) {
+			t.Errorf("Key(%q) = %q is not valid UTF-8", p, key)
+		}
+		for _, k := range root.OtherReadings(p, key) {
+			if k == key || !cleanRelative(k) || !utf8.ValidString(k) {
+				t.Errorf("OtherReadings(%q) holds %q (key %q)", p, k, key)
+			}
+		}
 	})
+}
+
+func TestKeyRefusesInvalidUTF8(t *testing.T) {
+	root, _ := ParseRoot("file:///data/t")
+	for _, p := range []string{"a\xff.parquet", "a%FF.parquet", "p=%C3/x.parquet", "file:///data/t/%ED%A0%80.parquet"} {
+		if _, _, err := root.Key(p); !errors.Is(err, ErrBadPath) {
+			t.Errorf("Key(%q): got %v, want ErrBadPath", p, err)
+		}
+	}
+}
+
+func TestFileLocalhostIsTheRoot(t *testing.T) {
+	root, _ := ParseRoot("file:///data/t")
+	for _, p := range []string{"file://localhost/data/t/x", "file:/data/t/x", "file:///data/t/x", "FILE://LOCALHOST/data/t/x"} {
+		if key, inside, err := root.Key(p); key != "x" || !inside || err != nil {
+			t.Errorf("Key(%q) = %q %v %v; want x inside", p, key, inside, err)
+		}
+	}
+	if _, inside, _ := root.Key("file://otherhost/data/t/x"); inside {
+		t.Error("file://otherhost/ is inside")
+	}
+}
+
+func TestOtherReadings(t *testing.T) {
+	root, _ := ParseRoot("s3://bucket/t")
+	tests := []struct {
+		path string
+		want []string
+	}{
+		{"part-0.parquet", nil},
+		{"p=1/part-0.parquet", nil},
+		{"a#1.parquet", []string{"a"}},
+		{"b?x=1", []string{"b"}},
+		{"s3://bucket/t/a#1.parquet", []string{"a#1.parquet"}},
+		{"s3://bucket/t/b?versionId=1", []string{"b?versionId=1"}},
+		{"p=a%3Ab/x.parquet", []string{"p=a%3Ab/x.parquet"}},
+		{"c+d.parquet", []string{"c d.parquet"}},
+		{"caf%C3%A9.parquet", []string{"caf%C3%A9.parquet", "cafe\u0301.parquet"}},
+		{"cafe\u0301.parquet", []string{"caf\u00e9.parquet"}},
+		{"%23x", []string{"%23x"}},
+		{"#x", nil}, // the URI reading is empty: no file
+	}
+	for _, tt := range tests {
+		key, _, err := root.Key(tt.path)
+		if err != nil {
+			t.Fatalf("Key(%q): %v", tt.path, err)
+		}
+		got := root.OtherReadings(tt.path, key)
+		if strings.Join(got, "|") != strings.Join(tt.want, "|") {
+			t.Errorf("OtherReadings(%q) = %q, want %q", tt.path, got, tt.want)
+		}
+	}
 }

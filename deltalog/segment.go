@@ -27,6 +27,9 @@ type Segment struct {
 	AllCommits []LogFile
 	// StagedCommits is true when _delta_log/_staged_commits/ holds files.
 	StagedCommits bool
+	// UnbackfilledCommits is true when _delta_log/_commits/ (coordinated commits) holds a
+	// commit newer than the latest version in _delta_log/.
+	UnbackfilledCommits bool
 }
 
 // ListLog lists _delta_log/ and returns the segment for the latest version. It refuses a table
@@ -44,11 +47,14 @@ func ListLogAt(ctx context.Context, store storage.Store, maxVersion int64) (*Seg
 func listLog(ctx context.Context, store storage.Store, maxVersion int64) (*Segment, error) {
 	seg := &Segment{Version: -1, CheckpointVersion: -1}
 	checkpoints := map[int64][]LogFile{}
-	stagedDir := false
+	stagedDir, commitsDir := false, false
 	err := store.Walk(ctx, LogDir, func(o storage.Object) error {
 		if o.IsDir {
-			if o.Key == LogDir+"_staged_commits/" {
+			switch o.Key {
+			case LogDir + "_staged_commits/":
 				stagedDir = true
+			case LogDir + "_commits/":
+				commitsDir = true
 			}
 			return storage.SkipDir
 		}
@@ -84,11 +90,35 @@ func listLog(ctx context.Context, store storage.Store, maxVersion int64) (*Segme
 		}
 	}
 	sort.Slice(seg.AllCommits, func(i, j int) bool { return seg.AllCommits[i].Version < seg.AllCommits[j].Version })
+	for i := 1; i < len(seg.AllCommits); i++ {
+		if a, b := seg.AllCommits[i-1], seg.AllCommits[i]; a.Version == b.Version {
+			// 1.json beside 00000000000000000001.json: Spark's \d+\.json reads both as
+			// version 1. Which one is the table's cannot be known.
+			return nil, fmt.Errorf("%w: %s: two commit files claim version %d (%s and %s); remove the one that is not the table's", ErrCorrupt, store.Location(), a.Version, a.Key, b.Key)
+		}
+	}
 	for _, c := range seg.AllCommits {
 		seg.Version = max(seg.Version, c.Version)
 	}
 	for v := range checkpoints {
 		seg.Version = max(seg.Version, v)
+	}
+	if commitsDir {
+		// Unbackfilled coordinated commits are named <version>.<uuid>.json.
+		err := store.Walk(ctx, LogDir+"_commits/", func(o storage.Object) error {
+			if o.IsDir {
+				return storage.SkipDir
+			}
+			name, _, _ := strings.Cut(o.Name(), ".")
+			if v, ok := parseVersion(name); ok && v > seg.Version && (maxVersion < 0 || v <= maxVersion) {
+				seg.UnbackfilledCommits = true
+				return errStop
+			}
+			return nil
+		})
+		if err != nil && !errors.Is(err, errStop) && !errors.Is(err, storage.ErrNotExist) {
+			return nil, fmt.Errorf("listing the coordinated commits of %s: %w", store.Location(), err)
+		}
 	}
 	if seg.Version < 0 {
 		return nil, &NotTableError{Location: store.Location(), Detail: "_delta_log holds no commit and no checkpoint"}

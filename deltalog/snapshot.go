@@ -149,7 +149,9 @@ func readCommit(ctx context.Context, store storage.Store, f LogFile) (commit, *P
 }
 
 // readJSONActions reads a newline-delimited JSON file of actions (a commit or a JSON
-// checkpoint). A line that is not a JSON object is ErrCorrupt.
+// checkpoint), streaming it line by line; a line may be of any length. Each line is decoded
+// exactly (actionDecoder): a line that is not one JSON object, holds two actions, a duplicate
+// key, invalid UTF-8 or a value of the wrong type is ErrCorrupt, naming the file and the line.
 func readJSONActions(ctx context.Context, store storage.Store, key string, fn func(*Action) error) error {
 	r, err := store.Open(ctx, key)
 	if err != nil {
@@ -159,30 +161,45 @@ func readJSONActions(ctx context.Context, store storage.Store, key string, fn fu
 		return fmt.Errorf("reading %s: %w", key, err)
 	}
 	defer r.Close()
-	sc := bufio.NewScanner(io.NewSectionReader(r, 0, r.Size()))
-	sc.Buffer(make([]byte, 0, 64*1024), 256<<20)
-	line := 0
-	for sc.Scan() {
-		line++
-		b := bytes.TrimSpace(sc.Bytes())
-		if len(b) == 0 {
-			continue
+	br := bufio.NewReaderSize(io.NewSectionReader(r, 0, r.Size()), 64<<10)
+	var d actionDecoder
+	var long []byte // a line longer than br's buffer, gathered piece by piece
+	for line := 1; ; line++ {
+		b, err := br.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			long = append(long[:0], b...)
+			for err == bufio.ErrBufferFull {
+				b, err = br.ReadSlice('\n')
+				long = append(long, b...)
+			}
+			b = long
 		}
-		if b[0] != '{' {
-			return fmt.Errorf("%w: %s line %d is not a JSON object", ErrCorrupt, key, line)
+		if err != nil && err != io.EOF {
+			return fmt.Errorf("reading %s of %s: %w", key, store.Location(), err)
 		}
-		var a Action
-		if err := json.Unmarshal(b, &a); err != nil {
-			return fmt.Errorf("%w: %s line %d: %v", ErrCorrupt, key, line, err)
+		// Only JSON's own whitespace separates lines; bytes.TrimSpace would also take U+0085
+		// and U+00A0, which JSON does not allow outside a string.
+		if b = bytes.Trim(b, " \t\r\n"); len(b) > 0 {
+			a := new(Action)
+			if derr := d.decode(b, a); derr != nil {
+				return fmt.Errorf("%w: %s of %s, line %d: %v", ErrCorrupt, key, store.Location(), line, derr)
+			}
+			if ferr := fn(a); ferr != nil {
+				return ferr
+			}
 		}
-		if err := fn(&a); err != nil {
-			return err
+		if err == io.EOF {
+			return nil
+		}
+		if cap(long) > 16<<20 {
+			long = nil // do not hold on to the memory of a very long line
+		}
+		if line%4096 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
 		}
 	}
-	if err := sc.Err(); err != nil {
-		return fmt.Errorf("%w: %s: %v", ErrCorrupt, key, err)
-	}
-	return nil
 }
 
 // readCheckpointFile reads one checkpoint file (JSON or Parquet) or sidecar.
@@ -200,6 +217,11 @@ func readCheckpointFile(ctx context.Context, store storage.Store, f LogFile, wan
 		return fmt.Errorf("%w: checkpoint file %s cannot be opened: %v", ErrCorrupt, f.Key, err)
 	}
 	defer r.Close()
+	if want&KindFiles != 0 && f.Kind != KindClassicCheckpoint && f.Kind != KindUUIDCheckpoint {
+		// Only a top-level checkpoint file may be a V2 one that lists sidecars; a sidecar or
+		// a part of a multi-part checkpoint holds its file actions itself.
+		want |= kindFilesHere
+	}
 	if err := readParquetActions(ctx, r, want, fn); err != nil {
 		return fmt.Errorf("reading %s of %s: %w", f.Key, store.Location(), err)
 	}
@@ -215,6 +237,10 @@ type File struct {
 	Inside bool
 	// DVKey is the key of the deletion-vector file, empty when there is none in the table.
 	DVKey string
+	// OtherKeys are the other keys inside the table that the path or the deletion vector's
+	// path can be read as (Root.OtherReadings): a reader protects them all. Nil for the common
+	// path that can be read one way only.
+	OtherKeys []string
 	// Removed marks a tombstone.
 	Removed bool
 	// DeletionTimestamp of a tombstone, in milliseconds (0 when the writer omitted it).
@@ -274,13 +300,17 @@ func (s *Snapshot) Files(ctx context.Context, store storage.Store, fn func(File)
 		}
 		return nil
 	}
+	want := KindAdd | KindRemove
+	if s.HasFeature("deletionVectors") {
+		want |= kindDVRequired
+	}
 	for _, f := range s.Segment.Checkpoint {
-		if err := readCheckpointFile(ctx, store, f, KindAdd|KindRemove, visit); err != nil {
+		if err := readCheckpointFile(ctx, store, f, want, visit); err != nil {
 			return err
 		}
 	}
 	for _, f := range s.sidecars {
-		if err := readCheckpointFile(ctx, store, f, KindAdd|KindRemove, visit); err != nil {
+		if err := readCheckpointFile(ctx, store, f, want, visit); err != nil {
 			return err
 		}
 	}
@@ -322,7 +352,21 @@ func (s *Snapshot) file(logPath string, dv *DeletionVector) (File, error) {
 	if err != nil {
 		return f, fmt.Errorf("table %s, file %q: %w", s.Location, logPath, err)
 	}
+	f.OtherKeys = s.Root.otherKeys(logPath, f.Key, f.Inside, dv, f.DVKey)
 	return f, nil
+}
+
+// otherKeys returns the other readings of a file action's path and of its deletion vector's
+// path (a "p" vector is a URI too; a "u" vector names one key only).
+func (r Root) otherKeys(logPath, key string, inside bool, dv *DeletionVector, dvKey string) []string {
+	var out []string
+	if inside || hasScheme(logPath) {
+		out = r.OtherReadings(logPath, key)
+	}
+	if dv != nil && dv.StorageType == "p" {
+		out = append(out, r.OtherReadings(dv.PathOrInlineDv, dvKey)...)
+	}
+	return out
 }
 
 // PartitionColumns returns the table's partition columns.
@@ -335,12 +379,13 @@ func (s *Snapshot) Property(key string) (string, bool) {
 }
 
 // CommitRefs calls fn with every key inside the table that commit f references through an
-// add, remove or cdc action or their deletion vectors, and returns the commit's protocol
-// action if it has one. The executor uses it to re-check the log tail before deleting.
-func CommitRefs(ctx context.Context, store storage.Store, root Root, f LogFile, fn func(key string)) (*Protocol, error) {
-	c, p, _, err := readCommit(ctx, store, f)
+// add, remove or cdc action or their deletion vectors (every reading of each path), and
+// returns the commit's protocol and metaData actions, if it has them. The executor uses it to
+// re-check the log tail before deleting.
+func CommitRefs(ctx context.Context, store storage.Store, root Root, f LogFile, fn func(key string)) (*Protocol, *Metadata, error) {
+	c, p, m, err := readCommit(ctx, store, f)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	ref := func(path string, dv *DeletionVector) error {
 		key, inside, err := root.Key(path)
@@ -357,22 +402,25 @@ func CommitRefs(ctx context.Context, store storage.Store, root Root, f LogFile, 
 		if ok {
 			fn(dvKey)
 		}
+		for _, k := range root.otherKeys(path, key, inside, dv, dvKey) {
+			fn(k)
+		}
 		return nil
 	}
 	for i := range c.adds {
 		if err := ref(c.adds[i].Path, c.adds[i].DeletionVector); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	for i := range c.removes {
 		if err := ref(c.removes[i].Path, c.removes[i].DeletionVector); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	for i := range c.cdcs {
 		if err := ref(c.cdcs[i].Path, nil); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	return p, nil
+	return p, m, nil
 }

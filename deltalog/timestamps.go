@@ -71,7 +71,7 @@ func ReadLastVacuumInfo(ctx context.Context, store storage.Store) (*int64, error
 		return nil, fmt.Errorf("reading %s of %s: %w", LastVacuumInfoKey, store.Location(), err)
 	}
 	var info LastVacuumInfo
-	if json.Unmarshal(b, &info) != nil {
+	if unmarshalStrict(b, &info) != nil {
 		return nil, nil
 	}
 	return info.LatestCommitVersionOutsideOfRetentionWindow, nil

@@ -163,7 +163,7 @@ func parseLocation(s string) (location, error) {
 		if err != nil {
 			return location{}, fmt.Errorf("inventory %s: %w", s, err)
 		}
-		return location{scheme: "file", key: strings.Trim(filepath.ToSlash(abs), "/")}, nil
+		return location{scheme: "file", key: strings.Trim(filepath.ToSlash(resolveLinks(abs)), "/")}, nil
 	}
 	u, err := url.Parse(s)
 	if err != nil {
@@ -185,9 +185,20 @@ func parseLocation(s string) (location, error) {
 			return location{}, fmt.Errorf("inventory %s: file URIs must name a local path (file:///path)", s)
 		}
 		l.host = ""
+		l.key = strings.Trim(filepath.ToSlash(resolveLinks(filepath.FromSlash(path.Clean("/"+u.Path)))), "/")
+		return l, nil
 	}
 	l.key = strings.Trim(path.Clean("/"+u.Path), "/")
 	return l, nil
+}
+
+// resolveLinks resolves the symbolic links in a local inventory's path (/tmp on macOS, say):
+// the local store never follows links, and an inventory is only read, never deleted from.
+func resolveLinks(p string) string {
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		return r
+	}
+	return p
 }
 
 // base is the URI of the store holding the location.

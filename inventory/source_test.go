@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -142,4 +143,23 @@ func TestDetection(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestLocalInventoryThroughALink: an inventory whose path passes through a symbolic link (as
+// /tmp does on macOS) is read; only the table's own store never follows links.
+func TestLocalInventoryThroughALink(t *testing.T) {
+	real := t.TempDir()
+	link := filepath.Join(t.TempDir(), "via")
+	if err := os.Symlink(real, link); err != nil {
+		t.Skip(err)
+	}
+	for _, loc := range []string{link, "file://" + filepath.ToSlash(link)} {
+		l, err := parseLocation(loc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if l.key != strings.Trim(filepath.ToSlash(real), "/") {
+			t.Errorf("%s: key %q, want the resolved %q", loc, l.key, real)
+		}
+	}
 }

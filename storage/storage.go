@@ -23,6 +23,10 @@ var ErrExist = errors.New("object already exists")
 // ErrNotEmpty is returned (wrapped) when deleting a directory that still has entries.
 var ErrNotEmpty = errors.New("directory not empty")
 
+// ErrSymlink is returned (wrapped) when a key names a symbolic link where a file is needed
+// (Open), or when a directory on the way to a key is a symbolic link: no backend follows links.
+var ErrSymlink = errors.New("symbolic link")
+
 // SkipDir, returned by a Walk callback for a directory, skips the directory's contents.
 var SkipDir = errors.New("skip this directory")
 
@@ -34,6 +38,13 @@ type Object struct {
 	ModTime time.Time
 	// IsDir is true for directories (and directory markers); Key then ends in '/'.
 	IsDir bool
+	// IsLink is true for a symbolic link (where a backend has them): it is reported as a file
+	// (Key without a trailing '/', IsDir false) whatever it points to, and never followed.
+	IsLink bool
+	// LinkIntoStore is true for a symbolic link that resolves, following every link, to a
+	// place inside the store's root (or that the backend cannot resolve for certain): what
+	// lies below it is listed a second time there, under other names.
+	LinkIntoStore bool
 }
 
 // Name returns the last path component of the key, without a trailing '/'.
@@ -64,27 +75,36 @@ type Store interface {
 	// key ending in '/'), recursively. A directory is reported before its contents; the entries of
 	// one directory are reported in byte order of their names. When fn returns SkipDir for a
 	// directory, its contents are not reported; any other error stops the walk and is returned.
-	// Symbolic links (where a backend has them) are reported as files and never followed.
+	// Symbolic links (where a backend has them) are reported as files with IsLink set and
+	// never followed, whatever they point to; a directory that becomes a link while the walk
+	// goes on fails the walk with ErrSymlink.
 	// A missing prefix directory is ErrNotExist.
 	Walk(ctx context.Context, prefix string, fn func(Object) error) error
 
-	// Stat describes one key. A missing key is ErrNotExist.
+	// Stat describes one key (a symbolic link itself, with IsLink set). A missing key is
+	// ErrNotExist.
 	Stat(ctx context.Context, key string) (Object, error)
 
-	// Open opens a file for reading. A missing key is ErrNotExist.
+	// Open opens a file for reading. A missing key is ErrNotExist; a key that is a symbolic
+	// link is ErrSymlink.
 	Open(ctx context.Context, key string) (Reader, error)
 
 	// Delete deletes keys and returns one result per key, in the order given. A missing key is
-	// reported with Gone set, not as an error. A directory key (ending in '/') is deleted only
+	// reported with Gone set, not as an error. Every key is resolved beneath the store root
+	// without following symbolic links, so that no link (even one swapped in for a directory
+	// while the run goes on) can redirect a delete: a link on the way to a key fails that
+	// key with ErrSymlink; a key that is itself a link deletes the link, never its target. A directory key (ending in '/') is deleted only
 	// when empty (ErrNotEmpty otherwise). The error return is for failures of the whole call
 	// (cancellation); per-key failures are in the results.
 	Delete(ctx context.Context, keys []string) ([]DeleteResult, error)
 
 	// PutIfAbsent atomically creates key with data, or fails with ErrExist when it already
-	// exists, even against a concurrent writer in another process.
+	// exists (a symbolic link there included), even against a concurrent writer in another
+	// process. A link on the way to key is ErrSymlink: nothing is written through a link.
 	PutIfAbsent(ctx context.Context, key string, data []byte) error
 
-	// Put creates or replaces key with data.
+	// Put creates or replaces key with data. A key that is a symbolic link, or a link on the
+	// way to it, is ErrSymlink: nothing is written through a link.
 	Put(ctx context.Context, key string, data []byte) error
 }
 

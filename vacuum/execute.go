@@ -4,10 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
-
-	"golang.org/x/sync/errgroup"
 
 	"github.com/deltavacuum/deltavacuum/deltalog"
 	"github.com/deltavacuum/deltavacuum/storage"
@@ -20,9 +17,11 @@ type ExecOptions struct {
 	BatchSize int
 	// Concurrency is the number of Delete calls in flight (default 8).
 	Concurrency int
-	// BeforeDelete, when set, runs after the log tail was re-checked and before the first
-	// delete (the run is recorded there); an error stops the run with nothing deleted.
-	BeforeDelete func(ctx context.Context, plan *Plan) error
+	// RecordStart, when set, records the run in the table history (VACUUM START) before the
+	// first delete and returns the version it committed; the log is then re-read up to and
+	// including that version before anything is deleted. An error stops the run with nothing
+	// deleted.
+	RecordStart func(ctx context.Context, plan *Plan) (int64, error)
 	// Counters, when set, receive live counts for progress displays.
 	Counters *Counters
 }
@@ -39,17 +38,27 @@ type Failure struct {
 	Error string `json:"error"`
 }
 
-// Result is what a run did. It embeds the plan it acted on; files a newer commit references
-// were dropped from it before deleting (section 13 of the contract) and are listed in Dropped.
+// Result is what a run did. It embeds the plan it acted on: the planned files and directories
+// less those a commit made after planning made it keep (section 13 of the contract), which
+// are listed in Dropped with the reason.
 type Result struct {
 	*Plan
-	DryRun                bool      `json:"dryRun"`
-	Status                string    `json:"status"`
-	NumDeletedFiles       int64     `json:"numDeletedFiles"`
-	NumAlreadyGone        int64     `json:"numAlreadyGoneFiles"`
-	NumDeletedDirectories int64     `json:"numDeletedDirectories"`
-	Dropped               []string  `json:"droppedByRecheck,omitempty"`
-	Failed                []Failure `json:"failed,omitempty"`
+	DryRun                bool   `json:"dryRun"`
+	Status                string `json:"status"`
+	NumDeletedFiles       int64  `json:"numDeletedFiles"`
+	NumAlreadyGone        int64  `json:"numAlreadyGoneFiles"`
+	NumDeletedDirectories int64  `json:"numDeletedDirectories"`
+	// SizeOfDeletedData is the size of the files this run deleted (not of those already gone
+	// or failed), as the plan recorded them.
+	SizeOfDeletedData int64     `json:"sizeOfDeletedData"`
+	Dropped           []Dropped `json:"droppedByRecheck,omitempty"`
+	// StartVersion is the version of the VACUUM START commit of a recorded run: no file a
+	// commit before it protects is deleted.
+	StartVersion *int64 `json:"startVersion,omitempty"`
+	// RecheckedThrough is the newest version the re-check of the log had read when the last
+	// delete was sent: commits after it are the window no VACUUM closes (docs/design.md).
+	RecheckedThrough *int64    `json:"recheckedThroughVersion,omitempty"`
+	Failed           []Failure `json:"failed,omitempty"`
 	// Requests are the storage requests of the run, on stores that count them.
 	Requests *storage.RequestCounts `json:"requests,omitempty"`
 }
@@ -62,9 +71,13 @@ func DryRun(plan *Plan) *Result {
 // ErrPartialFailure is returned (wrapped) when some keys could not be deleted.
 var ErrPartialFailure = errors.New("some files could not be deleted")
 
-// Execute re-checks the log tail, then deletes what plan lists: files (with their checksum
-// companions) in concurrent batches, then directories bottom-up. A key already gone counts as
-// gone, not as an error. Failures are reported in the result; the error is then non-nil too.
+// Execute deletes what plan lists: files (with their checksum companions) in concurrent
+// batches, then directories bottom-up. First it records the run (RecordStart) and re-reads
+// every commit made since planning; before each further batch it looks for newer commits
+// again. A planned file or directory that a newer commit references, that a raised retention
+// makes too new, or that a newer metaData hides, is kept and reported in Result.Dropped. A key
+// already gone counts as gone, not as an error. Failures are reported in the result; the
+// error is then non-nil too.
 func Execute(ctx context.Context, store storage.Store, plan *Plan, opts ExecOptions) (*Result, error) {
 	if opts.BatchSize <= 0 {
 		opts.BatchSize = defaultBatchSize(store)
@@ -74,129 +87,278 @@ func Execute(ctx context.Context, store storage.Store, plan *Plan, opts ExecOpti
 	}
 	res := &Result{Plan: plan, Status: StatusFailed}
 	counters := opts.Counters
-	counters.SetPhase("re-checking the log")
 	defer counters.SetPhase("done")
-	dropped, err := recheck(ctx, store, plan)
+	tl, err := newTail(store, plan)
 	if err != nil {
 		return res, err
 	}
-	if len(dropped) > 0 {
-		res.Plan = withoutReferenced(plan, dropped)
-		for k := range dropped {
-			res.Dropped = append(res.Dropped, k)
-		}
-	}
-	plan = res.Plan
-	if opts.BeforeDelete != nil {
-		if err := opts.BeforeDelete(ctx, plan); err != nil {
+	recorded := int64(-1)
+	if opts.RecordStart != nil {
+		counters.SetPhase("recording the run")
+		if recorded, err = opts.RecordStart(ctx, plan); err != nil {
 			return res, err
 		}
+		res.StartVersion = &recorded
 	}
-
+	counters.SetPhase("re-checking the log")
+	if err := tl.catchUp(ctx, recorded); err != nil {
+		return res, err
+	}
+	ex := &executor{store: store, plan: plan, opts: opts, res: res, tail: tl, keepDirs: map[string]bool{}}
 	counters.SetPhase("deleting")
-	// Files, in batches. A checksum companion follows its file in the same batch only after
-	// the file itself is gone, so a failure never leaves a file without its checksum.
-	var mu sync.Mutex
-	failedDirs := map[string]bool{}
-	fail := func(key string, err error) {
-		res.Failed = append(res.Failed, Failure{Path: key, Error: err.Error()})
-		for d := storage.Dir(key); d != ""; d = storage.Dir(d) {
-			failedDirs[d] = true
-		}
+	err = ex.deleteFiles(ctx)
+	if err == nil {
+		err = ex.deleteDirs(ctx)
 	}
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(opts.Concurrency)
-	for start := 0; start < len(plan.Files); start += opts.BatchSize {
-		batch := plan.Files[start:min(start+opts.BatchSize, len(plan.Files))]
-		g.Go(func() error {
-			keys := make([]string, len(batch))
-			for i, f := range batch {
-				keys[i] = f.Path
-			}
-			results, err := store.Delete(gctx, keys)
-			var companions []string
-			mu.Lock()
-			for i, r := range results {
-				switch {
-				case r.Err != nil:
-					fail(r.Key, r.Err)
-				case r.Gone:
-					res.NumAlreadyGone++
-				default:
-					res.NumDeletedFiles++
-				}
-				if counters != nil {
-					if r.Err != nil {
-						counters.Failed.Add(1)
-					} else {
-						counters.Deleted.Add(1)
-						counters.DeletedBytes.Add(batch[i].Size)
-					}
-				}
-				if r.Err == nil && batch[i].Checksum != "" {
-					companions = append(companions, batch[i].Checksum)
-				}
-			}
-			mu.Unlock()
-			if err != nil {
-				return err
-			}
-			if len(companions) == 0 {
-				return nil
-			}
-			results, err = store.Delete(gctx, companions)
-			mu.Lock()
-			for _, r := range results {
-				if r.Err != nil {
-					fail(r.Key, r.Err)
-				}
-			}
-			mu.Unlock()
-			return err
-		})
-	}
-	if err := g.Wait(); err != nil {
+	res.Plan = ex.acted()
+	checked := tl.next - 1
+	res.RecheckedThrough = &checked
+	if err != nil {
 		return res, fmt.Errorf("vacuum of %s interrupted after deleting %d files: %w", plan.Table, res.NumDeletedFiles, err)
-	}
-
-	// Directories, bottom-up (the plan lists children before parents).
-	for _, d := range plan.Dirs {
-		key := d.Path + "/"
-		if failedDirs[key] {
-			continue
-		}
-		results, err := store.Delete(ctx, []string{key})
-		if err != nil {
-			return res, fmt.Errorf("vacuum of %s interrupted: %w", plan.Table, err)
-		}
-		switch r := results[0]; {
-		case r.Err == nil && !r.Gone:
-			res.NumDeletedDirectories++
-		case r.Err != nil && errors.Is(r.Err, storage.ErrNotEmpty):
-			// Something was written into it since the listing: keep it.
-			for p := storage.Dir(key); p != ""; p = storage.Dir(p) {
-				failedDirs[p] = true
-			}
-		case r.Err != nil:
-			fail(key, r.Err)
-		}
 	}
 	if len(res.Failed) > 0 {
 		return res, fmt.Errorf("vacuum of %s: %w: %d of %d (see the failed list); the files that remain are still unreferenced, so running VACUUM again is safe",
-			plan.Table, ErrPartialFailure, len(res.Failed), len(plan.Files))
+			plan.Table, ErrPartialFailure, len(res.Failed), len(res.Plan.Files))
 	}
 	res.Status = StatusCompleted
-	if v := plan.LatestCommitOutsideRetention; v != nil {
-		// Everything the log removed up to v is now gone: later LITE runs start after it.
-		// A FULL run records it too [safer]: the reference writes {} after FULL, which
-		// blocks later LITE runs.
-		if prev, err := deltalog.ReadLastVacuumInfo(ctx, store); err == nil && (prev == nil || *prev < *v) {
-			if err := deltalog.WriteLastVacuumInfo(ctx, store, *v); err != nil {
-				return res, fmt.Errorf("vacuum of %s completed, but %w", plan.Table, err)
-			}
-		}
+	if err := recordCoverage(ctx, store, res.Plan, tl); err != nil {
+		return res, fmt.Errorf("vacuum of %s completed, but %w", plan.Table, err)
 	}
 	return res, nil
+}
+
+// recordCoverage writes _delta_log/_last_vacuum_info after a completed run: everything the log
+// removed up to the plan's newest commit outside the retention is gone, so later LITE runs
+// start after it. A FULL run records it too [safer]: the reference writes {} after FULL,
+// which blocks later LITE runs. It is not written when the retention was raised during the
+// run (files of those commits were kept), and it never moves backwards, unless the recorded
+// version lies beyond the log, which only a corrupt file does.
+func recordCoverage(ctx context.Context, store storage.Store, plan *Plan, tl *tail) error {
+	v := plan.LatestCommitOutsideRetention
+	if v == nil || tl.raisedAt >= 0 {
+		return nil
+	}
+	prev, err := deltalog.ReadLastVacuumInfo(ctx, store)
+	if err != nil {
+		return nil
+	}
+	if prev != nil && *prev >= *v && *prev < tl.next {
+		return nil
+	}
+	return deltalog.WriteLastVacuumInfo(ctx, store, *v)
+}
+
+// executor deletes one plan.
+type executor struct {
+	store storage.Store
+	plan  *Plan
+	opts  ExecOptions
+	tail  *tail // used by the goroutine that sends the batches only
+
+	mu       sync.Mutex // guards res and keepDirs while batches run
+	res      *Result
+	keepDirs map[string]bool // directories (ending in '/') with a file kept or failed below
+	dropped  map[string]bool // keys of dropped files and directories, and the directories above
+}
+
+func (ex *executor) drop(d Dropped, dir bool) {
+	ex.mu.Lock()
+	defer ex.mu.Unlock()
+	ex.res.Dropped = append(ex.res.Dropped, d)
+	if ex.dropped == nil {
+		ex.dropped = map[string]bool{}
+	}
+	key := d.Path
+	if dir {
+		key += "/"
+	}
+	ex.dropped[key] = true
+	ex.keepAbove(key)
+	for p := storage.Dir(key); p != "" && !ex.dropped[p]; p = storage.Dir(p) {
+		ex.dropped[p] = true
+	}
+}
+
+// keepAbove marks every directory above key as one that must stay. ex.mu is held.
+func (ex *executor) keepAbove(key string) {
+	for d := storage.Dir(key); d != ""; d = storage.Dir(d) {
+		if ex.keepDirs[d] {
+			return
+		}
+		ex.keepDirs[d] = true
+	}
+}
+
+// fail records a key that could not be deleted. ex.mu is held.
+func (ex *executor) fail(key string, err error) {
+	ex.res.Failed = append(ex.res.Failed, Failure{Path: key, Error: err.Error()})
+	ex.keepAbove(key)
+}
+
+// deleteFiles sends the files in batches, at most Concurrency at a time. Before each batch is
+// sent it probes the log for commits made since the last look and leaves out what they keep.
+func (ex *executor) deleteFiles(ctx context.Context) error {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	workers := make(chan struct{}, ex.opts.Concurrency)
+	var wg sync.WaitGroup
+	files := ex.plan.Files
+	var sendErr error
+	for i := 0; i < len(files) && sendErr == nil; {
+		select {
+		case workers <- struct{}{}:
+		case <-ctx.Done():
+			sendErr = context.Cause(ctx)
+			continue
+		}
+		if err := ex.tail.probe(ctx); err != nil {
+			<-workers
+			sendErr = err
+			continue
+		}
+		batch := make([]File, 0, min(ex.opts.BatchSize, len(files)-i))
+		for ; i < len(files) && len(batch) < ex.opts.BatchSize; i++ {
+			if d, keep := ex.tail.keepFile(&files[i]); keep {
+				ex.drop(d, false)
+				continue
+			}
+			batch = append(batch, files[i])
+		}
+		if len(batch) == 0 {
+			<-workers
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-workers }()
+			if err := ex.deleteBatch(ctx, batch); err != nil {
+				cancel(err)
+			}
+		}()
+	}
+	wg.Wait()
+	if sendErr != nil {
+		return sendErr
+	}
+	if err := context.Cause(ctx); err != nil {
+		return err
+	}
+	return nil
+}
+
+// deleteBatch deletes one batch of files. A checksum companion follows its file only after
+// the file itself is gone, so that a failure never leaves a file without its checksum.
+func (ex *executor) deleteBatch(ctx context.Context, batch []File) error {
+	keys := make([]string, len(batch))
+	for i, f := range batch {
+		keys[i] = f.Path
+	}
+	results, err := ex.store.Delete(ctx, keys)
+	counters := ex.opts.Counters
+	var companions []string
+	ex.mu.Lock()
+	for i, r := range results {
+		switch {
+		case r.Err != nil:
+			ex.fail(r.Key, r.Err)
+		case r.Gone:
+			ex.res.NumAlreadyGone++
+		default:
+			ex.res.NumDeletedFiles++
+			ex.res.SizeOfDeletedData += batch[i].Size
+		}
+		if counters != nil {
+			if r.Err != nil {
+				counters.Failed.Add(1)
+			} else {
+				counters.Deleted.Add(1)
+				counters.DeletedBytes.Add(batch[i].Size)
+			}
+		}
+		if r.Err == nil && batch[i].Checksum != "" {
+			companions = append(companions, batch[i].Checksum)
+		}
+	}
+	ex.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	if len(companions) == 0 {
+		return nil
+	}
+	results, err = ex.store.Delete(ctx, companions)
+	ex.mu.Lock()
+	for _, r := range results {
+		if r.Err != nil {
+			ex.fail(r.Key, r.Err)
+		}
+	}
+	ex.mu.Unlock()
+	return err
+}
+
+// deleteDirs removes the planned directories bottom-up (the plan lists children before
+// parents), each only when empty, probing the log first and again every BatchSize
+// directories.
+func (ex *executor) deleteDirs(ctx context.Context) error {
+	for i := range ex.plan.Dirs {
+		d := &ex.plan.Dirs[i]
+		if i%ex.opts.BatchSize == 0 {
+			if err := ex.tail.probe(ctx); err != nil {
+				return err
+			}
+		}
+		key := d.Path + "/"
+		if ex.keepDirs[key] {
+			continue
+		}
+		if dr, keep := ex.tail.keepDir(d); keep {
+			ex.drop(dr, true)
+			continue
+		}
+		results, err := ex.store.Delete(ctx, []string{key})
+		if err != nil {
+			return err
+		}
+		switch r := results[0]; {
+		case r.Err == nil && !r.Gone:
+			ex.res.NumDeletedDirectories++
+		case r.Err != nil && errors.Is(r.Err, storage.ErrNotEmpty):
+			// Something was written into it since the listing: keep it.
+			ex.keepAbove(key)
+		case r.Err != nil:
+			ex.fail(key, r.Err)
+		}
+	}
+	return nil
+}
+
+// acted returns the plan as the run acted on it: without what it dropped, with the cutoff and
+// retention it ended with (earlier and longer when a newer metaData raised the retention).
+func (ex *executor) acted() *Plan {
+	if len(ex.dropped) == 0 && ex.tail.raisedAt < 0 {
+		return ex.plan
+	}
+	out := *ex.plan
+	out.Cutoff, out.RetentionHours = ex.tail.cutoff.UTC(), ex.tail.run.Hours()
+	out.Files = []File{}
+	out.NumFilesToDelete, out.SizeOfDataToDelete = 0, 0
+	for _, f := range ex.plan.Files {
+		if ex.dropped[f.Path] {
+			continue
+		}
+		out.Files = append(out.Files, f)
+		out.NumFilesToDelete++
+		out.SizeOfDataToDelete += f.Size
+	}
+	out.Dirs = []Dir{}
+	for _, d := range ex.plan.Dirs {
+		if !ex.dropped[d.Path+"/"] {
+			out.Dirs = append(out.Dirs, d)
+		}
+	}
+	return &out
 }
 
 // defaultBatchSize is 1000 keys per Delete call, rounded up to a multiple of the store's own
@@ -212,83 +374,4 @@ func defaultBatchSize(store storage.Store) int {
 		return max(n, size)
 	}
 	return (n + size - 1) / size * size
-}
-
-// recheck re-reads the log after the planned version and returns the candidate keys a newer
-// commit references. It refuses to go on when the log tail cannot be read exactly.
-func recheck(ctx context.Context, store storage.Store, plan *Plan) (map[string]bool, error) {
-	seg, err := deltalog.ListLog(ctx, store)
-	if err != nil {
-		return nil, fmt.Errorf("re-checking the log of %s before deleting: %w; nothing was deleted", plan.Table, err)
-	}
-	if seg.Version == plan.Version {
-		return nil, nil
-	}
-	if seg.Version < plan.Version {
-		return nil, fmt.Errorf("re-checking the log of %s before deleting: the latest version is %d, older than the planned %d; nothing was deleted", plan.Table, seg.Version, plan.Version)
-	}
-	root, err := deltalog.ParseRoot(plan.Table)
-	if err != nil {
-		return nil, err
-	}
-	candidates := make(map[string]bool, len(plan.Files))
-	for _, f := range plan.Files {
-		candidates[f.Path] = false
-	}
-	referenced := map[string]bool{}
-	next := plan.Version + 1
-	for _, c := range seg.AllCommits {
-		if c.Version < next {
-			continue
-		}
-		if c.Version != next {
-			break
-		}
-		p, err := deltalog.CommitRefs(ctx, store, root, c, func(key string) {
-			if _, ok := candidates[key]; ok {
-				referenced[key] = true
-			}
-		})
-		if err != nil {
-			return nil, fmt.Errorf("re-checking the log of %s before deleting: %w; nothing was deleted", plan.Table, err)
-		}
-		if p != nil {
-			snap := &deltalog.Snapshot{Location: plan.Table, Protocol: *p}
-			if err := snap.CheckVacuum(); err != nil {
-				return nil, fmt.Errorf("the protocol of %s changed after planning: %w", plan.Table, err)
-			}
-		}
-		next++
-	}
-	if next <= seg.Version {
-		return nil, fmt.Errorf("re-checking the log of %s before deleting: version %d is missing; nothing was deleted", plan.Table, next)
-	}
-	return referenced, nil
-}
-
-// withoutReferenced returns a copy of plan without the files in drop and without the
-// directories above them.
-func withoutReferenced(plan *Plan, drop map[string]bool) *Plan {
-	out := *plan
-	out.Files = []File{}
-	out.NumFilesToDelete, out.SizeOfDataToDelete = 0, 0
-	keepDirs := map[string]bool{}
-	for _, f := range plan.Files {
-		if drop[f.Path] {
-			for d := storage.Dir(f.Path); d != ""; d = storage.Dir(d) {
-				keepDirs[strings.TrimSuffix(d, "/")] = true
-			}
-			continue
-		}
-		out.Files = append(out.Files, f)
-		out.NumFilesToDelete++
-		out.SizeOfDataToDelete += f.Size
-	}
-	out.Dirs = []Dir{}
-	for _, d := range plan.Dirs {
-		if !keepDirs[d.Path] {
-			out.Dirs = append(out.Dirs, d)
-		}
-	}
-	return &out
 }

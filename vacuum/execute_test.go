@@ -80,8 +80,9 @@ func TestExecuteRecheck(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sort.Strings(res.Dropped)
-	if diff := cmp.Diff([]string{"a.parquet", "p=1/b.parquet"}, res.Dropped); diff != "" {
+	want := []Dropped{{"a.parquet", DropReferenced, 3}, {"p=1/b.parquet", DropReferenced, 3}}
+	sort.Slice(res.Dropped, func(i, j int) bool { return res.Dropped[i].Path < res.Dropped[j].Path })
+	if diff := cmp.Diff(want, res.Dropped); diff != "" {
 		t.Errorf("dropped (-want +got):\n%s", diff)
 	}
 	if _, err := tb.store.Stat(context.Background(), "a.parquet"); err != nil {

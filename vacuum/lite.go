@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/deltavacuum/deltavacuum/deltalog"
 	"github.com/deltavacuum/deltavacuum/storage"
@@ -22,6 +23,13 @@ func (p *Planner) planLite(ctx context.Context, plan *Plan, times []deltalog.Com
 	lastVacuum, err := deltalog.ReadLastVacuumInfo(ctx, p.store)
 	if err != nil {
 		return nil, err
+	}
+	if lastVacuum != nil && (*lastVacuum > p.snap.Version || *lastVacuum < -1) {
+		// A vacuum can only have covered commits that exist. A version beyond the log (the
+		// file was copied from another table, or the log restored from an older copy) would
+		// make every LITE run a silent no-op.
+		return nil, fmt.Errorf("table %s: %s is corrupt: it says VACUUM covered the log up to version %d, but the log ends at version %d. Run VACUUM FULL once: it deletes what LITE would and rewrites the file",
+			p.snap.Location, deltalog.LastVacuumInfoKey, *lastVacuum, p.snap.Version)
 	}
 	earliest := times[0].Version
 	// The reference also refuses at lastVacuum == earliest-1, which is safe: every commit
@@ -43,20 +51,32 @@ func (p *Planner) planLite(ctx context.Context, plan *Plan, times []deltalog.Com
 		return plan, nil
 	}
 	cutoffMs := p.cutoff.UnixMilli()
-	seen := newKeySet()
+	commitTime := make(map[int64]time.Time, len(times))
+	for _, c := range times {
+		commitTime[c.Version] = c.Timestamp
+	}
+	index := map[uint64]int{} // candidate -> its place in plan.Files
 	// Hadoop's local file system writes a .<name>.crc beside each file, and Spark's LITE
 	// deletes it with the file. Without a listing, look for it only on local disk, where a
 	// stat is a cheap system call; object stores have no such companions.
 	localDisk := strings.HasPrefix(p.snap.Location, "file:")
-	add := func(key string, size int64, reason Reason) {
+	add := func(key string, size int64, reason Reason, since time.Time) {
 		if key == "" || p.hidden.hiddenPath(key) {
 			return
 		}
 		h := p.hash(key)
-		if p.keep.has(h) || !seen.add(h) {
+		if p.keep.has(h) || p.keptByFold(key) {
 			return
 		}
-		f := File{Path: key, Size: size, Reason: reason}
+		since = p.eligible(h, since)
+		if i, ok := index[h]; ok {
+			if since.After(plan.Files[i].eligible) {
+				plan.Files[i].eligible = since
+			}
+			return
+		}
+		index[h] = len(plan.Files)
+		f := File{Path: key, Size: size, Reason: reason, eligible: since}
 		if localDisk {
 			crc := storage.Dir(key) + "." + storage.Base(key) + ".crc"
 			if _, err := p.store.Stat(ctx, crc); err == nil {
@@ -78,14 +98,15 @@ func (p *Planner) planLite(ctx context.Context, plan *Plan, times []deltalog.Com
 		next++
 		err := deltalog.CommitFileRefs(ctx, p.store, p.snap.Root, c, func(r deltalog.LogRef) error {
 			if r.CDC {
-				add(r.Key, r.Size, ReasonChangeData)
+				add(r.Key, r.Size, ReasonChangeData, commitTime[r.Version])
 				return nil
 			}
 			if r.DeletionTimestamp >= cutoffMs {
 				return nil
 			}
-			add(r.Key, r.Size, ReasonTombstone)
-			add(r.DVKey, 0, ReasonTombstone)
+			removed := time.UnixMilli(r.DeletionTimestamp)
+			add(r.Key, r.Size, ReasonTombstone, removed)
+			add(r.DVKey, 0, ReasonTombstone, removed)
 			return nil
 		})
 		if err != nil {

@@ -243,3 +243,31 @@ func TestLastVacuumInfoDropsStaleChecksum(t *testing.T) {
 		t.Errorf("got %v, want 5", v)
 	}
 }
+
+// TestLiteCorruptLastVacuumInfo: a _last_vacuum_info that names a version beyond the log is
+// corrupt: LITE says so (instead of silently finding nothing) and FULL rewrites it.
+func TestLiteCorruptLastVacuumInfo(t *testing.T) {
+	tb := newTable(t, tableSpec{})
+	tb.commit(add("a.parquet"))
+	tb.commit(remove("a.parquet", 20*day))
+	tb.file("a.parquet", 30*day)
+	if err := deltalog.WriteLastVacuumInfo(context.Background(), tb.store, 99); err != nil {
+		t.Fatal(err)
+	}
+	p, err := tb.planner(lite0)
+	if err == nil {
+		_, err = p.Plan(context.Background())
+	}
+	if err == nil || !strings.Contains(err.Error(), "is corrupt") || !strings.Contains(err.Error(), "version 99") || !strings.Contains(err.Error(), "VACUUM FULL") {
+		t.Fatalf("got %v, want a message that the file is corrupt and to run VACUUM FULL", err)
+	}
+	if _, err := exec(t, tb, tb.plan(retain0)); err != nil {
+		t.Fatal(err)
+	}
+	if lv, _ := deltalog.ReadLastVacuumInfo(context.Background(), tb.store); lv == nil || *lv != 2 {
+		t.Errorf("after FULL, _last_vacuum_info = %v, want 2", lv)
+	}
+	if plan := tb.plan(lite0); len(plan.Files) != 0 {
+		t.Errorf("LITE after FULL: %v", plan.Files)
+	}
+}

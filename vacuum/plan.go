@@ -1,6 +1,7 @@
 package vacuum
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -81,12 +82,21 @@ type File struct {
 	Reason           Reason    `json:"reason"`
 	// Checksum is the Hadoop checksum companion (.<name>.crc) deleted with the file.
 	Checksum string `json:"checksumFile,omitempty"`
+
+	// eligible is when the file started to count as old: the newest of its modification time
+	// and the deletion times of the tombstones that name it (LITE: of its removes; a cdc
+	// file: its commit's time). A retention raised during the run keeps the files whose
+	// eligible time is at or after the new cutoff; zero (unknown) keeps the file then.
+	eligible time.Time
 }
 
 // Dir is one directory the plan deletes.
 type Dir struct {
 	// Path is relative to the table root, '/'-separated, without a trailing '/'.
 	Path string `json:"path"`
+
+	// eligible is the directory's listed modification time (see File.eligible).
+	eligible time.Time
 }
 
 // Plan is what a VACUUM run deletes. It is a value: it can be printed, compared and executed
@@ -123,6 +133,14 @@ type Plan struct {
 	// LatestCommitOutsideRetention is the newest commit at or before the cutoff: a completed
 	// run records it in _delta_log/_last_vacuum_info for later LITE runs.
 	LatestCommitOutsideRetention *int64 `json:"latestCommitVersionOutsideOfRetentionWindow,omitempty"`
+	// NestedTables are folders inside the table that hold a _delta_log of their own: other
+	// Delta tables, which VACUUM of this one never descends into [safer].
+	NestedTables []string `json:"nestedTables,omitempty"`
+
+	// now is the clock of the plan; run and table are the retentions as durations (the hours
+	// above are rounded for display). The executor's re-check needs them exactly.
+	now        time.Time
+	run, table time.Duration
 }
 
 // RetentionError is the refusal of the retention safety check.
@@ -140,6 +158,18 @@ func (e *RetentionError) Error() string {
 		e.Table, e.RetentionHours, e.TableHours, RetentionCheckKey, int64(math.Ceil(e.TableHours)))
 }
 
+// LinkIntoTableError is the refusal of a table whose live files have two names: a symbolic
+// link inside it, through which the log names live files, points to another place inside it.
+type LinkIntoTableError struct {
+	Table, Link string
+}
+
+func (e *LinkIntoTableError) Error() string {
+	return fmt.Sprintf("table %s: %s is a symbolic link to a folder inside the table, and the log names live files through it: "+
+		"a listing that never follows links sees those files a second time under their real names, where no action names them. "+
+		"Nothing was deleted. Replace the link with the folder it points to (or rewrite the table), then vacuum again", e.Table, e.Link)
+}
+
 // ErrNegativeRetention is the refusal of RETAIN with a negative number of hours.
 var ErrNegativeRetention = errors.New("Retention period for Vacuum can't be less than 0 hours.")
 
@@ -153,7 +183,10 @@ func retention(snap *deltalog.Snapshot, opts Options) (run, table time.Duration,
 		return table, table, nil
 	}
 	h := *opts.RetainHours
-	if h < 0 || math.IsNaN(h) {
+	if math.IsNaN(h) {
+		return 0, 0, fmt.Errorf("table %s: the retention is not a number (NaN); give RETAIN n HOURS (--retain-hours n) with n a number of hours, 0 or more", snap.Location)
+	}
+	if h < 0 {
 		return 0, 0, fmt.Errorf("table %s: %w", snap.Location, ErrNegativeRetention)
 	}
 	if math.IsInf(h, 1) || h > float64(math.MaxInt64/int64(time.Hour)) {
@@ -170,18 +203,20 @@ func retention(snap *deltalog.Snapshot, opts Options) (run, table time.Duration,
 // Planner holds what a plan is computed from; NewPlanner reads the snapshot and applies every
 // refusal, before anything outside _delta_log/ is listed.
 type Planner struct {
-	store   storage.Store
-	snap    *deltalog.Snapshot
-	opts    Options
-	now     time.Time
-	run     time.Duration
-	table   time.Duration
-	cutoff  time.Time
-	hidden  hiddenRule
-	seed    maphash.Seed
-	keep    hashList // protected files: live, unexpired tombstones, their DV files
-	keepDir keySet   // ancestors of protected files
-	expired hashList // files named by expired tombstones (for the reason only)
+	store  storage.Store
+	snap   *deltalog.Snapshot
+	opts   Options
+	now    time.Time
+	run    time.Duration
+	table  time.Duration
+	cutoff time.Time
+	hidden hiddenRule
+	seed   maphash.Seed
+	keep   hashList // protected files: live, unexpired tombstones, their DV files
+	// keepFolded: the folded forms of protected keys that differ from them (fold.go)
+	keepFolded foldedKeys
+	keepDir    keySet   // ancestors of protected files
+	expired    tombList // files named by expired tombstones, with the newest deletion time
 }
 
 // NewPlanner loads the latest snapshot of the table in store and checks everything that can
@@ -256,16 +291,22 @@ func (p *Planner) protect(ctx context.Context) error {
 	cutoffMs := p.cutoff.UnixMilli()
 	err := p.snap.Files(ctx, p.store, func(f deltalog.File) error {
 		live := !f.Removed || f.DeletionTimestamp >= cutoffMs
-		for _, key := range []string{f.Key, f.DVKey} {
+		mark := func(key string) {
 			if key == "" {
-				continue
+				return
 			}
 			if !live {
-				p.expired.add(p.hash(key))
-				continue
+				p.expired.add(p.hash(key), f.DeletionTimestamp)
+				return
 			}
 			p.keep.add(p.hash(key))
+			p.protectFolded(key)
 			p.protectAncestors(key)
+		}
+		mark(f.Key)
+		mark(f.DVKey)
+		for _, key := range f.OtherKeys {
+			mark(key)
 		}
 		return nil
 	})
@@ -273,6 +314,7 @@ func (p *Planner) protect(ctx context.Context) error {
 		return err
 	}
 	p.keep.seal()
+	p.keepFolded.seal()
 	p.expired.seal()
 	return nil
 }
@@ -336,7 +378,22 @@ func (p *Planner) newPlan() *Plan {
 		Dirs:                  []Dir{},
 		TotalDirectories:      1,
 		Protected:             int64(p.keep.len()),
+		now:                   p.now,
+		run:                   p.run,
+		table:                 p.table,
 	}
+}
+
+// eligible is the time from which a file whose key hashes to h counts as old, given its
+// modification time (zero in LITE): the newest of that and the deletion times of the expired
+// tombstones that name it.
+func (p *Planner) eligible(h uint64, modTime time.Time) time.Time {
+	if ts, ok := p.expired.newest(h); ok {
+		if t := time.UnixMilli(ts); t.After(modTime) {
+			return t
+		}
+	}
+	return modTime
 }
 
 // planListing decides from a listing (or an inventory laid out as one), as FULL does.
@@ -345,13 +402,18 @@ func (p *Planner) planListing(ctx context.Context, plan *Plan, walker Walker) (*
 	crcSeen := map[uint64]struct{}{} // hash of a .X.crc key not yet matched
 	candWait := map[uint64]int{}     // hash of a candidate's companion key -> index in Files
 	stack := []*dirState{{key: ""}}  // the root is never deleted
+	nested := ""                     // the folder of a nested table being skipped
 	pop := func() {
 		d := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
+		if d.key == nested {
+			nested = ""
+			return // another table: never deleted
+		}
 		parent := stack[len(stack)-1]
 		empty := d.children == d.removed
 		if empty && !p.keepDir.has(p.hash(d.key)) && (d.children > 0 || d.modTime.Before(p.cutoff)) {
-			plan.Dirs = append(plan.Dirs, Dir{Path: strings.TrimSuffix(d.key, "/")})
+			plan.Dirs = append(plan.Dirs, Dir{Path: strings.TrimSuffix(d.key, "/"), eligible: d.modTime})
 			parent.removed++
 		}
 	}
@@ -365,8 +427,35 @@ func (p *Planner) planListing(ctx context.Context, plan *Plan, walker Walker) (*
 		}
 		parent := stack[len(stack)-1]
 		parent.children++
+		if nested != "" && strings.HasPrefix(o.Key, nested) {
+			if o.IsDir {
+				return storage.SkipDir
+			}
+			return nil
+		}
 		name := o.Name()
 		if p.hidden.hidden(name) {
+			if o.IsDir && name == "_delta_log" && parent.key != "" {
+				// A folder with a _delta_log of its own is another Delta table (saved into
+				// this one by mistake): its files are live in it. Take back what was planned
+				// in it already (names sorting before "_delta_log") and skip the rest.
+				nested = parent.key
+				plan.NestedTables = append(plan.NestedTables, strings.TrimSuffix(nested, "/"))
+				for n := len(plan.Files); n > 0 && strings.HasPrefix(plan.Files[n-1].Path, nested); n = len(plan.Files) {
+					f := plan.Files[n-1]
+					plan.Files = plan.Files[:n-1]
+					plan.NumFilesToDelete--
+					plan.SizeOfDataToDelete -= f.Size
+					delete(candWait, p.hash(storage.Dir(f.Path)+"."+storage.Base(f.Path)+".crc"))
+					if counters != nil {
+						counters.Candidates.Add(-1)
+					}
+				}
+				for n := len(plan.Dirs); n > 0 && strings.HasPrefix(plan.Dirs[n-1].Path+"/", nested); n = len(plan.Dirs) {
+					plan.Dirs = plan.Dirs[:n-1]
+				}
+				return storage.SkipDir
+			}
 			if o.IsDir {
 				return storage.SkipDir
 			}
@@ -392,7 +481,20 @@ func (p *Planner) planListing(ctx context.Context, plan *Plan, walker Walker) (*
 		if p.keep.has(h) || !o.ModTime.Before(p.cutoff) {
 			return nil
 		}
-		f := File{Path: o.Key, Size: o.Size, ModificationTime: o.ModTime.UTC(), Reason: p.reason(o.Key, h)}
+		if p.keptByFold(o.Key) {
+			return nil // a live file's key in another spelling (case, normalization)
+		}
+		if o.IsLink && p.keepDir.has(p.hash(o.Key+"/")) {
+			// A protected path passes through this symbolic link (a partition folder that
+			// is a link): deleting the link would make every live file below it unreachable.
+			if o.LinkIntoStore {
+				// And the live files below it are also listed under their real names, which
+				// no action names: they would be deleted as untracked.
+				return &LinkIntoTableError{Table: p.snap.Location, Link: o.Key}
+			}
+			return nil
+		}
+		f := File{Path: o.Key, Size: o.Size, ModificationTime: o.ModTime.UTC(), Reason: p.reason(o.Key, h), eligible: p.eligible(h, o.ModTime)}
 		parent.removed++
 		crc := storage.Dir(o.Key) + "." + name + ".crc"
 		ch := p.hash(crc)
@@ -411,6 +513,10 @@ func (p *Planner) planListing(ctx context.Context, plan *Plan, walker Walker) (*
 		}
 		return nil
 	})
+	var linkErr *LinkIntoTableError
+	if errors.As(err, &linkErr) {
+		return nil, linkErr
+	}
 	if err != nil {
 		return nil, fmt.Errorf("listing table %s: %w; nothing was deleted", p.snap.Location, err)
 	}
@@ -469,3 +575,42 @@ func (l *hashList) has(h uint64) bool {
 }
 
 func (l *hashList) len() int { return len(l.s) }
+
+// tombList is a set of 64-bit key hashes with, for each, the newest deletion time (ms) of the
+// expired tombstones naming it: built once, then only queried, 16 bytes per key. A collision
+// can only give a file a later deletion time than its own, which keeps it sooner.
+type tombList struct{ s []tomb }
+
+type tomb struct {
+	h  uint64
+	ts int64
+}
+
+func (l *tombList) add(h uint64, ts int64) { l.s = append(l.s, tomb{h, ts}) }
+
+// seal sorts by hash and keeps one entry per hash, with the newest time.
+func (l *tombList) seal() {
+	slices.SortFunc(l.s, func(a, b tomb) int {
+		if a.h != b.h {
+			return cmp.Compare(a.h, b.h)
+		}
+		return cmp.Compare(b.ts, a.ts) // newest first
+	})
+	l.s = slices.CompactFunc(l.s, func(a, b tomb) bool { return a.h == b.h })
+	l.s = slices.Clip(l.s)
+}
+
+func (l *tombList) find(h uint64) (int, bool) {
+	return slices.BinarySearchFunc(l.s, h, func(t tomb, h uint64) int { return cmp.Compare(t.h, h) })
+}
+
+func (l *tombList) has(h uint64) bool { _, ok := l.find(h); return ok }
+
+// newest returns the newest deletion time of the tombstones naming h.
+func (l *tombList) newest(h uint64) (int64, bool) {
+	i, ok := l.find(h)
+	if !ok {
+		return 0, false
+	}
+	return l.s[i].ts, true
+}

@@ -3,6 +3,7 @@ package vacuum
 import (
 	"context"
 	"errors"
+	"math"
 	"strings"
 	"testing"
 
@@ -96,6 +97,22 @@ func TestRefusals(t *testing.T) {
 			want:  deltalog.ErrCatalogManaged,
 		},
 		{
+			name: "coordinated commits not backfilled",
+			setup: func(tb *table) {
+				tb.file("_delta_log/_commits/00000000000000000001.0a1b2c3d-0000-4000-8000-000000000000.json", day)
+			},
+			want: deltalog.ErrCatalogManaged,
+			msg:  "_delta_log/_commits/",
+		},
+		{
+			name: "coordinated commits feature",
+			setup: func(tb *table) {
+				tb.commit(map[string]any{"protocol": map[string]any{"minReaderVersion": 3, "minWriterVersion": 7,
+					"readerFeatures": []string{}, "writerFeatures": []string{"coordinatedCommits-preview"}}})
+			},
+			want: deltalog.ErrCatalogManaged,
+		},
+		{
 			name: "gap in the commits",
 			setup: func(tb *table) {
 				tb.commit(add("a.parquet"))
@@ -169,6 +186,18 @@ func TestRefusals(t *testing.T) {
 			msg:   "Retention period for Vacuum can't be less than 0 hours.",
 		},
 		{
+			name:  "retention that is not a number",
+			setup: func(tb *table) {},
+			opts:  Options{RetainHours: hours(math.NaN()), DisableRetentionCheck: true},
+			msg:   "the retention is not a number (NaN)",
+		},
+		{
+			name:  "infinite retention",
+			setup: func(tb *table) {},
+			opts:  Options{RetainHours: hours(math.Inf(1))},
+			msg:   "is too large",
+		},
+		{
 			name:  "retention below the table's with the check on",
 			setup: func(tb *table) {},
 			opts:  Options{RetainHours: hours(167)},
@@ -230,5 +259,54 @@ func TestRetentionCheckMessage(t *testing.T) {
 	}
 	if _, err := tb.planner(Options{RetainHours: hours(100.4)}); err == nil {
 		t.Error("100.4 hours: got no error")
+	}
+}
+
+// TestBackfilledCoordinatedCommitsAreFine: _delta_log/_commits/ holding only commits that are
+// in _delta_log/ too (backfilled) does not block VACUUM.
+func TestBackfilledCoordinatedCommitsAreFine(t *testing.T) {
+	tb := newTable(t, tableSpec{})
+	tb.commit(add("a.parquet"))
+	tb.file("_delta_log/_commits/00000000000000000001.0a1b2c3d-0000-4000-8000-000000000000.json", day)
+	tb.file("a.parquet", 30*day)
+	tb.file("b.parquet", 30*day)
+	if plan := tb.plan(retain0); len(plan.Files) != 1 || plan.Files[0].Path != "b.parquet" {
+		t.Errorf("planned %v, want b.parquet", plan.Files)
+	}
+}
+
+// TestMaterializePartitionColumns: a writer-only feature about the content of data files does
+// not stop VACUUM (Spark vacuums such tables).
+func TestMaterializePartitionColumns(t *testing.T) {
+	tb := newTable(t, tableSpec{protocol: map[string]any{"minReaderVersion": 1, "minWriterVersion": 7,
+		"writerFeatures": []string{"materializePartitionColumns", "appendOnly", "invariants"}}})
+	tb.commit(add("live.parquet"))
+	tb.file("live.parquet", 30*day)
+	tb.file("junk.parquet", 30*day)
+	if plan := tb.plan(retain0); len(plan.Files) != 1 || plan.Files[0].Path != "junk.parquet" {
+		t.Errorf("planned %v, want junk.parquet", plan.Files)
+	}
+}
+
+// TestCommitInTwoSpellings: 1.json beside 00000000000000000001.json is a second claim on
+// version 1 (Spark's \d+\.json reads both): refused, whichever holds the live files.
+func TestCommitInTwoSpellings(t *testing.T) {
+	for _, name := range []string{"1.json", "01.json", "000000000000000000001.json"} {
+		tb := newTable(t, tableSpec{})
+		tb.commit(add("a.parquet"))
+		tb.store.PutAt(deltalog.LogDir+name, []byte(`{"add":{"path":"b.parquet","size":1,"modificationTime":0,"dataChange":true}}`+"\n"), now.Add(-day))
+		tb.file("a.parquet", 30*day)
+		tb.file("b.parquet", 30*day)
+		_, err := tb.planner(retain0)
+		if name == "000000000000000000001.json" {
+			// 21 digits: not a version at all (at most 20), so not a commit: ignored.
+			if err != nil {
+				t.Errorf("%s: %v", name, err)
+			}
+			continue
+		}
+		if !errors.Is(err, deltalog.ErrCorrupt) || !strings.Contains(err.Error(), "two commit files claim version 1") {
+			t.Errorf("%s: got %v, want ErrCorrupt naming both files", name, err)
+		}
 	}
 }

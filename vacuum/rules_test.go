@@ -1,10 +1,14 @@
 package vacuum
 
 import (
+	"context"
+	"errors"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/deltavacuum/deltavacuum/storage"
 )
 
 const (
@@ -241,11 +245,59 @@ func TestRules(t *testing.T) {
 				tb.file("t=12:00/b.parquet", 30*day)
 				tb.file("t=12:00/c.parquet", 30*day)
 				tb.file("sp ace/d=x.parquet", 30*day)
-				tb.file("t=12%3A00/b.parquet", 30*day) // a different key: untracked
+				// The name as written, undecoded: what a writer that did not escape '%' meant.
+				// It is one reading of the path, so it is kept too.
+				tb.file("t=12%3A00/b.parquet", 30*day)
+				tb.file("t=12%253A00/b.parquet", 30*day) // no reading of any path: untracked
 			},
 			opts:     retain0,
-			want:     map[string]Reason{"t=12%3A00/b.parquet": ReasonUntracked},
-			wantDirs: []string{"t=12%3A00"},
+			want:     map[string]Reason{"t=12%253A00/b.parquet": ReasonUntracked},
+			wantDirs: []string{"t=12%253A00"},
+		},
+		{
+			name: "a path that can be read several ways protects every reading",
+			setup: func(tb *table) {
+				tb.commit(add("a#1.parquet"), add("b?x=1"), add("c+d.parquet"), add("caf%C3%A9.parquet"))
+				for _, k := range []string{
+					"a#1.parquet", "a", // '#' in the name, or the start of a fragment
+					"b?x=1", "b", // '?' in the name, or the start of a query
+					"c+d.parquet", "c d.parquet", // '+' as itself, or a form-encoded space
+					"caf\u00e9.parquet", "cafe\u0301.parquet", // NFC and NFD: one file on macOS
+					"f.parquet", // named by nothing
+				} {
+					tb.file(k, 30*day)
+				}
+			},
+			opts: retain0,
+			want: map[string]Reason{"f.parquet": ReasonUntracked},
+		},
+		{
+			name: "a live file spelled in another case or normalization by the listing is kept",
+			setup: func(tb *table) {
+				tb.commit(add("Part-0.parquet"), add("date=2024/X.parquet"), add("STRASSE.parquet"), add("caf%C3%A9/y.parquet"))
+				for _, k := range []string{
+					"part-0.parquet",       // a case-insensitive file system opens it for Part-0.parquet
+					"DATE=2024/x.parquet",  // the same, in a folder
+					"straße.parquet",       // full Unicode case folding: ß folds to ss
+					"CAFE\u0301/Y.parquet", // case and NFD at once
+					"part-1.parquet",       // named by nothing
+				} {
+					tb.file(k, 30*day)
+				}
+			},
+			opts: retain0,
+			want: map[string]Reason{"part-1.parquet": ReasonUntracked},
+		},
+		{
+			name: "every reading of an expired tombstone is only a tombstone, never protected",
+			setup: func(tb *table) {
+				tb.commit(add("x#1.parquet"))
+				tb.commit(remove("x#1.parquet", 30*day))
+				tb.file("x#1.parquet", 30*day)
+				tb.file("x", 30*day)
+			},
+			opts: retain0,
+			want: map[string]Reason{"x#1.parquet": ReasonTombstone, "x": ReasonTombstone},
 		},
 		{
 			name: "absolute log paths inside the root protect, outside are ignored",
@@ -353,4 +405,97 @@ func TestRules(t *testing.T) {
 			}
 		})
 	}
+}
+
+// linking reports chosen keys of a store as symbolic links, as the local backend does.
+type linking struct {
+	storage.Store
+	links map[string]bool
+}
+
+func (l *linking) Walk(ctx context.Context, prefix string, fn func(storage.Object) error) error {
+	return l.Store.Walk(ctx, prefix, func(o storage.Object) error {
+		if l.links[o.Key] {
+			o.IsLink = true
+		}
+		return fn(o)
+	})
+}
+
+// TestLinkWithProtectedPathsBelowIsKept: a symbolic link that a protected path passes
+// through (a partition folder that is a link) is never deleted as an untracked file; a link
+// nothing passes through is deleted like any file (the link, never its target).
+func TestLinkWithProtectedPathsBelowIsKept(t *testing.T) {
+	tb := newTable(t, tableSpec{partitionColumns: []string{"p"}})
+	tb.commit(add("p=1/live.parquet"), add("q/r/live.parquet"))
+	tb.file("p=1", 30*day)      // the link itself, as a listing reports it
+	tb.file("q", 30*day)        // a link to a directory holding q/r/live.parquet
+	tb.file("dangling", 30*day) // a link nothing passes through
+	tb.file("p=1x", 30*day)     // not an ancestor of p=1/live.parquet
+	store := &linking{Store: tb.store, links: map[string]bool{"p=1": true, "q": true, "dangling": true, "p=1x": true}}
+	p, err := NewPlanner(context.Background(), store, Options{RetainHours: hours(0), DisableRetentionCheck: true, Now: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := p.Plan(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]Reason{"dangling": ReasonUntracked, "p=1x": ReasonUntracked}
+	if diff := cmp.Diff(want, deleted(plan)); diff != "" {
+		t.Errorf("deleted (-want +got):\n%s", diff)
+	}
+}
+
+// TestNestedTableIsNeverEntered: a folder inside the table with a _delta_log of its own is
+// another Delta table: nothing in it is deleted, whatever sorts before _delta_log, and it is
+// reported [safer].
+func TestNestedTableIsNeverEntered(t *testing.T) {
+	tb := newTable(t, tableSpec{})
+	for _, k := range []string{"sub/A.parquet", "sub/0.parquet", "sub/B=1/x.parquet", "sub/part-0.parquet", "sub/z/y.parquet",
+		"sub/.A.parquet.crc", "sub/_delta_log/00000000000000000000.json", "junk.parquet", "subway/x.parquet"} {
+		tb.file(k, 30*day)
+	}
+	tb.dir("sub/C=1", 30*day) // an empty folder of the nested table, sorting before _delta_log
+	plan := tb.plan(retain0)
+	want := map[string]Reason{"junk.parquet": ReasonUntracked, "subway/x.parquet": ReasonUntracked}
+	if diff := cmp.Diff(want, deleted(plan)); diff != "" {
+		t.Errorf("deleted (-want +got):\n%s", diff)
+	}
+	if d := dirs(plan); len(d) != 1 || d[0] != "subway" || len(plan.NestedTables) != 1 || plan.NestedTables[0] != "sub" {
+		t.Errorf("dirs %v, nested %v; want [subway] and [sub]", d, plan.NestedTables)
+	}
+	if plan.NumFilesToDelete != 2 {
+		t.Errorf("NumFilesToDelete = %d, want 2", plan.NumFilesToDelete)
+	}
+}
+
+// TestLinkIntoTheTableIsRefused: when the log names live files through a symbolic link that
+// points inside the table, those files are listed again under their real names, named by no
+// action: the run is refused before anything is deleted.
+func TestLinkIntoTheTableIsRefused(t *testing.T) {
+	tb := newTable(t, tableSpec{partitionColumns: []string{"p"}})
+	tb.commit(add("p=1/live.parquet"))
+	tb.file("p=1", 30*day)
+	tb.file("real/p=1/live.parquet", 30*day)
+	store := &intoLinks{linking{Store: tb.store, links: map[string]bool{"p=1": true}}}
+	p, err := NewPlanner(context.Background(), store, Options{RetainHours: hours(0), DisableRetentionCheck: true, Now: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = p.Plan(context.Background())
+	var le *LinkIntoTableError
+	if !errors.As(err, &le) || le.Link != "p=1" {
+		t.Fatalf("got %v, want a LinkIntoTableError for p=1", err)
+	}
+}
+
+// intoLinks reports its links as pointing inside the store.
+type intoLinks struct{ linking }
+
+func (l *intoLinks) Walk(ctx context.Context, prefix string, fn func(storage.Object) error) error {
+	return l.linking.Walk(ctx, prefix, func(o storage.Object) error {
+		o.LinkIntoStore = o.IsLink
+		return fn(o)
+	})
 }

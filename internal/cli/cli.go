@@ -8,11 +8,16 @@ import (
 	"errors"
 	"fmt"
 	"io"
-
+	"os"
 	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/deltavacuum/deltavacuum/catalog"
+	"github.com/deltavacuum/deltavacuum/internal/redact"
+	"github.com/deltavacuum/deltavacuum/sql"
+	"github.com/deltavacuum/deltavacuum/storage/location"
 )
 
 // Exit codes.
@@ -33,7 +38,21 @@ func usagef(format string, args ...any) error {
 }
 
 // Run runs the command line with args (without the program name) and returns the exit code.
+//
+// Everything it prints, on stdout and stderr (results, echoed statements, warnings, progress
+// events, errors), passes through one redact.Writer each: the secrets of the run (see
+// registerSecrets) and whatever looks like one are printed as redact.Mask.
 func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	r := redact.New()
+	registerSecrets(r, args, os.Getenv)
+	out, errw := r.Writer(stdout), r.Writer(stderr)
+	code := execute(redact.NewContext(ctx, r), args, stdin, out, errw)
+	out.Flush()
+	errw.Flush()
+	return code
+}
+
+func execute(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root := newRoot(stdin, stdout, stderr)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
@@ -94,4 +113,90 @@ func parseBool(key, v string) (bool, error) {
 		return false, usagef("%s must be true or false, got %q", key, v)
 	}
 	return b, nil
+}
+
+// registerSecrets tells r the secrets a run may know before its flags are parsed: the
+// environment variables of the secret storage options and those the SDKs read themselves,
+// the password and query of the URIs in the environment (endpoints, the warehouse), and in the
+// arguments: every URI, and the value of every KEY=VALUE whose key is a secret storage option
+// or a sensitive setting. The commands add the rest as they learn it (sessionFlags.session,
+// registerStatements). It errs on the side of registering: a value registered that is not a
+// secret only prints masked.
+func registerSecrets(r *redact.Redactor, args []string, getenv func(string) string) {
+	for _, k := range location.Keys {
+		for _, e := range k.Env {
+			registerOption(r, k.Name, getenv(e))
+		}
+	}
+	for _, e := range location.SDKSecretEnv {
+		r.Add(getenv(e))
+	}
+	r.AddURI(getenv(catalog.EnvWarehouse))
+	for _, a := range args {
+		r.AddURI(a)
+		if strings.HasPrefix(a, "-") {
+			_, a, _ = strings.Cut(a, "=") // --flag=VALUE
+			r.AddURI(a)
+		}
+		if k, v, ok := strings.Cut(a, "="); ok && k != "" && !strings.ContainsAny(k, " \t\r\n") { // KEY=VALUE, not a SQL script
+			if name, known := location.Canonical(k); known {
+				registerOption(r, name, v)
+			} else if redact.SensitiveKey(k) {
+				r.Add(v)
+			}
+		}
+	}
+}
+
+// registerOption registers the value of a storage option: all of it for a secret option,
+// the password and query of a URI (an endpoint) for the others.
+func registerOption(r *redact.Redactor, name, value string) {
+	for _, k := range location.Keys {
+		if k.Name == name && k.Secret {
+			r.Add(value)
+			return
+		}
+	}
+	r.AddURI(value)
+}
+
+// registerStatements registers the secrets of SQL statements: the values SET and ALTER TABLE
+// give to sensitive keys, and the password and query of every table and inventory location.
+func registerStatements(r *redact.Redactor, stmts []sql.Statement) {
+	ref := func(t *sql.TableRef) {
+		if t != nil {
+			r.AddURI(t.Path)
+		}
+	}
+	for _, st := range stmts {
+		switch st := st.(type) {
+		case *sql.Set:
+			if st.Value != nil && redact.SensitiveKey(st.Key) {
+				r.Add(*st.Value)
+			}
+		case *sql.AlterTableSetProperties:
+			ref(&st.Table)
+			for _, p := range st.Properties {
+				if redact.SensitiveKey(p.Key) {
+					r.Add(p.Value)
+				}
+			}
+		case *sql.Vacuum:
+			ref(&st.Table)
+			if inv := st.Inventory; inv != nil {
+				ref(inv.Table)
+				if inv.Query != nil {
+					ref(&inv.Query.From)
+				}
+			}
+		case *sql.AlterTableUnsetProperties:
+			ref(&st.Table)
+		case *sql.ShowTblProperties:
+			ref(&st.Table)
+		case *sql.DescribeHistory:
+			ref(&st.Table)
+		case *sql.DescribeDetail:
+			ref(&st.Table)
+		}
+	}
 }

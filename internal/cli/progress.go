@@ -26,7 +26,7 @@ func startProgress(mode string, stderr io.Writer) (*progress, error) {
 	switch mode {
 	case "auto":
 		mode = "none"
-		if f, ok := stderr.(*os.File); ok {
+		if f, ok := underlying(stderr).(*os.File); ok {
 			if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
 				mode = "tty"
 			}
@@ -80,9 +80,24 @@ func (p *progress) render(final bool) {
 			rate = float64(s.Deleted) / s.ElapsedSec
 		}
 	}
-	fmt.Fprintf(p.w, "\r\033[K%s: listed %d, candidates %d, deleted %d (%s), %.0f/s", s.Phase, s.Listed, s.Candidates, s.Deleted, humanBytes(s.DeletedBytes), rate)
+	// Clear the line, draw, and return to its start: each drawing ends with '\r' (or '\n' the
+	// last time), so the redacting writer of stderr, which holds back unfinished lines,
+	// passes it on at once.
+	end := "\r"
 	if final {
-		fmt.Fprint(p.w, "\n")
+		end = "\n"
+	}
+	fmt.Fprintf(p.w, "\033[K%s: listed %d, candidates %d, deleted %d (%s), %.0f/s%s", s.Phase, s.Listed, s.Candidates, s.Deleted, humanBytes(s.DeletedBytes), rate, end)
+}
+
+// underlying returns the writer w writes to, through any redact.Writer.
+func underlying(w io.Writer) io.Writer {
+	for {
+		u, ok := w.(interface{ Unwrap() io.Writer })
+		if !ok {
+			return w
+		}
+		w = u.Unwrap()
 	}
 }
 

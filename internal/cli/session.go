@@ -10,6 +10,7 @@ import (
 
 	"github.com/deltavacuum/deltavacuum"
 	"github.com/deltavacuum/deltavacuum/catalog"
+	"github.com/deltavacuum/deltavacuum/internal/redact"
 	"github.com/deltavacuum/deltavacuum/storage/location"
 )
 
@@ -19,9 +20,11 @@ type sessionFlags struct {
 	catalogFile    string
 	confs          []string
 	storageOptions []string
+	cmd            *cobra.Command // whose context carries the run's redact.Redactor
 }
 
 func (f *sessionFlags) add(cmd *cobra.Command) {
+	f.cmd = cmd
 	fl := cmd.Flags()
 	fl.StringVar(&f.warehouse, "warehouse", "", "warehouse root for table names: a Fabric lakehouse (Tables/<schema>/<table>) or a Spark warehouse (<schema>.db/<table>); default $"+catalog.EnvWarehouse)
 	fl.StringVar(&f.catalogFile, "catalog", "", "catalog file (YAML or TOML) mapping table names to locations")
@@ -30,7 +33,22 @@ func (f *sessionFlags) add(cmd *cobra.Command) {
 }
 
 // session builds the library session the flags describe. Unknown --conf keys are usage errors.
+// The secrets it learns (storage options, the warehouse, the catalog's locations) are
+// registered with the run's Redactor before anything is printed.
 func (f *sessionFlags) session() (*deltavacuum.Session, error) {
+	var r *redact.Redactor
+	if f.cmd != nil {
+		r = redact.FromContext(f.cmd.Context())
+	}
+	for _, o := range f.storageOptions {
+		k, v, _ := strings.Cut(o, "=")
+		if name, ok := location.Canonical(k); ok {
+			registerOption(r, name, v)
+		} else {
+			r.Add(v) // an unknown key: its value is not shown either
+		}
+	}
+	r.AddURI(f.warehouse)
 	settings := map[string]string{}
 	for _, c := range f.confs {
 		key, value, ok := strings.Cut(c, "=")
@@ -64,6 +82,10 @@ func (f *sessionFlags) session() (*deltavacuum.Session, error) {
 			return nil, err
 		}
 		cat.Tables = cf.Tables
+		r.AddURI(cf.Warehouse)
+		for _, loc := range cf.Tables {
+			r.AddURI(loc)
+		}
 		if cat.Warehouse == "" {
 			cat.Warehouse = cf.Warehouse
 		}
@@ -93,17 +115,19 @@ func printStatement(w, stderr io.Writer, r *deltavacuum.Result) {
 		v := r.Vacuum
 		if v.DryRun {
 			for _, f := range v.Files {
-				fmt.Fprintln(w, sparkPath(v.Table, f.Path))
+				fmt.Fprintln(w, displayPath(sparkPath(v.Table, f.Path)))
 			}
 			for _, d := range v.Dirs {
-				fmt.Fprintln(w, sparkPath(v.Table, d.Path))
+				fmt.Fprintln(w, displayPath(sparkPath(v.Table, d.Path)))
 			}
 			fmt.Fprintf(w, "Found %d files (%d bytes) and %d directories in a total of %d directories that are safe to delete.\n",
 				v.NumFilesToDelete, v.SizeOfDataToDelete, len(v.Dirs), v.TotalDirectories)
+			printNotes(stderr, v)
 			return
 		}
 		fmt.Fprintln(w, sparkPath(v.Table, ""))
 		printResult(w, v)
+		printNotes(stderr, v)
 	case r.Kind == "SET":
 		for _, k := range deltavacuum.SortedKeys(r.Settings) {
 			fmt.Fprintf(w, "%s\t%s\n", k, r.Settings[k])

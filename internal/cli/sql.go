@@ -7,6 +7,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/deltavacuum/deltavacuum"
+	"github.com/deltavacuum/deltavacuum/deltalog"
+	"github.com/deltavacuum/deltavacuum/internal/redact"
 	"github.com/deltavacuum/deltavacuum/sql"
 )
 
@@ -66,6 +69,7 @@ a quoted path ('/data/t'), or delta.` + "`/data/t`" + `.`,
 			if err != nil {
 				return &UsageError{Err: err}
 			}
+			registerStatements(redact.FromContext(cmd.Context()), stmts)
 			if len(stmts) == 0 {
 				return usagef("no statement given")
 			}
@@ -116,14 +120,17 @@ func newHistoryCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			// The table opened, not its location opened again: t.Location is safe to print,
+			// and so has lost the credentials of the argument (a SAS in its query).
 			st := &sql.DescribeHistory{Table: sql.TableRef{Path: t.Location}}
 			if limit > 0 {
 				st.Limit = &limit
 			}
-			r, err := s.Exec(cmd.Context(), st)
+			history, err := deltalog.History(cmd.Context(), t.Store, limit)
 			if err != nil {
 				return err
 			}
+			r := &deltavacuum.Result{Statement: st.String(), Kind: "DESCRIBE HISTORY", Table: t.Location, History: history}
 			if asJSON {
 				return writeJSON(cmd.OutOrStdout(), r)
 			}

@@ -3,7 +3,9 @@ package cli
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -80,6 +82,7 @@ delta.deletedFileRetentionDuration (default 168 hours) unless --retain-hours is 
 				} else {
 					printResult(cmd.OutOrStdout(), res)
 				}
+				printNotes(cmd.ErrOrStderr(), res)
 			}
 			return err
 		},
@@ -100,26 +103,65 @@ delta.deletedFileRetentionDuration (default 168 hours) unless --retain-hours is 
 func printResult(w io.Writer, res *vacuum.Result) {
 	if res.DryRun {
 		for _, f := range res.Files {
-			fmt.Fprintf(w, "%s\t%d\t%s\t%s\n", f.Reason, f.Size, f.ModificationTime.Format("2006-01-02T15:04:05Z"), f.Path)
+			fmt.Fprintf(w, "%s\t%d\t%s\t%s\n", f.Reason, f.Size, f.ModificationTime.Format("2006-01-02T15:04:05Z"), displayPath(f.Path))
 		}
 		for _, d := range res.Dirs {
-			fmt.Fprintf(w, "directory\t\t\t%s/\n", d.Path)
+			fmt.Fprintf(w, "directory\t\t\t%s\n", displayPath(d.Path+"/"))
 		}
 		fmt.Fprintf(w, "Found %d files (%d bytes) and %d directories in a total of %d directories that are safe to delete.\n",
 			res.NumFilesToDelete, res.SizeOfDataToDelete, len(res.Dirs), res.TotalDirectories)
 		return
 	}
 	fmt.Fprintf(w, "Deleted %d files (%d bytes) and %d directories in a total of %d directories.\n",
-		res.NumDeletedFiles, res.SizeOfDataToDelete, res.NumDeletedDirectories, res.TotalDirectories)
+		res.NumDeletedFiles, res.SizeOfDeletedData, res.NumDeletedDirectories, res.TotalDirectories)
 	if res.NumAlreadyGone > 0 {
 		fmt.Fprintf(w, "%d files were already gone.\n", res.NumAlreadyGone)
 	}
 	if len(res.Dropped) > 0 {
-		fmt.Fprintf(w, "%d files were kept because a commit made after planning references them.\n", len(res.Dropped))
+		fmt.Fprintf(w, "%d planned files or directories were kept because of commits made after planning:\n", len(res.Dropped))
+		for _, d := range res.Dropped {
+			fmt.Fprintf(w, "kept\t%s\t%s\n", displayPath(d.Path), droppedWhy(d))
+		}
 	}
 	for _, f := range res.Failed {
-		fmt.Fprintf(w, "failed\t%s\t%s\n", f.Path, f.Error)
+		fmt.Fprintf(w, "failed\t%s\t%s\n", displayPath(f.Path), displayPath(f.Error))
 	}
+}
+
+// printNotes warns, on standard error, of what the run left alone on purpose.
+func printNotes(w io.Writer, res *vacuum.Result) {
+	for _, n := range res.NestedTables {
+		fmt.Fprintf(w, "warning: %s holds a _delta_log of its own: it is another Delta table inside this one, and nothing in it was touched; vacuum it on its own\n", displayPath(n+"/"))
+	}
+}
+
+func droppedWhy(d vacuum.Dropped) string {
+	switch d.Reason {
+	case vacuum.DropReferenced:
+		return fmt.Sprintf("version %d references it", d.Version)
+	case vacuum.DropRetention:
+		return fmt.Sprintf("too new for the retention raised in version %d", d.Version)
+	case vacuum.DropHidden:
+		return fmt.Sprintf("hidden by the metadata of version %d", d.Version)
+	}
+	return fmt.Sprintf("%s (version %d)", d.Reason, d.Version)
+}
+
+// displayPath is a file name as the text output shows it: as it is, unless it holds a
+// character that could forge or hide output (a newline, a tab that would start a new column,
+// another control or invisible character, invalid UTF-8), or starts with a double quote; then
+// it is quoted with Go's escapes ("a\nb"), so that one line is always one file. --json gives
+// every name raw.
+func displayPath(p string) string {
+	if strings.HasPrefix(p, `"`) || !utf8.ValidString(p) {
+		return strconv.Quote(p)
+	}
+	for _, r := range p {
+		if !strconv.IsPrint(r) {
+			return strconv.Quote(p)
+		}
+	}
+	return p
 }
 
 // parseInventoryArg reads --inventory: a query in parentheses, or a path.

@@ -44,10 +44,12 @@ const MaxBatch = 256
 type Config struct {
 	// ServiceURL is the Blob endpoint: https://ACCOUNT.blob.core.windows.net,
 	// https://onelake.blob.fabric.microsoft.com, or an emulator's
-	// http://127.0.0.1:10000/devstoreaccount1. It carries no query.
+	// http://127.0.0.1:10000/devstoreaccount1. It carries no query and no user information.
 	ServiceURL string
 	// DFSURL is the ADLS Gen2 endpoint, used only to delete hierarchical-namespace
-	// directories the Blob API refuses to. Derived from ServiceURL for Azure and OneLake hosts.
+	// directories the Blob API refuses to. When empty it is derived from ServiceURL for the
+	// hosts whose twin Microsoft documents (DFSEndpoint), and left empty for any other.
+	// It carries no query and no user information.
 	DFSURL string
 	// Container is the container (for OneLake, the workspace, by name or GUID).
 	Container string
@@ -100,11 +102,17 @@ func New(ctx context.Context, cfg Config) (*Store, error) {
 	if err != nil || su.Host == "" || (su.Scheme != "http" && su.Scheme != "https") {
 		return nil, fmt.Errorf("azure: service URL %q is not an http(s) URL", redact(cfg.ServiceURL))
 	}
-	if su.RawQuery != "" {
-		return nil, errors.New("azure: the service URL must carry no query; give a SAS token as SASToken")
+	if err := checkEndpoint("service URL", su, cfg.AllowHTTP); err != nil {
+		return nil, err
 	}
-	if su.Scheme == "http" && !cfg.AllowHTTP {
-		return nil, fmt.Errorf("azure: service URL %s is plain http: set azure_allow_http=true (or azure_storage_use_emulator=true) to allow it", redact(cfg.ServiceURL))
+	if cfg.DFSURL != "" {
+		du, err := url.Parse(cfg.DFSURL)
+		if err != nil || du.Host == "" || (du.Scheme != "http" && du.Scheme != "https") {
+			return nil, fmt.Errorf("azure: DFS endpoint %q is not an http(s) URL", redact(cfg.DFSURL))
+		}
+		if err := checkEndpoint("DFS endpoint", du, cfg.AllowHTTP); err != nil {
+			return nil, err
+		}
 	}
 	if cfg.MaxAttempts <= 0 {
 		cfg.MaxAttempts = blobstore.DefaultMaxAttempts
@@ -175,7 +183,7 @@ func New(ctx context.Context, cfg Config) (*Store, error) {
 		auth = bearerPolicy(cred, cfg.AllowHTTP)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("azure: %w", err)
+		return nil, fmt.Errorf("azure: %w", blobstore.SafeError(err))
 	}
 	prefix := strings.Trim(cfg.Prefix, "/")
 	if prefix != "" {
@@ -210,35 +218,17 @@ func New(ctx context.Context, cfg Config) (*Store, error) {
 // Client returns the SDK container client (for tests and tools).
 func (s *Store) Client() *container.Client { return s.b.cc }
 
-// DFSEndpoint returns the ADLS Gen2 endpoint of an Azure or OneLake Blob endpoint ("" for
-// other hosts, such as emulators).
-func DFSEndpoint(serviceURL string) string {
-	u, err := url.Parse(serviceURL)
-	if err != nil {
-		return ""
+// checkEndpoint refuses an endpoint that carries a secret or sends one in clear text.
+func checkEndpoint(what string, u *url.URL, allowHTTP bool) error {
+	switch {
+	case u.RawQuery != "":
+		return fmt.Errorf("azure: the %s must carry no query; give a SAS token as SASToken (azure_storage_sas_token)", what)
+	case u.User != nil:
+		return fmt.Errorf("azure: the %s must carry no user information; give credentials with their options (azure_storage_account_key, azure_storage_sas_token, ...)", what)
+	case u.Scheme == "http" && !allowHTTP:
+		return fmt.Errorf("azure: %s %s is plain http: set azure_allow_http=true (or azure_storage_use_emulator=true) to allow it", what, redactURL(u))
 	}
-	h := strings.ToLower(u.Host)
-	for _, suffix := range []string{".blob.core.windows.net", ".blob.fabric.microsoft.com", ".blob.core.chinacloudapi.cn", ".blob.core.usgovcloudapi.net"} {
-		if strings.HasSuffix(h, suffix) {
-			u.Host = strings.TrimSuffix(h, suffix) + strings.Replace(suffix, ".blob.", ".dfs.", 1)
-			u.RawQuery = ""
-			return u.String()
-		}
-	}
-	return ""
-}
-
-// AccountFromURL returns the account of a service URL: the first label of an Azure host, or
-// the first path segment of an emulator URL (http://127.0.0.1:10000/devstoreaccount1).
-func AccountFromURL(u *url.URL) string {
-	h := strings.ToLower(u.Hostname())
-	if i := strings.IndexByte(h, '.'); i > 0 && strings.Contains(h, ".core.") {
-		return h[:i]
-	}
-	if p := strings.Trim(u.Path, "/"); p != "" {
-		return strings.Split(p, "/")[0]
-	}
-	return ""
+	return nil
 }
 
 func redact(s string) string {
@@ -246,9 +236,14 @@ func redact(s string) string {
 	if err != nil {
 		return "(unparsable URL)"
 	}
-	u.User = nil
-	u.RawQuery = ""
-	return u.String()
+	return redactURL(u)
+}
+
+// redactURL returns u without user information, query or fragment.
+func redactURL(u *url.URL) string {
+	c := *u
+	c.User, c.RawQuery, c.ForceQuery, c.Fragment, c.RawFragment = nil, "", false, "", ""
+	return c.String()
 }
 
 // Error is an Azure error, printed on one line: operation, key, HTTP status and error code
@@ -284,7 +279,7 @@ func wrap(op, name string, err error) error {
 	if err == nil {
 		return nil
 	}
-	e := &Error{Op: op, Name: name, Err: err}
+	e := &Error{Op: op, Name: name, Err: blobstore.SafeError(err)}
 	var re *azcore.ResponseError
 	if errors.As(err, &re) {
 		e.Status, e.Code = re.StatusCode, re.ErrorCode
@@ -458,11 +453,11 @@ func (b *backend) Put(ctx context.Context, name string, data []byte, ifAbsent bo
 func (b *backend) DeleteBatch(ctx context.Context, names []string) (errs []error, err error) {
 	bb, err := b.cc.NewBatchBuilder()
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", blobstore.ErrBatchUnsupported, err)
+		return nil, fmt.Errorf("%w: %v", blobstore.ErrBatchUnsupported, blobstore.SafeError(err))
 	}
 	for _, n := range names {
 		if err := bb.Delete(n, nil); err != nil {
-			return nil, fmt.Errorf("%w: %v", blobstore.ErrBatchUnsupported, err)
+			return nil, fmt.Errorf("%w: %v", blobstore.ErrBatchUnsupported, blobstore.SafeError(err))
 		}
 	}
 	defer func() {

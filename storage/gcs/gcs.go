@@ -107,7 +107,7 @@ func New(ctx context.Context, cfg Config) (*Store, error) {
 		var err error
 		rt, err = htransport.NewTransport(ctx, rt, authOpts...)
 		if err != nil {
-			return nil, fmt.Errorf("gcs: credentials: %w", sanitize(err))
+			return nil, fmt.Errorf("gcs: credentials: %w", blobstore.SafeError(sanitize(err)))
 		}
 	}
 	hc := &http.Client{Transport: &counting.Transport{Base: rt, Counter: counter}}
@@ -117,7 +117,7 @@ func New(ctx context.Context, cfg Config) (*Store, error) {
 	}
 	client, err := gcs.NewClient(ctx, opts...)
 	if err != nil {
-		return nil, fmt.Errorf("gcs: %w", err)
+		return nil, fmt.Errorf("gcs: %w", blobstore.SafeError(err))
 	}
 	client.SetRetry(
 		gcs.WithBackoff(gax.Backoff{Initial: 200 * time.Millisecond, Max: 20 * time.Second, Multiplier: 2}),
@@ -191,7 +191,7 @@ func wrap(op, name string, err error) error {
 	if errors.As(err, &ge) && ge.Code == http.StatusNotFound && !strings.Contains(strings.ToLower(ge.Message), "bucket") {
 		return fmt.Errorf("%w: %s", storage.ErrNotExist, name)
 	}
-	return fmt.Errorf("gcs %s %s: %w", op, name, err)
+	return fmt.Errorf("gcs %s %s: %w", op, name, blobstore.SafeError(err))
 }
 
 func (b *backend) List(ctx context.Context, prefix string, delim bool, limit int, fn func(blobstore.Page) error) error {

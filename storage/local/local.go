@@ -1,5 +1,15 @@
 // Package local is the storage backend for a directory on the local file system. It never
 // follows symbolic links and never touches anything outside its root.
+//
+// The root is resolved once, when the store opens it (in New when the directory exists, else
+// at its first use): links in the root's ancestors are followed then, a root that is itself
+// a link is refused, and every operation after that is relative to the open root directory.
+// Below the root, keys are resolved relative to the open root directory, never by path, and
+// a link on the way fails the operation with storage.ErrSymlink: on Linux with openat2(2) and
+// RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS, elsewhere (and on kernels without openat2) with
+// openat(2) and O_NOFOLLOW, one component at a time. A directory swapped for a link while a
+// run goes on therefore cannot redirect a listing, a read, a write or a delete. Windows and
+// the systems without openat(2) have a weaker form of this, described in fs_root.go.
 package local
 
 import (
@@ -10,10 +20,8 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
-	"syscall"
-	"time"
+	"sync"
 
 	"github.com/deltavacuum/deltavacuum/storage"
 	"github.com/deltavacuum/deltavacuum/storage/internal/walkahead"
@@ -21,21 +29,34 @@ import (
 
 // Store is a directory on local disk.
 type Store struct {
-	root string // absolute, cleaned, no trailing separator
+	root string // absolute, cleaned, no trailing separator: for messages and Root()
+
+	mu  sync.Mutex
+	dir *rootDir // the root directory, open; nil until it exists
+
+	realOnce sync.Once
+	real     []string // roots()
 }
 
 var _ storage.Store = (*Store)(nil)
 
-// New returns a store rooted at dir, which is made absolute. It does not check that dir exists.
+// New returns a store rooted at dir, which is made absolute. A dir that does not exist yet is
+// opened at its first use (Put creates it). A dir that is a symbolic link is refused, with a
+// message that names its target: the store never follows links.
 func New(dir string) (*Store, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, fmt.Errorf("local storage: %w", err)
 	}
-	return &Store{root: filepath.Clean(abs)}, nil
+	s := &Store{root: filepath.Clean(abs)}
+	// Resolve the root now when it exists; other failures are reported at its first use.
+	if _, err := s.rootDir(); errors.Is(err, storage.ErrSymlink) {
+		return nil, err
+	}
+	return s, nil
 }
 
-// Root returns the absolute directory of the store.
+// Root returns the absolute directory of the store, as given to New.
 func (s *Store) Root() string { return s.root }
 
 // Location returns the root as a file URI.
@@ -43,48 +64,165 @@ func (s *Store) Location() string {
 	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(s.root)}).String()
 }
 
-func (s *Store) path(key string) (string, error) {
+// rootDir returns the open root directory, opening it the first time it exists.
+func (s *Store) rootDir() (*rootDir, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.dir != nil {
+		return s.dir, nil
+	}
+	d, err := openRootDir(s.root)
+	if err != nil {
+		fi, lerr := os.Lstat(s.root)
+		switch {
+		case lerr == nil && isLink(fi):
+			return nil, rootLinkError(s.root)
+		case lerr == nil && !fi.IsDir():
+			return nil, fmt.Errorf("%w: %s is not a directory", storage.ErrNotExist, s.root)
+		case errors.Is(lerr, fs.ErrNotExist) || errors.Is(err, fs.ErrNotExist):
+			return nil, fmt.Errorf("%w: %v", storage.ErrNotExist, err)
+		}
+		return nil, err
+	}
+	s.dir = d
+	return d, nil
+}
+
+// createRoot creates the root directory (and its ancestors) when it does not exist yet.
+func (s *Store) createRoot() (*rootDir, error) {
+	d, err := s.rootDir()
+	if !errors.Is(err, storage.ErrNotExist) {
+		return d, err
+	}
+	if err := os.MkdirAll(s.root, 0o755); err != nil {
+		return nil, err
+	}
+	return s.rootDir()
+}
+
+// rel turns a key into a relative path ('/'-separated, no trailing '/', "" for the root).
+func rel(key string) (string, error) {
 	if !storage.ValidKey(key) {
 		return "", fmt.Errorf("invalid key %q", key)
 	}
-	return filepath.Join(s.root, filepath.FromSlash(strings.TrimSuffix(key, "/"))), nil
+	return strings.TrimSuffix(key, "/"), nil
 }
 
-func wrapNotExist(err error) error {
-	// A path through a file ("table/_delta_log" where table is a file) does not exist either.
-	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
-		return fmt.Errorf("%w: %v", storage.ErrNotExist, err)
+// split returns the parent directory of a relative path ("" for the root) and its last
+// component.
+func split(p string) (dir, base string) {
+	if i := strings.LastIndexByte(p, '/'); i >= 0 {
+		return p[:i], p[i+1:]
 	}
-	return err
+	return "", p
 }
 
-func object(key string, fi fs.FileInfo) storage.Object {
-	o := storage.Object{Key: key, Size: fi.Size(), ModTime: fi.ModTime()}
-	if fi.IsDir() {
-		o.IsDir = true
-		o.Size = 0
-		if key != "" && !strings.HasSuffix(key, "/") {
-			o.Key = key + "/"
+// path is the file-system path of a relative path, for messages.
+func (s *Store) path(p string) string {
+	if p == "" {
+		return s.root
+	}
+	return filepath.Join(s.root, filepath.FromSlash(p))
+}
+
+// linkError is a symbolic link found where the store needs a directory or a file.
+type linkError struct{ msg string }
+
+func (e *linkError) Error() string { return e.msg }
+func (e *linkError) Unwrap() error { return storage.ErrSymlink }
+
+// rootLinkError says that the store's root is a link, and what to vacuum instead.
+func rootLinkError(root string) error {
+	target := linkTarget(root)
+	return &linkError{fmt.Sprintf("%s is a symbolic link to %s: deltavacuum does not follow symbolic links; vacuum %s itself", root, target, target)}
+}
+
+// linkIntoStore reports whether the link at key resolves, following every link, to a place
+// inside the root: what lies below it is then listed a second time under its real name. A
+// link that points nowhere (yet) shows nothing twice; one that cannot be resolved for another
+// reason (a permission) counts as pointing inside. The link is only looked at, never used.
+func (s *Store) linkIntoStore(key string) bool {
+	target, err := filepath.EvalSymlinks(s.path(key))
+	if errors.Is(err, fs.ErrNotExist) {
+		return false
+	}
+	if err != nil {
+		return true
+	}
+	for _, root := range s.roots() {
+		if target == root || strings.HasPrefix(target, root+string(filepath.Separator)) {
+			return true
 		}
 	}
-	return o
+	return false
+}
+
+// roots are the root as given and as resolved (links above it followed).
+func (s *Store) roots() []string {
+	s.realOnce.Do(func() {
+		s.real = []string{s.root}
+		if r, err := filepath.EvalSymlinks(s.root); err == nil && r != s.root {
+			s.real = append(s.real, r)
+		}
+	})
+	return s.real
+}
+
+// linkTarget is where the link at path points, resolved as far as it can be.
+func linkTarget(path string) string {
+	if p, err := filepath.EvalSymlinks(path); err == nil {
+		return p
+	}
+	t, err := os.Readlink(path)
+	if err != nil {
+		return "an unreadable target"
+	}
+	if !filepath.IsAbs(t) {
+		t = filepath.Join(filepath.Dir(path), t)
+	}
+	return filepath.Clean(t)
+}
+
+// linkErrorAt describes a link met on the way to (or at) the relative path p: link is the
+// relative path of the link itself ("" when it could not be found again, after a race).
+func (s *Store) linkErrorAt(p, link string) error {
+	if link == "" {
+		return &linkError{fmt.Sprintf("%s: a symbolic link is on the way (it changed while being looked at): deltavacuum does not follow symbolic links", s.path(p))}
+	}
+	lp := s.path(link)
+	target := linkTarget(lp)
+	switch {
+	case link == "_delta_log":
+		return &linkError{fmt.Sprintf("%s is a symbolic link to %s: deltavacuum does not follow symbolic links, and the log of a table must be inside it; replace the link with the directory it points to", lp, target)}
+	case link == p:
+		return &linkError{fmt.Sprintf("%s is a symbolic link to %s: deltavacuum does not follow symbolic links", lp, target)}
+	}
+	return &linkError{fmt.Sprintf("%s: %s, on the way to it, is a symbolic link to %s: deltavacuum does not follow symbolic links", s.path(p), lp, target)}
+}
+
+func notExist(err error) error {
+	return fmt.Errorf("%w: %v", storage.ErrNotExist, err)
 }
 
 // Walk implements storage.Store.
 func (s *Store) Walk(ctx context.Context, prefix string, fn func(storage.Object) error) error {
-	p, err := s.path(prefix)
+	p, err := rel(prefix)
 	if err != nil {
 		return err
 	}
-	fi, err := os.Lstat(p)
-	if err != nil {
-		return wrapNotExist(err)
-	}
-	if !fi.IsDir() {
-		return fmt.Errorf("%w: %s is not a directory", storage.ErrNotExist, p)
-	}
-	if prefix != "" && !strings.HasSuffix(prefix, "/") {
-		prefix += "/"
+	if p != "" {
+		o, err := s.Stat(ctx, prefix)
+		switch {
+		case err != nil:
+			return err
+		case o.IsLink:
+			return s.linkErrorAt(p, s.findLink(p))
+		case !o.IsDir:
+			return fmt.Errorf("%w: %s is not a directory", storage.ErrNotExist, s.path(p))
+		}
+		prefix = p + "/"
+	} else if _, err := s.rootDir(); err != nil {
+		return err
 	}
 	return walkahead.Walk(ctx, prefix, walkAhead, s.list, nil, fn)
 }
@@ -94,59 +232,6 @@ func (s *Store) Walk(ctx context.Context, prefix string, fn func(storage.Object)
 // work on another core.
 const walkAhead = 4
 
-// list lists one directory: names sorted, each described by fstatat relative to the open
-// directory (no symbolic link is followed). An entry that vanished since the names were
-// read is left out.
-func (s *Store) list(ctx context.Context, dirKey string, _ func(time.Time)) (walkahead.Listing, error) {
-	dir := filepath.Join(s.root, filepath.FromSlash(strings.TrimSuffix(dirKey, "/")))
-	f, err := os.Open(dir)
-	if err != nil {
-		return walkahead.Listing{}, err
-	}
-	defer f.Close()
-	names, err := f.Readdirnames(-1)
-	if err != nil {
-		return walkahead.Listing{}, err
-	}
-	sort.Strings(names)
-	l := walkahead.Listing{Children: make([]storage.Object, 0, len(names)), Entries: len(names)}
-	st := newStatter(f, dir)
-	for i, name := range names {
-		if i%1024 == 1023 {
-			if err := ctx.Err(); err != nil {
-				return walkahead.Listing{}, err
-			}
-		}
-		o, err := st.stat(name)
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				continue // vanished while listing
-			}
-			return walkahead.Listing{}, fmt.Errorf("%s: %w", filepath.Join(dir, name), err)
-		}
-		o.Key = dirKey + name
-		if o.IsDir {
-			o.Key += "/"
-			o.Size = 0
-		}
-		l.Children = append(l.Children, o)
-	}
-	return l, nil
-}
-
-// Stat implements storage.Store.
-func (s *Store) Stat(ctx context.Context, key string) (storage.Object, error) {
-	p, err := s.path(key)
-	if err != nil {
-		return storage.Object{}, err
-	}
-	fi, err := os.Lstat(p)
-	if err != nil {
-		return storage.Object{}, wrapNotExist(err)
-	}
-	return object(key, fi), nil
-}
-
 type reader struct {
 	*os.File
 	size int64
@@ -154,32 +239,13 @@ type reader struct {
 
 func (r reader) Size() int64 { return r.size }
 
-// Open implements storage.Store.
-func (s *Store) Open(ctx context.Context, key string) (storage.Reader, error) {
-	p, err := s.path(key)
-	if err != nil {
-		return nil, err
-	}
-	f, err := os.Open(p)
-	if err != nil {
-		return nil, wrapNotExist(err)
-	}
-	fi, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	if fi.IsDir() {
-		f.Close()
-		return nil, fmt.Errorf("%s is a directory", p)
-	}
-	return reader{File: f, size: fi.Size()}, nil
-}
-
 // Delete implements storage.Store. Files are unlinked (a symbolic link itself, never its
-// target); directories are removed only when empty.
+// target); directories are removed only when empty. Consecutive keys in one directory share
+// one open parent directory (see deleter).
 func (s *Store) Delete(ctx context.Context, keys []string) ([]storage.DeleteResult, error) {
 	res := make([]storage.DeleteResult, len(keys))
+	d := s.newDeleter()
+	defer d.close()
 	for i, key := range keys {
 		if err := ctx.Err(); err != nil {
 			for j := i; j < len(keys); j++ {
@@ -187,141 +253,25 @@ func (s *Store) Delete(ctx context.Context, keys []string) ([]storage.DeleteResu
 			}
 			return res, err
 		}
-		res[i] = s.delete(key)
+		res[i] = d.delete(key)
 	}
 	return res, nil
 }
 
-func (s *Store) delete(key string) storage.DeleteResult {
-	r := storage.DeleteResult{Key: key}
-	p, err := s.path(key)
-	if err != nil {
-		r.Err = err
-		return r
-	}
-	if key == "" {
-		r.Err = errors.New("refusing to delete the store root")
-		return r
-	}
-	fi, err := os.Lstat(p)
-	if errors.Is(err, fs.ErrNotExist) {
-		r.Gone = true
-		return r
-	}
-	if err != nil {
-		r.Err = err
-		return r
-	}
-	if fi.IsDir() != strings.HasSuffix(key, "/") {
-		r.Err = fmt.Errorf("%s: key and entry kind differ (directory: %v)", p, fi.IsDir())
-		return r
-	}
-	err = os.Remove(p)
-	switch {
-	case err == nil:
-	case errors.Is(err, fs.ErrNotExist):
-		r.Gone = true
-	case errors.Is(err, syscall.ENOTEMPTY) || errors.Is(err, syscall.EEXIST):
-		r.Err = fmt.Errorf("%w: %s", storage.ErrNotEmpty, p)
-	default:
-		r.Err = err
-	}
-	return r
-}
-
-// PutIfAbsent writes a temporary file beside the target and hard-links it into place: link(2)
-// fails atomically when the name exists, across processes, which an exclusive create followed
-// by a write is not (a reader could see a partial file).
-func (s *Store) PutIfAbsent(ctx context.Context, key string, data []byte) error {
-	p, err := s.putPath(key, data)
-	if err != nil {
-		return err
-	}
-	if strings.HasSuffix(key, "/") {
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return err
-		}
-		if err := os.Mkdir(p, 0o755); err != nil {
-			if errors.Is(err, fs.ErrExist) {
-				return fmt.Errorf("%w: %s", storage.ErrExist, p)
-			}
-			return err
-		}
-		return nil
-	}
-	tmp, err := s.writeTemp(p, data)
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp)
-	if err := os.Link(tmp, p); err != nil {
-		if errors.Is(err, fs.ErrExist) {
-			return fmt.Errorf("%w: %s", storage.ErrExist, p)
-		}
-		return err
-	}
-	return nil
-}
-
-// Put implements storage.Store (write to a temporary file, then rename).
-func (s *Store) Put(ctx context.Context, key string, data []byte) error {
-	p, err := s.putPath(key, data)
-	if err != nil {
-		return err
-	}
-	if strings.HasSuffix(key, "/") {
-		return os.MkdirAll(p, 0o755) // a directory key creates the directory
-	}
-	tmp, err := s.writeTemp(p, data)
-	if err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, p); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return nil
-}
-
-// putPath is the path of a key to write: not the root; a directory key takes no data.
-func (s *Store) putPath(key string, data []byte) (string, error) {
+// putPath is the relative path of a key to write: not the root; a directory key takes no
+// data.
+func putPath(key string, data []byte) (string, error) {
 	if key == "" {
 		return "", errors.New("invalid key \"\": the store root cannot be written")
 	}
 	if strings.HasSuffix(key, "/") && len(data) > 0 {
 		return "", fmt.Errorf("invalid key %q: a directory key takes no data", key)
 	}
-	return s.path(key)
+	return rel(key)
 }
 
-func (s *Store) writeTemp(p string, data []byte) (string, error) {
-	dir := filepath.Dir(p)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", err
-	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(p)+".*.tmp")
-	if err != nil {
-		return "", err
-	}
-	// CreateTemp makes the file private (0600); commits are read by other users and engines.
-	if err := f.Chmod(0o644); err != nil {
-		f.Close()
-		os.Remove(f.Name())
-		return "", err
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		os.Remove(f.Name())
-		return "", err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		os.Remove(f.Name())
-		return "", err
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(f.Name())
-		return "", err
-	}
-	return f.Name(), nil
+// tempName is the name of a temporary file beside base: hidden, so that no listing reports
+// it, and unique enough for writers racing in one directory.
+func tempName(base string, n uint64) string {
+	return fmt.Sprintf(".%s.%016x.tmp", base, n)
 }

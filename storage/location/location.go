@@ -5,7 +5,9 @@
 // Options (--storage-option KEY=VALUE) and the environment; see Keys and storage/README.md.
 //
 // Secrets never appear in a store's Location, in Options.String, or in the errors of this
-// package.
+// package. Requests, and so credentials, go only to the host a URI or an endpoint option
+// names, or to its Blob or DFS twin where Microsoft documents one (azure.ParseHost); a host
+// whose Blob endpoint cannot be known is refused, never guessed.
 package location
 
 import (
@@ -102,10 +104,11 @@ func parse(uri string) (*target, error) {
 	t := &target{u: u}
 	switch strings.ToLower(u.Scheme) {
 	case "file":
-		if u.Host != "" && u.Host != "localhost" {
-			return nil, fmt.Errorf("location %s: file URIs must name a local path (file:///path)", safe(u))
+		p, err := LocalPath(uri)
+		if err != nil {
+			return nil, err
 		}
-		t.kind, t.path = "local", u.Path
+		t.kind, t.path = "local", p
 	case "s3", "s3a":
 		t.kind = "s3"
 	case "gs":
@@ -113,26 +116,58 @@ func parse(uri string) (*target, error) {
 	case "abfs", "abfss", "wasb", "wasbs", "az", "azure", "adl":
 		t.kind = "azure"
 	case "http", "https":
+		if u.User != nil {
+			return nil, fmt.Errorf("location %s: an http(s) URL must carry no user information (its host is %s, after the '@'); "+
+				"give credentials with --storage-option, and another Blob endpoint with azure_endpoint", safe(u), u.Hostname())
+		}
 		if !isAzureHost(u.Hostname()) {
-			return nil, fmt.Errorf("location %s: an http(s) URL must be an Azure Blob, DFS or OneLake endpoint; for S3-compatible or GCS emulators use s3:// or gs:// with an endpoint option", safe(u))
+			return nil, fmt.Errorf("location %s: an http(s) URL must be an Azure Blob, DFS or OneLake endpoint (ACCOUNT.blob.core.windows.net, ACCOUNT.zNN.blob.storage.azure.net, onelake.dfs.fabric.microsoft.com, ...); "+
+				"for another Blob endpoint use az://CONTAINER/PATH with --storage-option azure_endpoint=https://HOST; for S3-compatible or GCS emulators use s3:// or gs:// with an endpoint option", safe(u))
 		}
 		t.kind = "azure"
 	default:
 		return nil, fmt.Errorf("location %s: unsupported scheme %q (local path, file://, s3://, s3a://, gs://, abfss://, abfs://, wasbs://, wasb://, az://, https://)", safe(u), u.Scheme)
 	}
+	if t.kind != "local" {
+		if err := checkObjectPath(uri, u, t.kind == "azure"); err != nil {
+			return nil, err
+		}
+	}
 	return t, nil
 }
 
-var azureSuffixes = []string{".core.windows.net", ".fabric.microsoft.com", ".core.chinacloudapi.cn", ".core.usgovcloudapi.net"}
-
-func isAzureHost(h string) bool {
-	h = strings.ToLower(h)
-	for _, s := range azureSuffixes {
-		if strings.HasSuffix(h, s) {
-			return true
+// checkObjectPath refuses an object-store location that another reader could take for
+// another prefix: a '#' (the rest would be dropped as a fragment), a query where none is read
+// (only Azure locations take one: a shared access signature, with its sig parameter), and
+// empty, "." or ".." path components, which object stores keep as they are while the log's
+// absolute paths are compared cleaned.
+func checkObjectPath(uri string, u *url.URL, azure bool) error {
+	if u.Fragment != "" || strings.Contains(uri, "#") {
+		return fmt.Errorf("location %s: '#' starts a fragment, which a table location does not take; write it as %%23 if it is part of the path", SafeURI(uri))
+	}
+	if u.RawQuery != "" || u.ForceQuery {
+		q, err := url.ParseQuery(u.RawQuery)
+		if !azure || err != nil || !q.Has("sig") {
+			return fmt.Errorf("location %s: '?' starts a query, which a %s:// location takes only for an Azure shared access signature (sv=…&sig=…); give settings with --storage-option, and write '?' as %%3F if it is part of the path", SafeURI(uri), strings.ToLower(u.Scheme))
 		}
 	}
-	return false
+	p := strings.TrimSuffix(strings.TrimPrefix(u.Path, "/"), "/")
+	if p == "" {
+		return nil
+	}
+	for _, c := range strings.Split(p, "/") {
+		if c == "" || c == "." || c == ".." {
+			return fmt.Errorf("location %s: the path %q has an empty, '.' or '..' component; object stores keep such keys as they are, so it would name another prefix than the table's: write the path without them", SafeURI(uri), u.Path)
+		}
+	}
+	return nil
+}
+
+// isAzureHost reports whether h is a Blob or DFS host of an Azure storage account or of
+// OneLake (azure.ParseHost), the only hosts an https:// location may name.
+func isAzureHost(h string) bool {
+	_, ok := azure.ParseHost(h)
+	return ok
 }
 
 func resolve(uri string, o Options) (*target, error) {
@@ -221,66 +256,66 @@ func resolveAzure(t *target, o Options) error {
 		DFSURL:     o["azure_dfs_endpoint"],
 		Location:   safe(u),
 	}
+	endpoint, emulator := o["azure_endpoint"], o.bool("azure_storage_use_emulator")
+	scheme := strings.ToLower(u.Scheme)
 	path := strings.Trim(u.Path, "/")
-	host := strings.ToLower(u.Hostname())
-	switch strings.ToLower(u.Scheme) {
+	hasHost := true // the URI names the account's host
+	switch scheme {
 	case "abfs", "abfss", "wasb", "wasbs", "adl":
 		// container@host/path (OneLake: workspace@onelake.dfs.fabric.microsoft.com/item/path)
-		if u.User == nil || u.User.Username() == "" {
+		if u.User == nil || u.User.Username() == "" || u.Host == "" {
 			return fmt.Errorf("location %s: expected %s://CONTAINER@ACCOUNT.dfs.core.windows.net/path", safe(u), u.Scheme)
 		}
-		c.Container = u.User.Username()
-		c.Prefix = path
-		if isAzureHost(host) {
-			c.ServiceURL = "https://" + blobHost(host)
-			if c.Account == "" {
-				c.Account = accountOf(host)
-			}
-		} else if host != "" && c.Account == "" {
-			c.Account = strings.SplitN(host, ".", 2)[0]
-		}
+		c.Container, c.Prefix = u.User.Username(), path
 	case "az", "azure":
-		// az://container/path, with the account from the options.
-		c.Container = u.Host
-		c.Prefix = path
-		if u.User != nil && u.User.Username() != "" { // az://container@account.blob.core.windows.net/path
-			c.Container = u.User.Username()
-			if isAzureHost(host) {
-				c.ServiceURL = "https://" + blobHost(host)
-				if c.Account == "" {
-					c.Account = accountOf(host)
-				}
-			}
+		// az://container/path, with the account from the options, or
+		// az://container@account.blob.core.windows.net/path.
+		c.Container, c.Prefix, hasHost = u.Host, path, false
+		if u.User != nil && u.User.Username() != "" {
+			c.Container, hasHost = u.User.Username(), true
 		}
 	default: // https://account.blob.core.windows.net/container/path, with an optional SAS
 		first, rest, _ := strings.Cut(path, "/")
 		c.Container, c.Prefix = first, rest
-		c.ServiceURL = "https://" + blobHost(host)
-		if c.Account == "" {
-			c.Account = accountOf(host)
-		}
-		if u.RawQuery != "" && c.SASToken == "" {
-			if q := u.Query(); q.Has("sig") {
-				c.SASToken = u.RawQuery
-			}
+	}
+	// A shared access signature may come with any Azure location, as a query (checkObjectPath
+	// refuses any other query).
+	if u.RawQuery != "" && c.SASToken == "" {
+		if q := u.Query(); q.Has("sig") {
+			c.SASToken = u.RawQuery
 		}
 	}
 	if c.Container == "" {
 		return fmt.Errorf("location %s: no container", safe(u))
 	}
-	if ep := o["azure_endpoint"]; ep != "" {
-		c.ServiceURL = strings.TrimSuffix(ep, "/")
+	if _, pw := u.User.Password(); pw || strings.ContainsAny(c.Container, "@:/?#") {
+		return fmt.Errorf("location %s: the container (before the '@') must be a name only, without '@', ':' or '/'", safe(u))
+	}
+	if hasHost {
+		serviceURL, account, err := azureService(scheme, u)
+		if err != nil && endpoint == "" && !emulator {
+			return err
+		}
+		if endpoint == "" && !emulator {
+			c.ServiceURL = serviceURL
+		}
 		if c.Account == "" {
-			if eu, err := url.Parse(ep); err == nil {
+			c.Account = account
+		}
+	}
+	if endpoint != "" {
+		c.ServiceURL = strings.TrimSuffix(endpoint, "/")
+		if c.Account == "" {
+			if eu, err := url.Parse(endpoint); err == nil {
 				c.Account = azure.AccountFromURL(eu)
 			}
 		}
 	}
-	if o.bool("azure_storage_use_emulator") {
-		if c.Account == "" || isAzureHost(host) {
+	if emulator {
+		if c.Account == "" || (hasHost && isAzureHost(u.Hostname())) {
 			c.Account = emulatorAccount
 		}
-		if o["azure_endpoint"] == "" {
+		if endpoint == "" {
 			c.ServiceURL = emulatorBlob + "/" + c.Account
 		}
 		if c.AccountKey == "" && c.SASToken == "" && c.Account == emulatorAccount {
@@ -289,10 +324,17 @@ func resolveAzure(t *target, o Options) error {
 		c.AllowHTTP = true
 	}
 	if c.ServiceURL == "" {
+		// az://container/path: the account names a host of the public cloud.
 		if c.Account == "" {
 			return fmt.Errorf("location %s: no storage account: set azure_storage_account_name (or AZURE_STORAGE_ACCOUNT_NAME), or use an abfss://CONTAINER@ACCOUNT.dfs.core.windows.net URI", safe(u))
 		}
-		c.ServiceURL = "https://" + c.Account + ".blob.core.windows.net"
+		if !azure.IsAccountName(strings.ToLower(c.Account)) {
+			return fmt.Errorf("location %s: azure_storage_account_name is not a storage account name (lower-case letters and digits); for another endpoint set azure_endpoint=https://HOST", safe(u))
+		}
+		c.ServiceURL = "https://" + strings.ToLower(c.Account) + ".blob.core.windows.net"
+	}
+	if c.DFSURL == "" {
+		c.DFSURL = azure.DFSEndpoint(c.ServiceURL)
 	}
 	t.az = c
 	t.azCLI = o.bool("azure_use_azure_cli")
@@ -301,18 +343,49 @@ func resolveAzure(t *target, o Options) error {
 	return nil
 }
 
-// blobHost maps a DFS host to its Blob host (ACCOUNT.dfs.core.windows.net,
-// onelake.dfs.fabric.microsoft.com and regional OneLake hosts).
-func blobHost(h string) string {
-	return strings.Replace(h, ".dfs.", ".blob.", 1)
+// azureService returns the Blob endpoint and the account of the host an Azure URI names: the
+// host itself, or for a DFS host the Blob twin Microsoft documents for its suffix
+// (azure.ParseHost). Another host is used as given only where the scheme says it is a Blob
+// host (wasb://, wasbs://); otherwise it is refused, for its Blob endpoint cannot be known
+// and a guess would send the credentials to a host the user did not name. The account of an
+// unknown host is its first label (a Shared Key signing input, never a host).
+func azureService(scheme string, u *url.URL) (serviceURL, account string, err error) {
+	host, port := strings.ToLower(u.Hostname()), u.Port()
+	if port != "" {
+		port = ":" + port
+	}
+	if strings.HasSuffix(host, ".") {
+		return "", "", fmt.Errorf("location %s: the host ends with a dot; give it without the trailing dot", safe(u))
+	}
+	if h, ok := azure.ParseHost(host); ok {
+		return "https://" + h.Blob() + port, h.Account, nil
+	}
+	account, _, _ = strings.Cut(host, ".")
+	if (scheme == "wasb" || scheme == "wasbs") && isHostName(host) {
+		return "https://" + host + port, account, nil
+	}
+	return "", account, fmt.Errorf("location %s: %s is not a host whose Blob endpoint deltavacuum knows (ACCOUNT.dfs.core.windows.net, ACCOUNT.zNN.dfs.storage.azure.net, "+
+		"onelake.dfs.fabric.microsoft.com, their China and US Gov twins); name it: --storage-option azure_endpoint=https://BLOB-HOST "+
+		"(and azure_dfs_endpoint=https://DFS-HOST for hierarchical-namespace directories)", safe(u), host)
 }
 
-// accountOf returns the account of an Azure storage host ("" for OneLake).
-func accountOf(h string) string {
-	if strings.HasSuffix(h, ".fabric.microsoft.com") {
-		return ""
+// isHostName reports whether h is a DNS name: dot-separated labels of letters, digits and
+// hyphens (no IP literal, no percent-decoded '/', '@' or ':').
+func isHostName(h string) bool {
+	if h == "" || len(h) > 253 {
+		return false
 	}
-	return strings.SplitN(h, ".", 2)[0]
+	for _, l := range strings.Split(h, ".") {
+		if l == "" || len(l) > 63 || l[0] == '-' || l[len(l)-1] == '-' {
+			return false
+		}
+		for i := 0; i < len(l); i++ {
+			if c := l[i]; (c < 'a' || c > 'z') && (c < '0' || c > '9') && c != '-' {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 func (t *target) open(ctx context.Context) (storage.Store, error) {

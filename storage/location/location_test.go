@@ -3,6 +3,7 @@ package location
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"os"
 	"strings"
 	"testing"
@@ -264,5 +265,156 @@ func TestEveryKeyDocumented(t *testing.T) {
 				t.Errorf("variable %s of %s is not in storage/README.md", e, k.Name)
 			}
 		}
+	}
+}
+
+// Every Azure URI form resolves to exactly these endpoints: the host given, or the twin
+// Microsoft documents for its suffix (dfs <-> blob), never another account.
+func TestResolveAzureEndpoints(t *testing.T) {
+	cases := []struct {
+		uri          string
+		opts         Options
+		service, dfs string
+		account      string
+	}{
+		// Public cloud, China, US Gov.
+		{"abfss://c@acct.dfs.core.windows.net/t", nil, "https://acct.blob.core.windows.net", "https://acct.dfs.core.windows.net", "acct"},
+		{"abfs://c@acct.dfs.core.windows.net/t", nil, "https://acct.blob.core.windows.net", "https://acct.dfs.core.windows.net", "acct"},
+		{"abfss://c@acct.blob.core.windows.net/t", nil, "https://acct.blob.core.windows.net", "https://acct.dfs.core.windows.net", "acct"},
+		{"wasbs://c@acct.blob.core.windows.net/t", nil, "https://acct.blob.core.windows.net", "https://acct.dfs.core.windows.net", "acct"},
+		{"wasb://c@acct.blob.core.windows.net/t", nil, "https://acct.blob.core.windows.net", "https://acct.dfs.core.windows.net", "acct"},
+		{"az://c@acct.blob.core.windows.net/t", nil, "https://acct.blob.core.windows.net", "https://acct.dfs.core.windows.net", "acct"},
+		{"az://c@acct.dfs.core.windows.net/t", nil, "https://acct.blob.core.windows.net", "https://acct.dfs.core.windows.net", "acct"},
+		{"abfss://c@acct.dfs.core.chinacloudapi.cn/t", nil, "https://acct.blob.core.chinacloudapi.cn", "https://acct.dfs.core.chinacloudapi.cn", "acct"},
+		{"abfss://c@acct.dfs.core.usgovcloudapi.net/t", nil, "https://acct.blob.core.usgovcloudapi.net", "https://acct.dfs.core.usgovcloudapi.net", "acct"},
+		{"https://acct.blob.core.usgovcloudapi.net/c/t", nil, "https://acct.blob.core.usgovcloudapi.net", "https://acct.dfs.core.usgovcloudapi.net", "acct"},
+		{"https://acct.dfs.core.chinacloudapi.cn/c/t", nil, "https://acct.blob.core.chinacloudapi.cn", "https://acct.dfs.core.chinacloudapi.cn", "acct"},
+		// Read-access secondary: the host as given; Shared Key signs with the account's name.
+		{"https://acct-secondary.blob.core.windows.net/c/t", nil, "https://acct-secondary.blob.core.windows.net", "https://acct-secondary.dfs.core.windows.net", "acct"},
+		// Azure DNS zone endpoints.
+		{"abfss://c@acct.z13.dfs.storage.azure.net/t", nil, "https://acct.z13.blob.storage.azure.net", "https://acct.z13.dfs.storage.azure.net", "acct"},
+		{"wasbs://c@acct.z07.blob.storage.azure.net/t", nil, "https://acct.z07.blob.storage.azure.net", "https://acct.z07.dfs.storage.azure.net", "acct"},
+		{"https://acct.z99.blob.storage.azure.net/c/t", nil, "https://acct.z99.blob.storage.azure.net", "https://acct.z99.dfs.storage.azure.net", "acct"},
+		{"https://acct.z00.dfs.storage.azure.net/c/t", nil, "https://acct.z00.blob.storage.azure.net", "https://acct.z00.dfs.storage.azure.net", "acct"},
+		// OneLake, global and regional.
+		{"abfss://ws@onelake.dfs.fabric.microsoft.com/item/Tables/t", nil, "https://onelake.blob.fabric.microsoft.com", "https://onelake.dfs.fabric.microsoft.com", ""},
+		{"abfss://ws@westus-onelake.dfs.fabric.microsoft.com/item/Tables/t", nil, "https://westus-onelake.blob.fabric.microsoft.com", "https://westus-onelake.dfs.fabric.microsoft.com", ""},
+		{"https://onelake.blob.fabric.microsoft.com/ws/item/Tables/t", nil, "https://onelake.blob.fabric.microsoft.com", "https://onelake.dfs.fabric.microsoft.com", ""},
+		// Case and ports: the same host.
+		{"abfss://c@ACCT.DFS.Core.Windows.NET/t", nil, "https://acct.blob.core.windows.net", "https://acct.dfs.core.windows.net", "acct"},
+		{"abfss://c@acct.dfs.core.windows.net:443/t", nil, "https://acct.blob.core.windows.net:443", "https://acct.dfs.core.windows.net:443", "acct"},
+		{"https://acct.blob.core.windows.net:8443/c/t", nil, "https://acct.blob.core.windows.net:8443", "https://acct.dfs.core.windows.net:8443", "acct"},
+		// A wasbs:// host is a Blob host by its scheme: a custom domain is used as given, with
+		// no DFS endpoint unless one is named.
+		{"wasbs://c@data.example.com/t", nil, "https://data.example.com", "", "data"},
+		{"wasbs://c@data.example.com/t", Options{"azure_dfs_endpoint": "https://acct.dfs.core.windows.net"}, "https://data.example.com", "https://acct.dfs.core.windows.net", "data"},
+		// az:// names the account; the public cloud is the default.
+		{"az://c/t", Options{"azure_storage_account_name": "acct2"}, "https://acct2.blob.core.windows.net", "https://acct2.dfs.core.windows.net", "acct2"},
+		// An endpoint option wins over the URI's host, which then only names the account.
+		{"abfss://c@acct.z13.dfs.storage.azure.net/t", Options{"azure_endpoint": "http://127.0.0.1:10000/acct", "azure_allow_http": "true"}, "http://127.0.0.1:10000/acct", "", "acct"},
+		{"abfss://c@custom.example.com/t", Options{"azure_endpoint": "https://blob.example.com", "azure_dfs_endpoint": "https://dfs.example.com"}, "https://blob.example.com", "https://dfs.example.com", "custom"},
+		{"az://c/t", Options{"azure_storage_use_emulator": "true"}, "http://127.0.0.1:10000/devstoreaccount1", "", "devstoreaccount1"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.uri, func(t *testing.T) {
+			c := mustResolve(t, tc.uri, tc.opts).az
+			if c.ServiceURL != tc.service || c.DFSURL != tc.dfs || c.Account != tc.account {
+				t.Errorf("got service %q, DFS %q, account %q; want %q, %q, %q", c.ServiceURL, c.DFSURL, c.Account, tc.service, tc.dfs, tc.account)
+			}
+		})
+	}
+}
+
+// Hosts the parser cannot map to a Blob endpoint are refused with a message naming the
+// option to pass; they never become another account's host.
+func TestResolveAzureUnknownHosts(t *testing.T) {
+	for _, uri := range []string{
+		"abfss://c@acct.dfs.core.windows.net.evil.example/t",
+		"abfss://c@custom.example.com/t",
+		"abfss://c@acct.privatelink.dfs.core.windows.net/t",
+		"abfss://c@acct.queue.core.windows.net/t",
+		"abfss://c@acct.z1.dfs.storage.azure.net/t",
+		"abfss://c@acct.z13.dfs.storage.azure.net.evil.example/t",
+		"abfss://c@acct.dfs.core.windows.net./t",
+		"abfss://c@127.0.0.1:10000/t",
+		"abfss://ws@evil-onelake.dfs.fabric.microsoft.com.evil.example/item/t",
+		"az://c@custom.example.com/t",
+		"https://acct.blob.core.windows.net.evil.example/c/t",
+		"https://evil.example/acct.blob.core.windows.net/c/t",
+		"https://acct.blob.core.windows.net@evil.example/c/t",
+		"https://acct.file.core.windows.net/c/t",
+		"https://acct.blob.core.windows.net./c/t",
+	} {
+		t.Run(uri, func(t *testing.T) {
+			tg, err := resolve(uri, Options{}.WithEnv(noEnv))
+			if err == nil {
+				t.Fatalf("resolved to service %q, DFS %q; want an error", tg.az.ServiceURL, tg.az.DFSURL)
+			}
+			if msg := err.Error(); !strings.Contains(msg, "azure_endpoint") && !strings.Contains(msg, "trailing dot") && !strings.Contains(msg, "no user information") {
+				t.Errorf("the error does not say what to pass: %v", err)
+			}
+		})
+	}
+}
+
+// Whatever the URI, a resolved endpoint's host is the host given or its documented twin.
+func TestResolveAzureHostileHosts(t *testing.T) {
+	for _, tc := range []struct {
+		uri  string
+		opts Options
+	}{
+		{"abfss://c@acct.dfs.core.windows.net@evil.example/t", nil},
+		{"abfss://c:x@acct.dfs.core.windows.net/t", nil},
+		{"abfss://c%40evil.example@acct.dfs.core.windows.net/t", nil},
+		{"wasbs://c@acct.blob.core.windows.net.evil.example/t", nil},
+		{"wasbs://c@evil.example%2Facct.blob.core.windows.net/t", nil},
+		{"wasbs://c@evil.example%3A1/t", nil},
+		{"wasbs://c@[::1]:10000/t", nil},
+		{"wasbs://c@acct.blob.core.windows.net./t", nil},
+		{"wasbs://c@ACCT.Blob.Core.Windows.Net:443/t", nil},
+		{"az://c@acct.blob.core.windows.net.evil.example/t", nil},
+		{"az://c/t", Options{"azure_storage_account_name": "evil.example/x"}},
+		{"az://c/t", Options{"azure_storage_account_name": "evil.example#"}},
+		{"az://c/t", Options{"azure_storage_account_name": "evil.example?"}},
+		{"az://c/t", Options{"azure_storage_account_name": "x@evil.example"}},
+		{"az://c/t", Options{"azure_storage_account_name": "evil.example:443"}},
+		{"https://user:pw@acct.blob.core.windows.net/c/t", nil},
+		{"https://acct.blob.core.windows.net%2Eevil.example/c/t", nil},
+		{"https://ACCT.DFS.CORE.WINDOWS.NET/c/t", nil},
+		{"https://acct.z13.dfs.storage.azure.net.evil.example/c/t", nil},
+		{"https://onelake.dfs.fabric.microsoft.com.evil.example/ws/t", nil},
+	} {
+		t.Run(tc.uri, func(t *testing.T) {
+			tg, err := resolve(tc.uri, tc.opts.WithEnv(noEnv))
+			if err != nil {
+				return // refused: nothing is sent anywhere
+			}
+			given := map[string]bool{}
+			if u, err := url.Parse(tc.uri); err == nil && u.Host != "" {
+				h := strings.ToLower(u.Hostname())
+				given[h] = true
+				given[strings.Replace(h, ".dfs.", ".blob.", 1)] = true
+				given[strings.Replace(h, ".blob.", ".dfs.", 1)] = true
+			}
+			if a := tc.opts["azure_storage_account_name"]; a != "" {
+				given[a+".blob.core.windows.net"], given[a+".dfs.core.windows.net"] = true, true
+			}
+			for _, ep := range []string{tg.az.ServiceURL, tg.az.DFSURL} {
+				if ep == "" {
+					continue
+				}
+				u, err := url.Parse(ep)
+				if err != nil {
+					t.Errorf("endpoint %q: %v", ep, err)
+					continue
+				}
+				if !given[u.Hostname()] || u.User != nil || ep != "https://"+u.Host {
+					t.Errorf("endpoint %q: host %q is neither the host given nor its twin", ep, u.Hostname())
+				}
+			}
+			if strings.ContainsAny(tg.az.Container, "@:/") {
+				t.Errorf("container %q", tg.az.Container)
+			}
+		})
 	}
 }

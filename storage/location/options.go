@@ -58,7 +58,7 @@ var Keys = []Key{
 	{Name: "azure_use_azure_cli", Aliases: []string{"use_azure_cli"}, Env: []string{"AZURE_USE_AZURE_CLI"}, For: "azure", Doc: "true: authenticate with the Azure CLI's login only"},
 	{Name: "azure_endpoint", Aliases: []string{"azure_storage_endpoint", "azure_blob_endpoint"}, Env: []string{"AZURE_STORAGE_ENDPOINT", "AZURE_ENDPOINT"}, For: "azure",
 		Doc: "Blob endpoint, with the account for emulators: e.g. http://127.0.0.1:10000/devstoreaccount1"},
-	{Name: "azure_dfs_endpoint", For: "azure", Doc: "ADLS Gen2 (DFS) endpoint, derived from the Blob endpoint for Azure and OneLake hosts; used only to delete empty hierarchical-namespace directories the Blob API refuses to"},
+	{Name: "azure_dfs_endpoint", For: "azure", Doc: "ADLS Gen2 (DFS) endpoint, derived from the Blob endpoint only for the hosts whose twin Microsoft documents (ACCOUNT.blob.core.windows.net, ACCOUNT.zNN.blob.storage.azure.net, OneLake, ...); used only to delete empty hierarchical-namespace directories the Blob API refuses to"},
 	{Name: "azure_storage_use_emulator", Aliases: []string{"use_emulator", "azure_use_emulator"}, Env: []string{"AZURE_STORAGE_USE_EMULATOR"}, For: "azure",
 		Doc: "true: use Azurite at http://127.0.0.1:10000 (account devstoreaccount1 and its well-known key unless given)"},
 	{Name: "azure_allow_http", Env: []string{"AZURE_ALLOW_HTTP"}, For: "azure", Doc: "true: allow an http:// endpoint"},
@@ -78,6 +78,14 @@ var Keys = []Key{
 	{Name: "delete_batch_size", Aliases: []string{"batch_size"}, For: "all", Doc: "keys per batch delete: S3 at most and by default 1000, Azure 256; 1 deletes singly"},
 	{Name: "max_retries", For: "all", Doc: "retries of a request on throttling, 5xx and connection errors, with exponential backoff (default 7)"},
 	{Name: "list_page_size", For: "all", Doc: "keys per listing page (default: the service's most, 1000 or 5000)"},
+}
+
+// SDKSecretEnv are environment variables holding secrets that the cloud SDKs read
+// themselves (Key.Env lists those this package reads): the command line keeps their values
+// out of what it prints.
+var SDKSecretEnv = []string{
+	"AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_SECURITY_TOKEN",
+	"AZURE_CLIENT_SECRET", "AZURE_CLIENT_CERTIFICATE_PASSWORD", "AZURE_PASSWORD",
 }
 
 var byName = func() map[string]*Key {

@@ -128,7 +128,7 @@ func New(ctx context.Context, cfg Config) (*Store, error) {
 	}
 	awsCfg, err := config.LoadDefaultConfig(ctx, loadOpts...)
 	if err != nil {
-		return nil, fmt.Errorf("s3: loading AWS configuration: %w", err)
+		return nil, fmt.Errorf("s3: loading AWS configuration: %w", blobstore.SafeError(err))
 	}
 	// The SDK's own client (it applies AWS_CA_BUNDLE), with its transport counted.
 	var rt http.RoundTripper
@@ -263,7 +263,7 @@ func wrap(op, name string, err error) error {
 	if notFound(err) {
 		return fmt.Errorf("%w: %s", storage.ErrNotExist, name)
 	}
-	return fmt.Errorf("s3 %s %s: %w", op, name, err)
+	return fmt.Errorf("s3 %s %s: %w", op, name, blobstore.SafeError(err))
 }
 
 func (b *backend) List(ctx context.Context, prefix string, delim bool, limit int, fn func(blobstore.Page) error) error {
@@ -282,7 +282,7 @@ func (b *backend) List(ctx context.Context, prefix string, delim bool, limit int
 	for p.HasMorePages() {
 		out, err := p.NextPage(ctx)
 		if err != nil {
-			return fmt.Errorf("s3 list %s: %w", prefix, err)
+			return fmt.Errorf("s3 list %s: %w", prefix, blobstore.SafeError(err))
 		}
 		var page blobstore.Page
 		for _, o := range out.Contents {
@@ -352,7 +352,7 @@ func (b *backend) Put(ctx context.Context, name string, data []byte, ifAbsent bo
 		if ifAbsent && status(err) == http.StatusPreconditionFailed {
 			return fmt.Errorf("%w: %s", storage.ErrExist, name)
 		}
-		return fmt.Errorf("s3 put %s: %w", name, err)
+		return fmt.Errorf("s3 put %s: %w", name, blobstore.SafeError(err))
 	}
 	return nil
 }
@@ -385,9 +385,9 @@ func (b *backend) DeleteBatch(ctx context.Context, names []string) ([]error, err
 	})
 	if err != nil {
 		if st := status(err); st == http.StatusNotImplemented || code(err) == "NotImplemented" {
-			return nil, fmt.Errorf("%w: %v", blobstore.ErrBatchUnsupported, err)
+			return nil, fmt.Errorf("%w: %v", blobstore.ErrBatchUnsupported, blobstore.SafeError(err))
 		}
-		return nil, fmt.Errorf("s3 delete batch of %d keys: %w", len(names), err)
+		return nil, fmt.Errorf("s3 delete batch of %d keys: %w", len(names), blobstore.SafeError(err))
 	}
 	idx := make(map[string][]int, len(names))
 	for i, n := range names {

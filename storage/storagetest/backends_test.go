@@ -76,3 +76,5 @@ func TestGCSConformanceSmallPages(t *testing.T) {
 		return storagetest.NewGCSConfig(t, cfg)
 	})
 }
+
+func TestLocalLinks(t *testing.T) { storagetest.RunLinks(t, storagetest.NewLocalDir) }

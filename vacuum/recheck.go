@@ -1,0 +1,248 @@
+package vacuum
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/deltavacuum/deltavacuum/deltalog"
+	"github.com/deltavacuum/deltavacuum/storage"
+)
+
+// Why a re-check of the log kept a planned file or directory (section 13).
+const (
+	// DropReferenced: a commit made after planning names it (an add, a remove, a cdc or a
+	// deletion vector): a RESTORE, a late writer.
+	DropReferenced = "referenced"
+	// DropRetention: a metaData committed after planning raised the table's retention, and the
+	// file is not old enough under it.
+	DropRetention = "retention"
+	// DropHidden: a metaData committed after planning made a component of its path hidden
+	// (a partition column dropped, UniForm Iceberg enabled).
+	DropHidden = "hidden"
+)
+
+// Dropped is a planned file or directory the executor kept because of a commit made after
+// planning.
+type Dropped struct {
+	Path string `json:"path"`
+	// Reason is DropReferenced, DropRetention or DropHidden.
+	Reason string `json:"reason"`
+	// Version is the commit that made the executor keep it.
+	Version int64 `json:"version"`
+}
+
+// tail follows the commits made after the planned version, so that the executor never deletes
+// what a newer commit references (section 13). It is read once completely after VACUUM START
+// is committed (or, where the run is not recorded, just before the first delete) and then
+// probed again before every batch of deletes, so that what a commit made during the run can
+// still reach is one batch per worker.
+type tail struct {
+	store storage.Store
+	root  deltalog.Root
+	plan  *Plan
+	next  int64 // the next version to read
+
+	refs       map[string]int64 // keys newer commits reference -> the first version that did
+	refsFolded map[string]int64 // the same keys folded (fold.go)
+	keepDirs   map[string]int64 // directory keys (ending in '/') above refs -> version
+
+	// cutoff is the run's cutoff: earlier than planned once a newer metaData raised the
+	// table's retention (raisedAt is then its version; -1 before).
+	cutoff   time.Time
+	run      time.Duration
+	raisedAt int64
+	// hidden is the hidden rule of the newest metaData read (hiddenAt its version; -1 when
+	// no metaData was read).
+	hidden   hiddenRule
+	hiddenAt int64
+	// read counts the commits read, for tests and messages.
+	read int
+}
+
+func newTail(store storage.Store, plan *Plan) (*tail, error) {
+	root, err := deltalog.ParseRoot(plan.Table)
+	if err != nil {
+		return nil, err
+	}
+	return &tail{store: store, root: root, plan: plan, next: plan.Version + 1,
+		refs: map[string]int64{}, refsFolded: map[string]int64{}, keepDirs: map[string]int64{},
+		cutoff: plan.Cutoff, run: plan.run, raisedAt: -1, hiddenAt: -1}, nil
+}
+
+func (t *tail) errorf(format string, args ...any) error {
+	return fmt.Errorf("re-checking the log of %s before deleting: %s; nothing more was deleted", t.plan.Table, fmt.Sprintf(format, args...))
+}
+
+// catchUp lists the log and reads every commit after the planned version up to the newest,
+// which must be at least atLeast (the version VACUUM START took; -1 when the run is not
+// recorded). A gap, a log older than the plan or than START, or a commit that cannot be read
+// exactly stops the run.
+func (t *tail) catchUp(ctx context.Context, atLeast int64) error {
+	seg, err := deltalog.ListLog(ctx, t.store)
+	if err != nil {
+		return t.errorf("%v", err)
+	}
+	if seg.Version < t.plan.Version {
+		return t.errorf("the latest version is %d, older than the planned %d", seg.Version, t.plan.Version)
+	}
+	if seg.Version < atLeast {
+		return t.errorf("the log lists version %d, older than the VACUUM START this run committed (%d)", seg.Version, atLeast)
+	}
+	for _, c := range seg.AllCommits {
+		if c.Version == atLeast {
+			if err := t.checkClock(c); err != nil {
+				return err
+			}
+		}
+	}
+	for _, c := range seg.AllCommits {
+		if c.Version < t.next {
+			continue
+		}
+		if c.Version != t.next {
+			break
+		}
+		if err := t.readCommit(ctx, c); err != nil {
+			return err
+		}
+	}
+	if t.next <= seg.Version {
+		return t.errorf("version %d is missing", t.next)
+	}
+	return nil
+}
+
+// maxClockLead is how far this machine's clock may run ahead of the store's before the run
+// stops: the cutoff is computed from this machine's clock, the files' modification times
+// come from the store.
+const maxClockLead = time.Minute
+
+// checkClock compares the plan's clock with the modification time the store gave the VACUUM
+// START commit, written after planning: a clock far ahead would put the cutoff after files
+// that are younger than the retention.
+func (t *tail) checkClock(start deltalog.LogFile) error {
+	if start.ModTime.IsZero() {
+		return nil
+	}
+	if lead := t.plan.now.Sub(start.ModTime); lead > maxClockLead {
+		return fmt.Errorf("vacuum of %s stopped before deleting: this machine's clock is %v ahead of the store's (VACUUM START, written after planning, has the modification time %s; the plan's clock read %s), so the cutoff would reach files younger than the retention. Fix the clock (NTP) and run again; nothing was deleted",
+			t.plan.Table, lead.Round(time.Second), start.ModTime.UTC().Format(time.RFC3339), t.plan.now.UTC().Format(time.RFC3339))
+	}
+	return nil
+}
+
+// probe reads the commits that appeared after the last one read, looking for the next
+// version's file directly (one request, not a listing).
+func (t *tail) probe(ctx context.Context) error {
+	for {
+		key := deltalog.CommitKey(t.next)
+		o, err := t.store.Stat(ctx, key)
+		if errors.Is(err, storage.ErrNotExist) {
+			return nil
+		}
+		if err != nil {
+			return t.errorf("%v", err)
+		}
+		if o.IsDir || o.IsLink {
+			return t.errorf("%s is not a commit file", key)
+		}
+		lf := deltalog.LogFile{Key: key, Kind: deltalog.KindCommit, Version: t.next, Size: o.Size, ModTime: o.ModTime}
+		if err := t.readCommit(ctx, lf); err != nil {
+			return err
+		}
+	}
+}
+
+// readCommit reads one commit: the keys it references, a protocol it may change, a metaData
+// that may raise the retention or hide more names.
+func (t *tail) readCommit(ctx context.Context, c deltalog.LogFile) error {
+	v := c.Version
+	protocol, metadata, err := deltalog.CommitRefs(ctx, t.store, t.root, c, func(key string) {
+		if _, ok := t.refs[key]; !ok {
+			t.refs[key] = v
+		}
+		if f := fold(key); t.refsFolded[f] == 0 {
+			t.refsFolded[f] = v
+		}
+		for d := storage.Dir(key); d != ""; d = storage.Dir(d) {
+			if _, ok := t.keepDirs[d]; ok {
+				break
+			}
+			t.keepDirs[d] = v
+		}
+	})
+	if err != nil {
+		return t.errorf("%v", err)
+	}
+	if protocol != nil {
+		snap := &deltalog.Snapshot{Location: t.plan.Table, Protocol: *protocol}
+		if err := snap.CheckVacuum(); err != nil {
+			return fmt.Errorf("the protocol of %s changed after planning (version %d): %w; nothing more was deleted", t.plan.Table, v, err)
+		}
+	}
+	if metadata != nil {
+		if err := t.metadata(v, metadata); err != nil {
+			return err
+		}
+	}
+	t.next++
+	t.read++
+	return nil
+}
+
+// metadata applies a newer metaData action: a longer table retention moves the cutoff back
+// (a shorter one is ignored: nothing grows the plan), and its hidden rule replaces the one the
+// plan was made with for what is still to be deleted.
+func (t *tail) metadata(v int64, m *deltalog.Metadata) error {
+	snap := &deltalog.Snapshot{Location: t.plan.Table, Metadata: *m}
+	table, err := snap.DeletedFileRetention()
+	if err != nil {
+		return fmt.Errorf("version %d of %s, committed after planning: %w; nothing more was deleted", v, t.plan.Table, err)
+	}
+	if table > t.plan.table && table > t.run {
+		t.run = table
+		t.cutoff = t.plan.now.Add(-table)
+		t.raisedAt = v
+	}
+	formats, _ := snap.Property(deltalog.PropUniversalFormats)
+	t.hidden = hiddenRule{partitionColumns: m.PartitionColumns, icebergMetadata: containsFold(strings.Split(formats, ","), "iceberg")}
+	t.hiddenAt = v
+	return nil
+}
+
+// keepFile says whether f must be kept because of what the commits read so far say.
+func (t *tail) keepFile(f *File) (Dropped, bool) {
+	if v, ok := t.refs[f.Path]; ok {
+		return Dropped{Path: f.Path, Reason: DropReferenced, Version: v}, true
+	}
+	if len(t.refsFolded) > 0 {
+		if v, ok := t.refsFolded[fold(f.Path)]; ok {
+			return Dropped{Path: f.Path, Reason: DropReferenced, Version: v}, true
+		}
+	}
+	if t.raisedAt >= 0 && (f.eligible.IsZero() || !f.eligible.Before(t.cutoff)) {
+		return Dropped{Path: f.Path, Reason: DropRetention, Version: t.raisedAt}, true
+	}
+	if t.hiddenAt >= 0 && t.hidden.hiddenPath(f.Path) {
+		return Dropped{Path: f.Path, Reason: DropHidden, Version: t.hiddenAt}, true
+	}
+	return Dropped{}, false
+}
+
+// keepDir says whether d must be kept: a newer commit references something below it, or it
+// is too new under a raised retention, or it is hidden now.
+func (t *tail) keepDir(d *Dir) (Dropped, bool) {
+	if v, ok := t.keepDirs[d.Path+"/"]; ok {
+		return Dropped{Path: d.Path, Reason: DropReferenced, Version: v}, true
+	}
+	if t.raisedAt >= 0 && (d.eligible.IsZero() || !d.eligible.Before(t.cutoff)) {
+		return Dropped{Path: d.Path, Reason: DropRetention, Version: t.raisedAt}, true
+	}
+	if t.hiddenAt >= 0 && t.hidden.hiddenPath(d.Path) {
+		return Dropped{Path: d.Path, Reason: DropHidden, Version: t.hiddenAt}, true
+	}
+	return Dropped{}, false
+}

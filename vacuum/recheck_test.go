@@ -1,0 +1,277 @@
+package vacuum
+
+import (
+	"context"
+	"errors"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/deltavacuum/deltavacuum/deltalog"
+	"github.com/deltavacuum/deltavacuum/storage"
+)
+
+// commitInfoOnly is the content of a VACUUM START as this package's tests record it.
+func commitInfoOnly(op string) map[string]any {
+	return map[string]any{"commitInfo": map[string]any{"operation": op, "timestamp": now.UnixMilli()}}
+}
+
+// startAfter returns a RecordStart that first lets another writer commit lines (a commit
+// landing between planning and START), then commits VACUUM START itself.
+func startAfter(tb *table, other ...any) func(context.Context, *Plan) (int64, error) {
+	return func(ctx context.Context, plan *Plan) (int64, error) {
+		tb.store.SetClock(func() time.Time { return now }) // the store's clock: the plan's
+		if len(other) > 0 {
+			tb.commit(other...)
+		}
+		tb.commit(commitInfoOnly("VACUUM START"))
+		return tb.version, nil
+	}
+}
+
+func exists(tb *table, key string) bool {
+	_, err := tb.store.Stat(context.Background(), key)
+	return err == nil
+}
+
+func sortedDropped(res *Result) []Dropped {
+	d := append([]Dropped(nil), res.Dropped...)
+	sort.Slice(d, func(i, j int) bool { return d[i].Path < d[j].Path })
+	return d
+}
+
+// TestRecheckReadsThroughStart: the commits between planning and VACUUM START, whichever
+// instant they land at, are read before anything is deleted: a RESTORE re-adding a tombstoned
+// file, and a writer whose data file was on disk before the run and whose commit lands
+// during it.
+func TestRecheckReadsThroughStart(t *testing.T) {
+	tb := newTable(t, tableSpec{})
+	tb.commit(add("old.parquet"))
+	tb.commit(remove("old.parquet", 30*day))
+	tb.file("old.parquet", 30*day)
+	tb.file("late-writer.parquet", 30*day)
+	tb.file("junk.parquet", 30*day)
+	plan := tb.plan(retain0)
+	if len(plan.Files) != 3 {
+		t.Fatalf("planned %v, want 3 files", plan.Files)
+	}
+	res, err := Execute(context.Background(), tb.store, plan, ExecOptions{
+		RecordStart: startAfter(tb, add("old.parquet"), add("late-writer.parquet")),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Dropped{{"late-writer.parquet", DropReferenced, 3}, {"old.parquet", DropReferenced, 3}}
+	if diff := cmp.Diff(want, sortedDropped(res)); diff != "" {
+		t.Errorf("dropped (-want +got):\n%s", diff)
+	}
+	for _, k := range []string{"old.parquet", "late-writer.parquet"} {
+		if !exists(tb, k) {
+			t.Errorf("%s was deleted: a commit before START references it", k)
+		}
+	}
+	if exists(tb, "junk.parquet") {
+		t.Error("junk.parquet was kept")
+	}
+	if res.NumFilesToDelete != 1 || res.NumDeletedFiles != 1 || *res.RecheckedThrough != 4 {
+		t.Errorf("got %d to delete, %d deleted, re-checked through %d; want 1, 1, 4", res.NumFilesToDelete, res.NumDeletedFiles, *res.RecheckedThrough)
+	}
+}
+
+// TestRecheckSeesEveryReading: a newer commit that names a candidate in another spelling
+// keeps it.
+func TestRecheckSeesEveryReading(t *testing.T) {
+	tb := newTable(t, tableSpec{})
+	tb.file("a#1.parquet", 30*day)
+	tb.file("p=x%3Ay/b.parquet", 30*day)
+	plan := tb.plan(retain0)
+	tb.file("c.parquet", 30*day)
+	plan = tb.plan(retain0)
+	res, err := Execute(context.Background(), tb.store, plan, ExecOptions{
+		RecordStart: startAfter(tb, add("a%231.parquet"), add("p=x%3Ay/b.parquet"), add("C.parquet")),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Dropped) != 3 || !exists(tb, "a#1.parquet") || !exists(tb, "p=x%3Ay/b.parquet") || !exists(tb, "c.parquet") {
+		t.Errorf("dropped %v; every file must stay", res.Dropped)
+	}
+}
+
+// TestRecheckRaisedRetention: a metaData committed after planning that raises
+// delta.deletedFileRetentionDuration keeps every planned file that is not old enough under
+// it (tombstones by their deletion time, untracked files by their modification time,
+// directories by theirs), and _last_vacuum_info does not advance.
+func TestRecheckRaisedRetention(t *testing.T) {
+	tb := newTable(t, tableSpec{})
+	tb.commit(add("a.parquet"), add("b.parquet"))
+	tb.commit(remove("a.parquet", 10*day), remove("b.parquet", 40*day))
+	tb.file("a.parquet", 60*day) // removed 10 days ago: kept under 30 days
+	tb.file("b.parquet", 60*day) // removed 40 days ago: deleted
+	tb.file("new.parquet", 10*day)
+	tb.file("old.parquet", 40*day)
+	tb.dir("empty-new", 10*day)
+	tb.dir("empty-old", 40*day)
+	plan := tb.plan(Options{}) // the table's retention: 7 days
+	if len(plan.Files) != 4 || len(plan.Dirs) != 2 {
+		t.Fatalf("planned %v %v, want 4 files and 2 directories", plan.Files, plan.Dirs)
+	}
+	raised := map[string]any{"metaData": map[string]any{
+		"id": "test-table", "format": map[string]any{"provider": "parquet", "options": map[string]string{}},
+		"schemaString": `{"type":"struct","fields":[]}`, "partitionColumns": []string{},
+		"configuration": map[string]string{"delta.deletedFileRetentionDuration": "interval 30 days"}}}
+	res, err := Execute(context.Background(), tb.store, plan, ExecOptions{RecordStart: startAfter(tb, raised)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Dropped{{"a.parquet", DropRetention, 3}, {"empty-new", DropRetention, 3}, {"new.parquet", DropRetention, 3}}
+	if diff := cmp.Diff(want, sortedDropped(res)); diff != "" {
+		t.Errorf("dropped (-want +got):\n%s", diff)
+	}
+	for k, want := range map[string]bool{"a.parquet": true, "new.parquet": true, "empty-new/": true, "b.parquet": false, "old.parquet": false, "empty-old/": false} {
+		if exists(tb, k) != want {
+			t.Errorf("%s: exists %v, want %v", k, !want, want)
+		}
+	}
+	if _, err := tb.store.Stat(context.Background(), deltalog.LastVacuumInfoKey); !errors.Is(err, storage.ErrNotExist) {
+		t.Errorf("_last_vacuum_info was written although the retention was raised during the run: %v", err)
+	}
+}
+
+// TestRecheckLoweredRetentionGrowsNothing: a shorter retention committed after planning
+// deletes nothing more than planned.
+func TestRecheckLoweredRetentionGrowsNothing(t *testing.T) {
+	tb := newTable(t, tableSpec{})
+	tb.file("recent.parquet", 2*day)
+	tb.file("old.parquet", 30*day)
+	plan := tb.plan(Options{})
+	lowered := map[string]any{"metaData": map[string]any{
+		"id": "test-table", "format": map[string]any{"provider": "parquet"}, "schemaString": `{"type":"struct","fields":[]}`,
+		"partitionColumns": []string{}, "configuration": map[string]string{"delta.deletedFileRetentionDuration": "interval 1 hour"}}}
+	if _, err := Execute(context.Background(), tb.store, plan, ExecOptions{RecordStart: startAfter(tb, lowered)}); err != nil {
+		t.Fatal(err)
+	}
+	if !exists(tb, "recent.parquet") || exists(tb, "old.parquet") {
+		t.Error("a lowered retention changed what was deleted")
+	}
+}
+
+// TestRecheckNewlyHidden: a metaData that enables UniForm Iceberg after planning hides
+// metadata/ folders: what was planned there is kept.
+func TestRecheckNewlyHidden(t *testing.T) {
+	tb := newTable(t, tableSpec{})
+	tb.file("metadata/v1.metadata.json", 30*day)
+	tb.file("x.parquet", 30*day)
+	plan := tb.plan(retain0)
+	iceberg := map[string]any{"metaData": map[string]any{
+		"id": "test-table", "format": map[string]any{"provider": "parquet"}, "schemaString": `{"type":"struct","fields":[]}`,
+		"partitionColumns": []string{}, "configuration": map[string]string{"delta.universalFormat.enabledFormats": "iceberg"}}}
+	res, err := Execute(context.Background(), tb.store, plan, ExecOptions{RecordStart: startAfter(tb, iceberg)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !exists(tb, "metadata/v1.metadata.json") || exists(tb, "x.parquet") || len(res.Dropped) != 1 || res.Dropped[0].Reason != DropHidden {
+		t.Errorf("dropped %v", res.Dropped)
+	}
+}
+
+// committingStore commits a version the first time a chosen key is deleted: another writer
+// committing while the deletes are under way.
+type committingStore struct {
+	storage.Store
+	tb      *table
+	trigger string
+	actions []any
+	once    sync.Once
+}
+
+func (s *committingStore) Delete(ctx context.Context, keys []string) ([]storage.DeleteResult, error) {
+	res, err := s.Store.Delete(ctx, keys)
+	for _, k := range keys {
+		if k == s.trigger {
+			s.once.Do(func() { s.tb.commit(s.actions...) })
+		}
+	}
+	return res, err
+}
+
+// TestRecheckBeforeEachBatch: a commit that lands while the deletes are under way keeps what
+// it references in every later batch.
+func TestRecheckBeforeEachBatch(t *testing.T) {
+	tb := newTable(t, tableSpec{})
+	for _, k := range []string{"a.parquet", "b.parquet", "c.parquet", "d.parquet"} {
+		tb.file(k, 30*day)
+	}
+	plan := tb.plan(retain0)
+	st := &committingStore{Store: tb.store, tb: tb, trigger: "a.parquet", actions: []any{add("c.parquet")}}
+	res, err := Execute(context.Background(), st, plan, ExecOptions{BatchSize: 1, Concurrency: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !exists(tb, "c.parquet") || exists(tb, "d.parquet") || exists(tb, "b.parquet") {
+		t.Errorf("c.parquet must stay, b and d go; dropped %v", res.Dropped)
+	}
+	if diff := cmp.Diff([]Dropped{{"c.parquet", DropReferenced, 1}}, res.Dropped); diff != "" {
+		t.Errorf("dropped (-want +got):\n%s", diff)
+	}
+}
+
+// TestRecheckRefusesABadTail: a gap, a protocol with an unknown feature or an unreadable
+// commit after planning stops the run with nothing deleted.
+func TestRecheckRefusesABadTail(t *testing.T) {
+	for name, other := range map[string][]any{
+		"unknown feature": {map[string]any{"protocol": map[string]any{"minReaderVersion": 3, "minWriterVersion": 7, "readerFeatures": []string{}, "writerFeatures": []string{"futureFeature"}}}},
+		"bad path":        {add("../outside.parquet")},
+		"bad retention":   {map[string]any{"metaData": map[string]any{"id": "x", "format": map[string]any{"provider": "parquet"}, "schemaString": "{}", "partitionColumns": []string{}, "configuration": map[string]string{"delta.deletedFileRetentionDuration": "interval 1 month"}}}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			tb := newTable(t, tableSpec{})
+			tb.file("a.parquet", 30*day)
+			plan := tb.plan(retain0)
+			if _, err := Execute(context.Background(), tb.store, plan, ExecOptions{RecordStart: startAfter(tb, other...)}); err == nil {
+				t.Error("got no error")
+			}
+			if !exists(tb, "a.parquet") {
+				t.Error("a.parquet was deleted")
+			}
+		})
+	}
+	t.Run("gap", func(t *testing.T) {
+		tb := newTable(t, tableSpec{})
+		tb.file("a.parquet", 30*day)
+		plan := tb.plan(retain0)
+		tb.version++ // version 1 is never written
+		_, err := Execute(context.Background(), tb.store, plan, ExecOptions{RecordStart: startAfter(tb)})
+		if err == nil || !exists(tb, "a.parquet") {
+			t.Errorf("got %v; a gap after planning must stop the run with nothing deleted", err)
+		}
+	})
+}
+
+// TestRecheckClockAhead: the store dates VACUUM START, written after planning, well before
+// the plan's clock: this machine's clock is ahead, and the cutoff with it; nothing is deleted.
+func TestRecheckClockAhead(t *testing.T) {
+	tb := newTable(t, tableSpec{})
+	tb.file("a.parquet", 30*day)
+	p, err := tb.planner(Options{RetainHours: hours(0), DisableRetentionCheck: true, Now: now.Add(10 * time.Minute)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := p.Plan(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Execute(context.Background(), tb.store, plan, ExecOptions{RecordStart: startAfter(tb)})
+	if err == nil || !strings.Contains(err.Error(), "clock is 10m0s ahead") || !exists(tb, "a.parquet") {
+		t.Errorf("got %v; want the run stopped with nothing deleted", err)
+	}
+	// Within a minute is fine.
+	plan.now = now.Add(30 * time.Second)
+	if _, err := Execute(context.Background(), tb.store, plan, ExecOptions{RecordStart: startAfter(tb)}); err != nil {
+		t.Error(err)
+	}
+}
