@@ -84,31 +84,61 @@ func hasScheme(p string) bool {
 	return false
 }
 
-// invalidURIByte marks the characters no URI may hold and no writer leaves unescaped: control
-// characters, braces (unfilled templates), backslashes and double quotes. Other characters
-// outside RFC 2396 (spaces, '|', non-ASCII letters) are tolerated: some writers do not escape
-// them, and they name one key unambiguously.
-// All of them are ASCII, so a byte table serves (bytes of multi-byte UTF-8 are >= 0x80): log
-// replay checks every path, and this is on its hot path.
-var invalidURIByte = func() (t [256]bool) {
+// pathByte classifies the bytes of log paths in one table, since log replay looks at every
+// byte of every path (it is on the hot path):
+//   - byteInvalid: the characters no URI may hold and no writer leaves unescaped: control
+//     characters, braces (unfilled templates), backslashes and double quotes. Other characters
+//     outside RFC 2396 (spaces, '|', non-ASCII letters) are tolerated: some writers do not
+//     escape them, and they name one key unambiguously;
+//   - bytePercent: '%', an escape to decode (and a path another writer may not have meant to
+//     escape);
+//   - byteOther: '#', '?' and '+', which readers and writers take differently;
+//   - byteHigh: the bytes of multi-byte UTF-8 (NFC and NFD, and a UTF-8 check).
+const (
+	byteInvalid = 1 << iota
+	bytePercent
+	byteOther
+	byteHigh
+
+	byteAmbiguous = bytePercent | byteOther | byteHigh
+)
+
+var pathByte = func() (t [256]uint8) {
 	for c := 0; c < 0x20; c++ {
-		t[c] = true
+		t[c] = byteInvalid
 	}
 	for _, c := range []byte{0x7f, '{', '}', '\\', '"'} {
-		t[c] = true
+		t[c] = byteInvalid
+	}
+	t['%'] = bytePercent
+	t['#'], t['?'], t['+'] = byteOther, byteOther, byteOther
+	for c := 0x80; c < 0x100; c++ {
+		t[c] = byteHigh
 	}
 	return t
 }()
 
-func validEscapes(p string) bool {
+// classify checks a log path in one pass: no invalid byte, every '%' followed by two hex
+// digits, valid UTF-8. It returns the classes of the bytes it holds.
+func classify(p string) (uint8, error) {
+	var seen uint8
 	for i := 0; i < len(p); i++ {
-		if p[i] == '%' {
-			if i+2 >= len(p) || !isHex(p[i+1]) || !isHex(p[i+2]) {
-				return false
-			}
+		c := pathByte[p[i]]
+		if c == 0 {
+			continue
 		}
+		switch {
+		case c&byteInvalid != 0:
+			return 0, fmt.Errorf("%w: %q is not a valid URI (character %q)", ErrBadPath, p, p[i])
+		case c&bytePercent != 0 && (i+2 >= len(p) || !isHex(p[i+1]) || !isHex(p[i+2])):
+			return 0, fmt.Errorf("%w: %q has an invalid percent escape", ErrBadPath, p)
+		}
+		seen |= c
 	}
-	return true
+	if seen&byteHigh != 0 && !utf8.ValidString(p) {
+		return 0, fmt.Errorf("%w: %q is not valid UTF-8", ErrBadPath, p)
+	}
+	return seen, nil
 }
 
 func isHex(c byte) bool {
@@ -120,20 +150,27 @@ func isHex(c byte) bool {
 // A bad percent escape, a path that escapes the root, or one that is not in canonical form
 // (empty, "." or ".." components) is ErrBadPath: such a log cannot be trusted.
 func (r Root) Key(logPath string) (key string, inside bool, err error) {
+	key, inside, _, err = r.key(logPath)
+	return key, inside, err
+}
+
+// key is Key, and reports whether the path holds a character that can be read in more than
+// one way (then OtherReadings has work to do).
+func (r Root) key(logPath string) (key string, inside, ambiguous bool, err error) {
 	if logPath == "" {
-		return "", false, fmt.Errorf("%w: empty path", ErrBadPath)
+		return "", false, false, fmt.Errorf("%w: empty path", ErrBadPath)
 	}
-	if !utf8.ValidString(logPath) {
-		return "", false, fmt.Errorf("%w: %q is not valid UTF-8", ErrBadPath, logPath)
+	classes, err := classify(logPath)
+	if err != nil {
+		return "", false, false, err
 	}
-	if !validEscapes(logPath) {
-		return "", false, fmt.Errorf("%w: %q has an invalid percent escape", ErrBadPath, logPath)
-	}
-	for i := 0; i < len(logPath); i++ {
-		if invalidURIByte[logPath[i]] {
-			return "", false, fmt.Errorf("%w: %q is not a valid URI (character %q)", ErrBadPath, logPath, logPath[i])
-		}
-	}
+	ambiguous = classes&byteAmbiguous != 0
+	key, inside, err = r.decode(logPath, classes)
+	return key, inside, ambiguous, err
+}
+
+// decode is Key for a path that classify accepted.
+func (r Root) decode(logPath string, classes uint8) (key string, inside bool, err error) {
 	if hasScheme(logPath) {
 		u, err := url.Parse(logPath)
 		if err != nil {
@@ -162,15 +199,17 @@ func (r Root) Key(logPath string) (key string, inside bool, err error) {
 		// An absolute path without a scheme: same file system as the root.
 		return r.Key(r.scheme + "://" + r.authority + logPath)
 	}
-	rel, err := url.PathUnescape(logPath)
-	if err != nil {
-		return "", false, fmt.Errorf("%w: %q: %v", ErrBadPath, logPath, err)
+	rel := logPath
+	if classes&bytePercent != 0 {
+		if rel, err = url.PathUnescape(logPath); err != nil {
+			return "", false, fmt.Errorf("%w: %q: %v", ErrBadPath, logPath, err)
+		}
+		if !utf8.ValidString(rel) {
+			return "", false, fmt.Errorf("%w: %q decodes to a name that is not valid UTF-8", ErrBadPath, logPath)
+		}
 	}
 	if !cleanRelative(rel) {
 		return "", false, fmt.Errorf("%w: %q escapes the table root or is not in canonical form", ErrBadPath, logPath)
-	}
-	if !utf8.ValidString(rel) {
-		return "", false, fmt.Errorf("%w: %q decodes to a name that is not valid UTF-8", ErrBadPath, logPath)
 	}
 	return rel, true, nil
 }
@@ -188,7 +227,7 @@ func (r Root) Key(logPath string) (key string, inside bool, err error) {
 //
 // It returns nil for the common path that has none of '%', '#', '?', '+' or non-ASCII.
 func (r Root) OtherReadings(logPath, key string) []string {
-	if !ambiguous(logPath) {
+	if classes, err := classify(logPath); err != nil || classes&byteAmbiguous == 0 {
 		return nil
 	}
 	var out []string
@@ -224,17 +263,6 @@ func (r Root) OtherReadings(logPath, key string) []string {
 	return out
 }
 
-// ambiguous reports whether a log path holds a character that can be read in more than one way.
-func ambiguous(p string) bool {
-	for i := 0; i < len(p); i++ {
-		switch c := p[i]; {
-		case c == '%', c == '#', c == '?', c == '+', c >= 0x80:
-			return true
-		}
-	}
-	return false
-}
-
 func isASCII(s string) bool {
 	for i := 0; i < len(s); i++ {
 		if s[i] >= 0x80 {
@@ -261,12 +289,15 @@ func cutDelimiters(p string) string {
 }
 
 func cleanRelative(p string) bool {
-	if p == "" || strings.HasPrefix(p, "/") || strings.HasSuffix(p, "/") {
+	if p == "" || p[0] == '/' || p[len(p)-1] == '/' {
 		return false
 	}
-	for _, c := range strings.Split(p, "/") {
-		if c == "" || c == "." || c == ".." {
-			return false
+	for start, i := 0, 0; i <= len(p); i++ {
+		if i == len(p) || p[i] == '/' {
+			if c := p[start:i]; c == "" || c == "." || c == ".." {
+				return false
+			}
+			start = i + 1
 		}
 	}
 	return true

@@ -344,7 +344,8 @@ func (s *Snapshot) emitRemove(r *Remove, fn func(File) error) error {
 func (s *Snapshot) file(logPath string, dv *DeletionVector) (File, error) {
 	f := File{LogPath: logPath}
 	var err error
-	f.Key, f.Inside, err = s.Root.Key(logPath)
+	var ambiguous bool
+	f.Key, f.Inside, ambiguous, err = s.Root.key(logPath)
 	if err != nil {
 		return f, fmt.Errorf("table %s: %w", s.Location, err)
 	}
@@ -352,15 +353,16 @@ func (s *Snapshot) file(logPath string, dv *DeletionVector) (File, error) {
 	if err != nil {
 		return f, fmt.Errorf("table %s, file %q: %w", s.Location, logPath, err)
 	}
-	f.OtherKeys = s.Root.otherKeys(logPath, f.Key, f.Inside, dv, f.DVKey)
+	f.OtherKeys = s.Root.otherKeys(logPath, f.Key, ambiguous, dv, f.DVKey)
 	return f, nil
 }
 
-// otherKeys returns the other readings of a file action's path and of its deletion vector's
-// path (a "p" vector is a URI too; a "u" vector names one key only).
-func (r Root) otherKeys(logPath, key string, inside bool, dv *DeletionVector, dvKey string) []string {
+// otherKeys returns the other readings of a file action's path (when ambiguous: it holds a
+// character that can be read more than one way) and of its deletion vector's path (a "p"
+// vector is a URI too; a "u" vector names one key only).
+func (r Root) otherKeys(logPath, key string, ambiguous bool, dv *DeletionVector, dvKey string) []string {
 	var out []string
-	if inside || hasScheme(logPath) {
+	if ambiguous {
 		out = r.OtherReadings(logPath, key)
 	}
 	if dv != nil && dv.StorageType == "p" {
@@ -388,7 +390,7 @@ func CommitRefs(ctx context.Context, store storage.Store, root Root, f LogFile, 
 		return nil, nil, err
 	}
 	ref := func(path string, dv *DeletionVector) error {
-		key, inside, err := root.Key(path)
+		key, inside, ambiguous, err := root.key(path)
 		if err != nil {
 			return fmt.Errorf("commit %s: %w", f.Key, err)
 		}
@@ -402,7 +404,7 @@ func CommitRefs(ctx context.Context, store storage.Store, root Root, f LogFile, 
 		if ok {
 			fn(dvKey)
 		}
-		for _, k := range root.otherKeys(path, key, inside, dv, dvKey) {
+		for _, k := range root.otherKeys(path, key, ambiguous, dv, dvKey) {
 			fn(k)
 		}
 		return nil

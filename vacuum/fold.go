@@ -15,12 +15,19 @@ import (
 // folded key is that of a protected key is kept. On a file system that tells such names
 // apart, this keeps a file that only looks like a live one: it errs on the side of keeping.
 func fold(key string) string {
+	upper := false
 	for i := 0; i < len(key); i++ {
-		if key[i] >= 0x80 {
+		switch c := key[i]; {
+		case c >= 0x80:
 			return cases.Fold().String(norm.NFC.String(key))
+		case 'A' <= c && c <= 'Z':
+			upper = true
 		}
 	}
-	return strings.ToLower(key) // no allocation when there is no upper-case letter
+	if !upper {
+		return key // the common key: lower-case ASCII, folded already
+	}
+	return strings.ToLower(key)
 }
 
 // foldedKeys remembers the folded forms of the protected keys that differ from their key

@@ -60,7 +60,7 @@ func (p *Planner) planLite(ctx context.Context, plan *Plan, times []deltalog.Com
 	// deletes it with the file. Without a listing, look for it only on local disk, where a
 	// stat is a cheap system call; object stores have no such companions.
 	localDisk := strings.HasPrefix(p.snap.Location, "file:")
-	add := func(key string, size int64, reason Reason, since time.Time) {
+	add := func(key string, size int64, reason Reason, at time.Time) {
 		if key == "" || p.hidden.hiddenPath(key) {
 			return
 		}
@@ -68,15 +68,13 @@ func (p *Planner) planLite(ctx context.Context, plan *Plan, times []deltalog.Com
 		if p.keep.has(h) || p.keptByFold(key) {
 			return
 		}
-		since = p.eligible(h, since)
+		eligible := p.eligible(h, at)
 		if i, ok := index[h]; ok {
-			if since.After(plan.Files[i].eligible) {
-				plan.Files[i].eligible = since
-			}
+			plan.Files[i].eligible = max(plan.Files[i].eligible, eligible)
 			return
 		}
 		index[h] = len(plan.Files)
-		f := File{Path: key, Size: size, Reason: reason, eligible: since}
+		f := File{Path: key, Size: size, Reason: reason, eligible: eligible}
 		if localDisk {
 			crc := storage.Dir(key) + "." + storage.Base(key) + ".crc"
 			if _, err := p.store.Stat(ctx, crc); err == nil {

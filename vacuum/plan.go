@@ -87,7 +87,7 @@ type File struct {
 	// and the deletion times of the tombstones that name it (LITE: of its removes; a cdc
 	// file: its commit's time). A retention raised during the run keeps the files whose
 	// eligible time is at or after the new cutoff; zero (unknown) keeps the file then.
-	eligible time.Time
+	eligible since
 }
 
 // Dir is one directory the plan deletes.
@@ -96,7 +96,7 @@ type Dir struct {
 	Path string `json:"path"`
 
 	// eligible is the directory's listed modification time (see File.eligible).
-	eligible time.Time
+	eligible since
 }
 
 // Plan is what a VACUUM run deletes. It is a value: it can be printed, compared and executed
@@ -387,14 +387,28 @@ func (p *Planner) newPlan() *Plan {
 // eligible is the time from which a file whose key hashes to h counts as old, given its
 // modification time (zero in LITE): the newest of that and the deletion times of the expired
 // tombstones that name it.
-func (p *Planner) eligible(h uint64, modTime time.Time) time.Time {
+func (p *Planner) eligible(h uint64, modTime time.Time) since {
+	s := sinceOf(modTime)
 	if ts, ok := p.expired.newest(h); ok {
-		if t := time.UnixMilli(ts); t.After(modTime) {
-			return t
-		}
+		return max(s, sinceOf(time.UnixMilli(ts)))
 	}
-	return modTime
+	return s
 }
+
+// since is a time as Unix nanoseconds, 8 bytes where a time.Time takes 24 (a plan holds one
+// per candidate); 0 is unknown.
+type since int64
+
+func sinceOf(t time.Time) since {
+	if t.IsZero() {
+		return 0
+	}
+	return since(t.UnixNano())
+}
+
+// youngAt reports whether the time is not before cutoff, or unknown: a file so eligible is
+// kept when the cutoff moves back to it.
+func (s since) youngAt(cutoff time.Time) bool { return s == 0 || int64(s) >= cutoff.UnixNano() }
 
 // planListing decides from a listing (or an inventory laid out as one), as FULL does.
 func (p *Planner) planListing(ctx context.Context, plan *Plan, walker Walker) (*Plan, error) {
@@ -413,7 +427,7 @@ func (p *Planner) planListing(ctx context.Context, plan *Plan, walker Walker) (*
 		parent := stack[len(stack)-1]
 		empty := d.children == d.removed
 		if empty && !p.keepDir.has(p.hash(d.key)) && (d.children > 0 || d.modTime.Before(p.cutoff)) {
-			plan.Dirs = append(plan.Dirs, Dir{Path: strings.TrimSuffix(d.key, "/"), eligible: d.modTime})
+			plan.Dirs = append(plan.Dirs, Dir{Path: strings.TrimSuffix(d.key, "/"), eligible: sinceOf(d.modTime)})
 			parent.removed++
 		}
 	}

@@ -223,7 +223,7 @@ func (t *tail) keepFile(f *File) (Dropped, bool) {
 			return Dropped{Path: f.Path, Reason: DropReferenced, Version: v}, true
 		}
 	}
-	if t.raisedAt >= 0 && (f.eligible.IsZero() || !f.eligible.Before(t.cutoff)) {
+	if t.raisedAt >= 0 && f.eligible.youngAt(t.cutoff) {
 		return Dropped{Path: f.Path, Reason: DropRetention, Version: t.raisedAt}, true
 	}
 	if t.hiddenAt >= 0 && t.hidden.hiddenPath(f.Path) {
@@ -238,7 +238,7 @@ func (t *tail) keepDir(d *Dir) (Dropped, bool) {
 	if v, ok := t.keepDirs[d.Path+"/"]; ok {
 		return Dropped{Path: d.Path, Reason: DropReferenced, Version: v}, true
 	}
-	if t.raisedAt >= 0 && (d.eligible.IsZero() || !d.eligible.Before(t.cutoff)) {
+	if t.raisedAt >= 0 && d.eligible.youngAt(t.cutoff) {
 		return Dropped{Path: d.Path, Reason: DropRetention, Version: t.raisedAt}, true
 	}
 	if t.hiddenAt >= 0 && t.hidden.hiddenPath(d.Path) {
