@@ -15,6 +15,7 @@
 //	location_test.go      hosts the user did not name receive no credentials
 //	secrets_test.go       secrets planted in every option, URI and environment variable
 //	output_test.go        answers that must be clear and right: messages, figures, names
+//	review_test.go        what the internal review of the deletion paths found
 //
 // The package has no code of its own: it only tests. Tests work in temporary directories and
 // against the test servers on loopback, never anywhere else.

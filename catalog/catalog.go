@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"unicode"
 
@@ -73,10 +74,24 @@ func (c *Catalog) Resolve(ctx context.Context, parts []string) (string, error) {
 		}
 	}
 	var looked []string
-	for k, v := range c.Tables {
+	if v, ok := c.Tables[name]; ok {
+		return v, nil
+	}
+	var matches []string // names spelled in another case: Spark's identifiers are case-insensitive
+	for k := range c.Tables {
 		if strings.EqualFold(k, name) {
-			return v, nil
+			matches = append(matches, k)
 		}
+	}
+	sort.Strings(matches)
+	for _, k := range matches[min(1, len(matches)):] {
+		if c.Tables[k] != c.Tables[matches[0]] {
+			return "", fmt.Errorf("%w: %s: the catalog file has %s, which differ only in case and name different locations; write the name as the catalog file does",
+				ErrUnknownTable, name, strings.Join(matches, " and "))
+		}
+	}
+	if len(matches) > 0 {
+		return c.Tables[matches[0]], nil
 	}
 	if len(c.Tables) > 0 {
 		looked = append(looked, fmt.Sprintf("the catalog file (%d names)", len(c.Tables)))

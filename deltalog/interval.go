@@ -50,7 +50,7 @@ func ParseInterval(s string) (time.Duration, error) {
 	total := new(big.Rat)
 	for i := 0; i < len(fields); i += 2 {
 		n, ok := new(big.Rat).SetString(fields[i])
-		if !ok || strings.ContainsAny(fields[i], "/eE") {
+		if !ok || !decimal(fields[i]) {
 			return 0, fmt.Errorf("invalid interval %q: %q is not a number", s, fields[i])
 		}
 		unit := strings.TrimSuffix(fields[i+1], "s")
@@ -67,11 +67,35 @@ func ParseInterval(s string) (time.Duration, error) {
 	if total.Sign() < 0 {
 		return 0, fmt.Errorf("invalid interval %q: it must not be negative", s)
 	}
+	if total.Cmp(new(big.Rat).SetInt64(math.MaxInt64)) >= 0 {
+		// Longer than a Duration holds (about 292 years): as long as one can be, which keeps
+		// every file. (Converting through a float64 could round up to 2^63 and wrap to a
+		// negative duration, which would turn the retention check off.)
+		return time.Duration(math.MaxInt64), nil
+	}
 	f, _ := total.Float64()
-	if f > math.MaxInt64 {
-		return 0, fmt.Errorf("invalid interval %q: too long", s)
+	if f >= math.MaxInt64 { // rounded up to 2^63
+		return time.Duration(math.MaxInt64), nil
 	}
 	return time.Duration(f), nil
+}
+
+// decimal reports whether s is a plain decimal number: digits with at most one '.', an
+// optional sign (big.Rat would also take 0x10, 1_000, 1e3 and 1/2).
+func decimal(s string) bool {
+	s = strings.TrimPrefix(strings.TrimPrefix(s, "-"), "+")
+	digits, dots := 0, 0
+	for i := 0; i < len(s); i++ {
+		switch {
+		case s[i] >= '0' && s[i] <= '9':
+			digits++
+		case s[i] == '.':
+			dots++
+		default:
+			return false
+		}
+	}
+	return digits > 0 && dots <= 1
 }
 
 // DeletedFileRetention returns the table's delta.deletedFileRetentionDuration, or the default

@@ -37,14 +37,22 @@ type LogFile struct {
 	ModTime time.Time
 }
 
+// parseVersion reads a version as Spark's \d+ does: any number of digits, leading zeros
+// included (000000000000000000002 is version 2 too, and then a second claim on it beside the
+// padded name: ListLog refuses that).
 func parseVersion(s string) (int64, bool) {
-	if len(s) == 0 || len(s) > 20 {
+	if len(s) == 0 {
 		return 0, false
 	}
 	for i := 0; i < len(s); i++ {
 		if s[i] < '0' || s[i] > '9' {
 			return 0, false
 		}
+	}
+	if t := strings.TrimLeft(s, "0"); t == "" {
+		s = "0"
+	} else {
+		s = t
 	}
 	v, err := strconv.ParseInt(s, 10, 64)
 	return v, err == nil

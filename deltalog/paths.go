@@ -8,6 +8,8 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
+
+	"github.com/deltavacuum/deltavacuum/storage"
 )
 
 // Root is a table root URI, parsed once, against which absolute log paths are relativised.
@@ -15,6 +17,23 @@ type Root struct {
 	scheme    string // normalised scheme family
 	authority string // normalised host (and user info for Azure containers)
 	path      string // decoded, no trailing '/'
+	// resolve, when set, finds an absolute local path outside path as spelled that is inside
+	// the root once links are resolved (storage.PathResolver).
+	resolve func(absPath string) (key string, inside bool)
+}
+
+// RootOf is the root of the table in store: ParseRoot of its location, with the store's
+// resolver of other spellings of the root (a local directory reached through links), if it
+// has one.
+func RootOf(store storage.Store) (Root, error) {
+	r, err := ParseRoot(store.Location())
+	if err != nil {
+		return r, err
+	}
+	if pr, ok := store.(storage.PathResolver); ok && r.scheme == "file" {
+		r.resolve = pr.ResolvePath
+	}
+	return r, nil
 }
 
 // ParseRoot parses a table location such as file:///data/t, s3://bucket/t or
@@ -187,6 +206,13 @@ func (r Root) decode(logPath string, classes uint8) (key string, inside bool, er
 			return "", false, fmt.Errorf("%w: %q is not a canonical path", ErrBadPath, logPath)
 		}
 		rel, ok := strings.CutPrefix(p, r.path+"/")
+		if (!ok || rel == "") && r.resolve != nil {
+			// The same directory by another path: the table read through a link above it,
+			// or the log written through one.
+			if k, in := r.resolve(p); in && cleanRelative(k) {
+				rel, ok = k, true
+			}
+		}
 		if !ok || rel == "" {
 			return "", false, nil
 		}

@@ -51,7 +51,7 @@ func Load(ctx context.Context, store storage.Store) (*Snapshot, error) {
 
 // LoadSegment reads the snapshot described by seg.
 func LoadSegment(ctx context.Context, store storage.Store, seg *Segment) (*Snapshot, error) {
-	root, err := ParseRoot(store.Location())
+	root, err := RootOf(store)
 	if err != nil {
 		return nil, err
 	}

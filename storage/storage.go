@@ -108,6 +108,15 @@ type Store interface {
 	Put(ctx context.Context, key string, data []byte) error
 }
 
+// PathResolver is implemented by stores whose root can also be reached by other absolute
+// paths (a local directory, through symbolic links above it or to it): ResolvePath says
+// whether absPath ('/'-separated and decoded, as a file: URI's path), which does not lie under
+// the root as spelled, lies inside it once links are resolved, and the key it has there. It
+// only looks: nothing is read or written through a link.
+type PathResolver interface {
+	ResolvePath(absPath string) (key string, inside bool)
+}
+
 // DeleteBatcher is implemented by stores that delete many keys in one request: callers make
 // their Delete calls a multiple of DeleteBatchSize keys, so that no request goes out short.
 type DeleteBatcher interface {

@@ -65,8 +65,8 @@ func (p *Planner) planLite(ctx context.Context, plan *Plan, times []deltalog.Com
 			return
 		}
 		h := p.hash(key)
-		if p.keep.has(h) || p.keptByFold(key) {
-			return
+		if p.keep.has(h) || p.keptByFold(key) || p.keepDir.has(p.hash(key+"/")) {
+			return // protected; or a protected path passes through it (a folder that is a link)
 		}
 		eligible := p.eligible(h, at)
 		if i, ok := index[h]; ok {
@@ -76,6 +76,15 @@ func (p *Planner) planLite(ctx context.Context, plan *Plan, times []deltalog.Com
 		index[h] = len(plan.Files)
 		f := File{Path: key, Size: size, Reason: reason, eligible: eligible}
 		if localDisk {
+			// A stat is a cheap system call here: a file written again under a removed
+			// name since (a writer with fixed names, a RESTORE copying it back) is younger
+			// than the cutoff, and FULL's age rule keeps it [safer]. (On object stores it
+			// would be one request per candidate; LITE trusts the log there, as the
+			// reference does.)
+			if o, err := p.store.Stat(ctx, key); err == nil && !o.ModTime.Before(p.cutoff) {
+				delete(index, h)
+				return
+			}
 			crc := storage.Dir(key) + "." + storage.Base(key) + ".crc"
 			if _, err := p.store.Stat(ctx, crc); err == nil {
 				f.Checksum = crc

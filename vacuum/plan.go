@@ -449,10 +449,11 @@ func (p *Planner) planListing(ctx context.Context, plan *Plan, walker Walker) (*
 		}
 		name := o.Name()
 		if p.hidden.hidden(name) {
-			if o.IsDir && name == "_delta_log" && parent.key != "" {
-				// A folder with a _delta_log of its own is another Delta table (saved into
-				// this one by mistake): its files are live in it. Take back what was planned
-				// in it already (names sorting before "_delta_log") and skip the rest.
+			if name == "_delta_log" && parent.key != "" {
+				// A folder with a _delta_log of its own (a directory, or a link to one) is
+				// another Delta table (saved into this one by mistake): its files are live in
+				// it. Take back what was planned in it already (names sorting before
+				// "_delta_log") and skip the rest.
 				nested = parent.key
 				plan.NestedTables = append(plan.NestedTables, strings.TrimSuffix(nested, "/"))
 				for n := len(plan.Files); n > 0 && strings.HasPrefix(plan.Files[n-1].Path, nested); n = len(plan.Files) {
@@ -468,7 +469,10 @@ func (p *Planner) planListing(ctx context.Context, plan *Plan, walker Walker) (*
 				for n := len(plan.Dirs); n > 0 && strings.HasPrefix(plan.Dirs[n-1].Path+"/", nested); n = len(plan.Dirs) {
 					plan.Dirs = plan.Dirs[:n-1]
 				}
-				return storage.SkipDir
+				if o.IsDir {
+					return storage.SkipDir
+				}
+				return nil
 			}
 			if o.IsDir {
 				return storage.SkipDir
@@ -498,10 +502,12 @@ func (p *Planner) planListing(ctx context.Context, plan *Plan, walker Walker) (*
 		if p.keptByFold(o.Key) {
 			return nil // a live file's key in another spelling (case, normalization)
 		}
-		if o.IsLink && p.keepDir.has(p.hash(o.Key+"/")) {
-			// A protected path passes through this symbolic link (a partition folder that
-			// is a link): deleting the link would make every live file below it unreachable.
-			if o.LinkIntoStore {
+		if p.keepDir.has(p.hash(o.Key + "/")) {
+			// A protected path passes through this entry: a symbolic link (a partition
+			// folder that is a link; an inventory reports it as a file), or an object
+			// store's key that is a prefix too. Deleting a link would make every live file
+			// below it unreachable.
+			if o.IsLink && o.LinkIntoStore {
 				// And the live files below it are also listed under their real names, which
 				// no action names: they would be deleted as untracked.
 				return &LinkIntoTableError{Table: p.snap.Location, Link: o.Key}

@@ -63,7 +63,7 @@ type tail struct {
 }
 
 func newTail(store storage.Store, plan *Plan) (*tail, error) {
-	root, err := deltalog.ParseRoot(plan.Table)
+	root, err := deltalog.RootOf(store)
 	if err != nil {
 		return nil, err
 	}
@@ -216,6 +216,10 @@ func (t *tail) metadata(v int64, m *deltalog.Metadata) error {
 // keepFile says whether f must be kept because of what the commits read so far say.
 func (t *tail) keepFile(f *File) (Dropped, bool) {
 	if v, ok := t.refs[f.Path]; ok {
+		return Dropped{Path: f.Path, Reason: DropReferenced, Version: v}, true
+	}
+	if v, ok := t.keepDirs[f.Path+"/"]; ok {
+		// A newer commit names a file below it: it is a folder that is a link.
 		return Dropped{Path: f.Path, Reason: DropReferenced, Version: v}, true
 	}
 	if len(t.refsFolded) > 0 {

@@ -346,3 +346,37 @@ func TestLinkIntoStore(t *testing.T) {
 		}
 	}
 }
+
+// TestResolvePath: an absolute path outside the root as spelled is inside when its directory
+// resolves into the root (as given or as resolved); the key is the one a listing reports.
+func TestResolvePath(t *testing.T) {
+	realParent := t.TempDir()
+	real := filepath.Join(realParent, "t")
+	writeFile(t, filepath.Join(real, "p=1", "x"), "x")
+	alias := filepath.Join(t.TempDir(), "alias")
+	symlink(t, realParent, alias)
+	other := t.TempDir()
+	for _, root := range []string{real, filepath.Join(alias, "t")} {
+		s, err := local.New(root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tc := range []struct {
+			path, key string
+			inside    bool
+		}{
+			{filepath.ToSlash(real) + "/p=1/x", "p=1/x", true},
+			{filepath.ToSlash(alias) + "/t/p=1/x", "p=1/x", true},
+			{filepath.ToSlash(alias) + "/t/y", "y", true},
+			{filepath.ToSlash(other) + "/x", "", false},
+			{filepath.ToSlash(real) + "2/x", "", false},
+			{filepath.ToSlash(real) + "/missing/x", "", false},
+			{filepath.ToSlash(real), "", false},
+		} {
+			key, inside := s.ResolvePath(tc.path)
+			if key != tc.key || inside != tc.inside {
+				t.Errorf("root %s: ResolvePath(%s) = %q %v, want %q %v", root, tc.path, key, inside, tc.key, tc.inside)
+			}
+		}
+	}
+}

@@ -19,6 +19,7 @@ import (
 	"io/fs"
 	"net/url"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -36,6 +37,9 @@ type Store struct {
 
 	realOnce sync.Once
 	real     []string // roots()
+
+	resolvedMu sync.Mutex
+	resolved   map[string]string // ResolvePath: directory -> resolved ("" when it cannot be)
 }
 
 var _ storage.Store = (*Store)(nil)
@@ -155,6 +159,40 @@ func (s *Store) linkIntoStore(key string) bool {
 		}
 	}
 	return false
+}
+
+// ResolvePath implements storage.PathResolver: the directory of absPath is resolved
+// (filepath.EvalSymlinks, once per directory) and compared with the root as given and as
+// resolved. A path that cannot be resolved (its directory is missing) is not inside.
+func (s *Store) ResolvePath(absPath string) (string, bool) {
+	dir, base := path.Split(absPath)
+	if base == "" || base == "." || base == ".." {
+		return "", false
+	}
+	s.resolvedMu.Lock()
+	real, ok := s.resolved[dir]
+	if !ok {
+		if r, err := filepath.EvalSymlinks(filepath.FromSlash(dir)); err == nil {
+			real = r
+		}
+		if s.resolved == nil {
+			s.resolved = map[string]string{}
+		}
+		s.resolved[dir] = real
+	}
+	s.resolvedMu.Unlock()
+	if real == "" {
+		return "", false
+	}
+	for _, root := range s.roots() {
+		if real == root {
+			return base, true
+		}
+		if rel, ok := strings.CutPrefix(real, root+string(filepath.Separator)); ok {
+			return filepath.ToSlash(rel) + "/" + base, true
+		}
+	}
+	return "", false
 }
 
 // roots are the root as given and as resolved (links above it followed).

@@ -336,6 +336,9 @@ func resolveAzure(t *target, o Options) error {
 	if c.DFSURL == "" {
 		c.DFSURL = azure.DFSEndpoint(c.ServiceURL)
 	}
+	if loc := canonicalAzure(c); loc != "" {
+		c.Location = loc
+	}
 	t.az = c
 	t.azCLI = o.bool("azure_use_azure_cli")
 	t.azSP = [3]string{o["azure_client_id"], o["azure_client_secret"], o["azure_tenant_id"]}
@@ -386,6 +389,24 @@ func isHostName(h string) bool {
 		}
 	}
 	return true
+}
+
+// canonicalAzure is the location of an Azure table in the one spelling absolute log paths use,
+// abfss://CONTAINER@ACCOUNT.dfs…/PATH, whichever form was typed (az://, wasbs://, https://):
+// the log's absolute paths are compared with it, so that another spelling of the same table
+// does not make its live files look outside it. "" for a host Microsoft does not document
+// (an emulator, a custom endpoint), whose location stays as typed.
+func canonicalAzure(c azure.Config) string {
+	su, err := url.Parse(c.ServiceURL)
+	if err != nil || su.Port() != "" {
+		return ""
+	}
+	h, ok := azure.ParseHost(su.Hostname())
+	if !ok {
+		return ""
+	}
+	u := url.URL{Scheme: "abfss", User: url.User(c.Container), Host: h.DFS(), Path: "/" + c.Prefix}
+	return strings.TrimSuffix(u.String(), "/")
 }
 
 func (t *target) open(ctx context.Context) (storage.Store, error) {

@@ -118,22 +118,22 @@ func TestResolveAzure(t *testing.T) {
 		{"abfss://data@myacct.dfs.core.windows.net/tables/t1", nil,
 			"https://myacct.blob.core.windows.net", "data", "tables/t1", "myacct", "abfss://data@myacct.dfs.core.windows.net/tables/t1"},
 		{"abfs://data@myacct.dfs.core.windows.net/t", nil,
-			"https://myacct.blob.core.windows.net", "data", "t", "myacct", "abfs://data@myacct.dfs.core.windows.net/t"},
+			"https://myacct.blob.core.windows.net", "data", "t", "myacct", "abfss://data@myacct.dfs.core.windows.net/t"},
 		{"wasbs://data@myacct.blob.core.windows.net/t/", nil,
-			"https://myacct.blob.core.windows.net", "data", "t", "myacct", "wasbs://data@myacct.blob.core.windows.net/t"},
+			"https://myacct.blob.core.windows.net", "data", "t", "myacct", "abfss://data@myacct.dfs.core.windows.net/t"},
 		{"az://data/t", Options{"azure_storage_account_name": "acct2"},
-			"https://acct2.blob.core.windows.net", "data", "t", "acct2", "az://data/t"},
+			"https://acct2.blob.core.windows.net", "data", "t", "acct2", "abfss://data@acct2.dfs.core.windows.net/t"},
 		{"https://myacct.blob.core.windows.net/data/t/x", nil,
-			"https://myacct.blob.core.windows.net", "data", "t/x", "myacct", "https://myacct.blob.core.windows.net/data/t/x"},
+			"https://myacct.blob.core.windows.net", "data", "t/x", "myacct", "abfss://data@myacct.dfs.core.windows.net/t/x"},
 		{"https://myacct.dfs.core.windows.net/data/t?sv=2022-11-02&sig=SECRETSIG", nil,
-			"https://myacct.blob.core.windows.net", "data", "t", "myacct", "https://myacct.dfs.core.windows.net/data/t"},
+			"https://myacct.blob.core.windows.net", "data", "t", "myacct", "abfss://data@myacct.dfs.core.windows.net/t"},
 		// OneLake, by names and by GUIDs.
 		{"abfss://MyWorkspace@onelake.dfs.fabric.microsoft.com/MyLakehouse.Lakehouse/Tables/sales", nil,
 			"https://onelake.blob.fabric.microsoft.com", "MyWorkspace", "MyLakehouse.Lakehouse/Tables/sales", "", "abfss://MyWorkspace@onelake.dfs.fabric.microsoft.com/MyLakehouse.Lakehouse/Tables/sales"},
 		{"abfss://0d5b2c1e-8a8e-4a57-9d5c-1b2a3c4d5e6f@onelake.dfs.fabric.microsoft.com/6f1e2d3c-4b5a-6978-8a9b-0c1d2e3f4a5b/Tables/dbo/t", nil,
 			"https://onelake.blob.fabric.microsoft.com", "0d5b2c1e-8a8e-4a57-9d5c-1b2a3c4d5e6f", "6f1e2d3c-4b5a-6978-8a9b-0c1d2e3f4a5b/Tables/dbo/t", "", ""},
 		{"https://onelake.dfs.fabric.microsoft.com/ws/item.Lakehouse/Tables/t", nil,
-			"https://onelake.blob.fabric.microsoft.com", "ws", "item.Lakehouse/Tables/t", "", ""},
+			"https://onelake.blob.fabric.microsoft.com", "ws", "item.Lakehouse/Tables/t", "", "abfss://ws@onelake.dfs.fabric.microsoft.com/item.Lakehouse/Tables/t"},
 		{"abfss://ws@westus-onelake.dfs.fabric.microsoft.com/item/Tables/t", nil,
 			"https://westus-onelake.blob.fabric.microsoft.com", "ws", "item/Tables/t", "", ""},
 		// Emulator.
@@ -142,6 +142,8 @@ func TestResolveAzure(t *testing.T) {
 		{"az://c/t", Options{"azure_endpoint": "http://127.0.0.1:10001/acct9", "azure_allow_http": "true"},
 			"http://127.0.0.1:10001/acct9", "c", "t", "acct9", ""},
 	}
+	// The location is the one spelling absolute log paths use: abfss://CONTAINER@ACCOUNT.dfs…
+	// (an emulator's stays as typed).
 	for _, tc := range cases {
 		c := mustResolve(t, tc.uri, tc.opts).az
 		if c.ServiceURL != tc.service || c.Container != tc.container || c.Prefix != tc.prefix || c.Account != tc.account {
@@ -239,7 +241,7 @@ func TestLocationHasNoSecret(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if loc := s.Location(); strings.Contains(loc, "SECRET") || loc != "https://acct.blob.core.windows.net/c/t" {
+	if loc := s.Location(); strings.Contains(loc, "SECRET") || loc != "abfss://c@acct.dfs.core.windows.net/t" {
 		t.Fatalf("Location %q", loc)
 	}
 	s, err = Open(context.Background(), "s3://bucket/t", Options{"aws_access_key_id": "AKID", "aws_secret_access_key": "SECRET", "aws_region": "us-east-1"})
