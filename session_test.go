@@ -135,6 +135,39 @@ func TestAlterTableRefusals(t *testing.T) {
 	execAll(t, s, "ALTER TABLE "+q+" SET TBLPROPERTIES ('delta.logRetentionDuration' = 'interval 90 days', 'delta.deletedFileRetentionDuration' = 'interval 60 days')")
 }
 
+// TestAlterTableCanonicalKeys: a Delta key in another case is stored in Spark's spelling (so
+// that readers, which look keys up exactly, see it), two spellings of one key in a statement
+// are refused, UNSET finds the key in any case, and refusals name the table and the key.
+func TestAlterTableCanonicalKeys(t *testing.T) {
+	dir := fixtures.Copy(t, "delta/basic-with-inserts-deletes-checkpoint", monthAgo)
+	s := newSession(t, Config{})
+	q := "'" + dir + "'"
+	execAll(t, s, "ALTER TABLE "+q+" SET TBLPROPERTIES ('DELTA.DeletedFileRetentionDuration' = 'interval 3 days', 'Delta.CheckpointInterval' = 20, 'My.Key' = 'v')")
+	conf := lastMetadata(t, dir)["configuration"].(map[string]any)
+	if conf["delta.deletedFileRetentionDuration"] != "interval 3 days" || conf["delta.checkpointInterval"] != "20" || conf["My.Key"] != "v" || len(conf) != 3 {
+		t.Errorf("configuration %v; want the canonical delta.* keys and My.Key as typed", conf)
+	}
+	if r := execAll(t, s, "VACUUM "+q+" DRY RUN")[0]; r.Vacuum.TableRetentionHours != 72 {
+		t.Errorf("VACUUM uses a table retention of %v hours, want 72", r.Vacuum.TableRetentionHours)
+	}
+	for stmt, mention := range map[string]string{
+		"ALTER TABLE " + q + " SET TBLPROPERTIES ('delta.checkpointInterval' = 5, 'DELTA.CHECKPOINTINTERVAL' = 6)": "given twice",
+		"ALTER TABLE " + q + " SET TBLPROPERTIES ('delta.checkpointIntervall' = 5)":                                "did you mean delta.checkpointInterval?",
+		"ALTER TABLE " + q + " SET TBLPROPERTIES ('delta.checkpointInterval' = 0)":                                 "delta.checkpointInterval",
+		"ALTER TABLE " + q + " SET TBLPROPERTIES ('delta.logRetentionDuration' = 'interval 30.5 days')":            "fractional",
+		"ALTER TABLE " + q + " UNSET TBLPROPERTIES ('DELTA.APPENDONLY')":                                           "protocol",
+	} {
+		_, err := s.ExecScript(context.Background(), stmt)
+		if !errors.Is(err, deltalog.ErrInvalidProperty) || !strings.Contains(err.Error(), mention) || !strings.Contains(err.Error(), dir) {
+			t.Errorf("%s: got %v; want a refusal naming the table and %q", stmt, err, mention)
+		}
+	}
+	execAll(t, s, "ALTER TABLE "+q+" UNSET TBLPROPERTIES ('DELTA.CHECKPOINTINTERVAL')")
+	if conf := lastMetadata(t, dir)["configuration"].(map[string]any); conf["delta.checkpointInterval"] != nil || len(conf) != 2 {
+		t.Errorf("UNSET 'DELTA.CHECKPOINTINTERVAL' left %v", conf)
+	}
+}
+
 func TestVacuumRecordsHistory(t *testing.T) {
 	dir := fixtures.Copy(t, "delta/basic-with-inserts-deletes-checkpoint", monthAgo)
 	s := newSession(t, Config{})

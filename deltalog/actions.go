@@ -169,8 +169,9 @@ const (
 	// kindFilesHere marks a read of a file that must hold its file actions itself: a sidecar
 	// or a part of a multi-part checkpoint, never a V2 top-level file that lists sidecars.
 	kindFilesHere Kinds = 1 << 30
-	// kindDVRequired marks a read of a checkpoint of a table with deletion vectors: its add and
-	// remove groups must have the deletionVector column.
+	// kindDVRequired marks a read of a checkpoint written under a protocol with deletion
+	// vectors (the checkpoint's own protocol action): its add and remove groups must have the
+	// deletionVector column.
 	kindDVRequired Kinds = 1 << 29
 )
 

@@ -131,6 +131,9 @@ func (s *Snapshot) CheckVacuum() error {
 }
 
 // HasFeature reports whether the protocol enables a writer feature (table features only).
-func (s *Snapshot) HasFeature(name string) bool {
-	return slices.Contains(s.Protocol.WriterFeatures, name) || slices.Contains(s.Protocol.ReaderFeatures, name)
+func (s *Snapshot) HasFeature(name string) bool { return s.Protocol.hasFeature(name) }
+
+// hasFeature reports whether protocol p names a table feature, as a reader or writer feature.
+func (p *Protocol) hasFeature(name string) bool {
+	return slices.Contains(p.WriterFeatures, name) || slices.Contains(p.ReaderFeatures, name)
 }

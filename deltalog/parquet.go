@@ -738,7 +738,7 @@ func (p *pqPlan) fileReader(g *parquet.Column, kind Kinds) (*pqFileReader, error
 	if dv == nil && p.want&kindDVRequired != 0 {
 		// Read without the column, every deletion vector of the table would look absent and
 		// its file unreferenced.
-		return nil, pqCorruptf("column group %s has no deletionVector column, but the table has the deletionVectors feature", name)
+		return nil, pqCorruptf("column group %s has no deletionVector column, but the checkpoint's protocol has the deletionVectors feature", name)
 	}
 	if dv != nil {
 		if dv.Leaf() || dv.Repeated() {

@@ -9,6 +9,8 @@ import (
 
 	"golang.org/x/text/unicode/norm"
 
+	"github.com/deltavacuum/deltavacuum/internal/azurehost"
+
 	"github.com/deltavacuum/deltavacuum/storage"
 )
 
@@ -60,25 +62,35 @@ func schemeFamily(s string) string {
 
 func authority(u *url.URL) string {
 	if u.User != nil {
-		return NormalizeAuthority(u.User.Username(), u.Host, true)
+		return NormalizeAuthority(u.Scheme, u.User.Username(), u.Host, true)
 	}
 	if strings.EqualFold(u.Scheme, "file") && strings.EqualFold(u.Host, "localhost") {
 		// file://localhost/p is file:///p (RFC 8089): one file, two spellings.
 		return ""
 	}
-	return NormalizeAuthority("", u.Host, false)
+	return NormalizeAuthority(u.Scheme, "", u.Host, false)
 }
 
 // SchemeFamily maps the schemes that name one storage to one name: s3/s3a/s3n, the Azure
 // schemes (abfs, abfss, wasb, wasbs, az), gs/gcs.
 func SchemeFamily(s string) string { return schemeFamily(s) }
 
-// NormalizeAuthority normalises a URI authority for comparison: the host in lower case, and
-// the blob and dfs endpoints of one Azure account (or OneLake) alike.
-func NormalizeAuthority(user, host string, hasUser bool) string {
+// NormalizeAuthority normalises the authority of a URI of the given scheme for comparison:
+// the host in lower case, and for the Azure schemes the Blob and DFS hosts of one account (or
+// of OneLake) alike, wherever Microsoft documents the twin (azurehost: the public cloud, Azure
+// in China, Azure Government, DNS-zone endpoints, OneLake and its regions). Another scheme's
+// host is never mapped: an S3 bucket may be named like an Azure host.
+func NormalizeAuthority(scheme, user, host string, hasUser bool) string {
 	host = strings.ToLower(host)
-	host = strings.Replace(host, ".blob.core.windows.net", ".dfs.core.windows.net", 1)
-	host = strings.Replace(host, ".blob.fabric.microsoft.com", ".dfs.fabric.microsoft.com", 1)
+	if schemeFamily(scheme) == "abfs" {
+		name, port := host, ""
+		if i := strings.LastIndexByte(host, ':'); i >= 0 && !strings.Contains(host[i:], "]") {
+			name, port = host[:i], host[i:]
+		}
+		if h, ok := azurehost.Parse(name); ok {
+			host = h.DFS() + port
+		}
+	}
 	if hasUser {
 		return user + "@" + host
 	}

@@ -5,12 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/deltavacuum/deltavacuum/storage"
 )
 
-// Segment is what a snapshot is built from: the newest complete checkpoint (if any) and the
+// Segment is what a snapshot is built from: the newest usable checkpoint (if any) and the
 // commits after it, plus every commit the listing found (for timestamps and history).
 type Segment struct {
 	// Version is the latest version of the table.
@@ -47,6 +48,8 @@ func ListLogAt(ctx context.Context, store storage.Store, maxVersion int64) (*Seg
 func listLog(ctx context.Context, store storage.Store, maxVersion int64) (*Segment, error) {
 	seg := &Segment{Version: -1, CheckpointVersion: -1}
 	checkpoints := map[int64][]LogFile{}
+	var unusable []unusableCheckpoint // the checkpoints that cannot be used, for a refusal
+	var oddCommits []LogFile          // commits not named by their 20-digit version
 	stagedDir, commitsDir := false, false
 	err := store.Walk(ctx, LogDir, func(o storage.Object) error {
 		if o.IsDir {
@@ -65,8 +68,25 @@ func listLog(ctx context.Context, store storage.Store, maxVersion int64) (*Segme
 		}
 		switch lf.Kind {
 		case KindCommit:
+			if o.Name() != commitName(lf.Version) {
+				oddCommits = append(oddCommits, lf)
+			}
 			seg.AllCommits = append(seg.AllCommits, lf)
 		case KindClassicCheckpoint, KindMultiPartCheckpoint, KindUUIDCheckpoint:
+			if lf.Size == 0 {
+				// A checkpoint file of 0 bytes holds nothing, not even the protocol: a writer
+				// that crashed after creating it, a failed copy. Spark drops such files before
+				// choosing a checkpoint ("Checkpoint files of 0 size are invalid but Spark will
+				// ignore them silently", Checkpoints.scala); so does this reader, for every
+				// kind: the version is then read from the commits or an older checkpoint, and
+				// an empty part leaves its multi-part set incomplete. Its name still says that
+				// its version was committed (a checkpoint is written after its commit), so the
+				// version counts toward the latest: should its commit be missing too, the gap is
+				// refused rather than the table read at an older version.
+				unusable = append(unusable, unusableCheckpoint{lf.Version, lf.Key + " is empty (0 bytes)", false})
+				seg.Version = max(seg.Version, lf.Version)
+				return nil
+			}
 			checkpoints[lf.Version] = append(checkpoints[lf.Version], lf)
 		}
 		return nil
@@ -97,6 +117,15 @@ func listLog(ctx context.Context, store storage.Store, maxVersion int64) (*Segme
 			return nil, fmt.Errorf("%w: %s: two commit files claim version %d (%s and %s); remove the one that is not the table's", ErrCorrupt, store.Location(), a.Version, a.Key, b.Key)
 		}
 	}
+	if len(oddCommits) > 0 {
+		// Spark's \d+\.json reads 7.json, or 21 digits, as a version, but every writer names a
+		// commit by its version in 20 digits, the only name a put-if-absent of the next commit
+		// contends for (and the name the re-check during a run looks for): another spelling
+		// is a broken or foreign writer's, a commit under it could be missed, and so the log is
+		// refused.
+		c := oddCommits[0]
+		return nil, fmt.Errorf("%w: %s: the commit file %s is not named as Delta writers name version %d (%s); rename it, or remove it if it duplicates that commit", ErrCorrupt, store.Location(), c.Key, c.Version, commitName(c.Version))
+	}
 	for _, c := range seg.AllCommits {
 		seg.Version = max(seg.Version, c.Version)
 	}
@@ -123,14 +152,16 @@ func listLog(ctx context.Context, store storage.Store, maxVersion int64) (*Segme
 	if seg.Version < 0 {
 		return nil, &NotTableError{Location: store.Location(), Detail: "_delta_log holds no commit and no checkpoint"}
 	}
-	// The newest complete checkpoint.
+	// The newest usable checkpoint (completeCheckpoint).
 	var versions []int64
 	for v := range checkpoints {
 		versions = append(versions, v)
 	}
 	sort.Slice(versions, func(i, j int) bool { return versions[i] > versions[j] })
 	for _, v := range versions {
-		if cp := completeCheckpoint(checkpoints[v]); cp != nil {
+		cp, rejected := completeCheckpoint(checkpoints[v])
+		unusable = append(unusable, rejected...)
+		if cp != nil {
 			seg.Checkpoint, seg.CheckpointVersion = cp, v
 			break
 		}
@@ -141,47 +172,93 @@ func listLog(ctx context.Context, store storage.Store, maxVersion int64) (*Segme
 			continue
 		}
 		if c.Version != next {
-			return nil, missing(store, next, seg)
+			return nil, missing(store, next, seg, unusable)
 		}
 		seg.Commits = append(seg.Commits, c)
 		next++
 	}
 	if next <= seg.Version {
-		return nil, missing(store, next, seg)
+		return nil, missing(store, next, seg, unusable)
 	}
 	return seg, nil
 }
 
-var errStop = errors.New("stop")
-
-func missing(store storage.Store, v int64, seg *Segment) error {
-	if seg.CheckpointVersion < 0 && v == 0 {
-		return fmt.Errorf("%w: %s: commit 0 is missing and there is no checkpoint to start from (the log was cleaned up or copied incompletely); the table state cannot be known", ErrMissingVersion, store.Location())
-	}
-	return fmt.Errorf("%w: %s: version %d is missing from _delta_log (latest is %d); the table state cannot be known, so nothing is deleted", ErrMissingVersion, store.Location(), v, seg.Version)
+// unusableCheckpoint is a checkpoint the listing found but could not use, kept to explain a
+// refusal: when the commits it would have replaced are gone, it is the reason the table state
+// cannot be known.
+type unusableCheckpoint struct {
+	version int64
+	why     string
+	// ambiguous marks files that contradict each other (two claims on one part or one
+	// classic checkpoint): a corrupt log, not just an unfinished checkpoint.
+	ambiguous bool
 }
 
-// completeCheckpoint picks a usable checkpoint among the files of one version: a classic or
-// UUID-named file, or a multi-part set with every part present.
-func completeCheckpoint(files []LogFile) []LogFile {
-	sort.Slice(files, func(i, j int) bool { return files[i].Key < files[j].Key })
-	// Prefer V2 (UUID) checkpoints, then classic, then multi-part.
-	for _, kind := range []FileKind{KindUUIDCheckpoint, KindClassicCheckpoint} {
-		for _, f := range files {
-			if f.Kind == kind {
-				return []LogFile{f}
-			}
+var errStop = errors.New("stop")
+
+func missing(store storage.Store, v int64, seg *Segment, unusable []unusableCheckpoint) error {
+	var err error
+	if seg.CheckpointVersion < 0 && v == 0 {
+		err = fmt.Errorf("%w: %s: commit 0 is missing and there is no checkpoint to start from (the log was cleaned up or copied incompletely); the table state cannot be known", ErrMissingVersion, store.Location())
+	} else {
+		err = fmt.Errorf("%w: %s: version %d is missing from _delta_log (latest is %d); the table state cannot be known, so nothing is deleted", ErrMissingVersion, store.Location(), v, seg.Version)
+	}
+	// The checkpoints newer than the gap that could not be used are why the gap matters.
+	var why []string
+	ambiguous := false
+	for _, u := range unusable {
+		if u.version >= v {
+			why = append(why, u.why)
+			ambiguous = ambiguous || u.ambiguous
 		}
 	}
-	byParts := map[int]map[int]LogFile{}
+	if len(why) == 0 {
+		return err
+	}
+	err = fmt.Errorf("%w; the checkpoints that would replace the missing commits cannot be used: %s", err, strings.Join(why, "; "))
+	if ambiguous {
+		err = fmt.Errorf("%w: %w", ErrCorrupt, err)
+	}
+	return err
+}
+
+// completeCheckpoint picks a usable checkpoint among the files of one version, and says why
+// the others cannot be used. The files are grouped by checkpoint instance, as Spark does
+// (Checkpoints.getLatestCompleteCheckpointFromList): each UUID-named file is an instance of
+// its own; the classic name is one instance, which must be claimed by exactly one file; a
+// multi-part checkpoint of n parts is one instance, which must be exactly n files, parts 1 to
+// n once each. Two files claiming one classic checkpoint or one part (1.checkpoint.parquet
+// beside 00000000000000000001.checkpoint.parquet, .1.2.parquet beside
+// .0000000001.0000000002.parquet) contradict each other, and which one is the table's cannot
+// be known: that instance is not used, never one of its files picked silently. A multi-part
+// set with a part missing is an unfinished checkpoint, which readers must ignore (PROTOCOL.md).
+// Among the usable instances V2 (UUID) is preferred, then classic, then multi-part with the
+// fewest parts.
+func completeCheckpoint(files []LogFile) ([]LogFile, []unusableCheckpoint) {
+	sort.Slice(files, func(i, j int) bool { return files[i].Key < files[j].Key })
+	var rejected []unusableCheckpoint
+	var uuid, classic []LogFile
+	byParts := map[int][]LogFile{}
 	for _, f := range files {
-		if f.Kind != KindMultiPartCheckpoint {
-			continue
+		switch f.Kind {
+		case KindUUIDCheckpoint:
+			uuid = append(uuid, f)
+		case KindClassicCheckpoint:
+			classic = append(classic, f)
+		case KindMultiPartCheckpoint:
+			byParts[f.Parts] = append(byParts[f.Parts], f)
 		}
-		if byParts[f.Parts] == nil {
-			byParts[f.Parts] = map[int]LogFile{}
-		}
-		byParts[f.Parts][f.Part] = f
+	}
+	var chosen []LogFile
+	if len(uuid) > 0 {
+		chosen = uuid[:1]
+	}
+	switch {
+	case len(classic) > 1:
+		rejected = append(rejected, unusableCheckpoint{classic[0].Version,
+			fmt.Sprintf("%d files claim the classic checkpoint of version %d (%s)", len(classic), classic[0].Version, keysOf(classic)), true})
+	case len(classic) == 1 && chosen == nil:
+		chosen = classic
 	}
 	var counts []int
 	for n := range byParts {
@@ -189,16 +266,46 @@ func completeCheckpoint(files []LogFile) []LogFile {
 	}
 	sort.Ints(counts)
 	for _, n := range counts {
-		if len(byParts[n]) != n {
-			continue
+		set := byParts[n]
+		byPart := make(map[int][]LogFile, n)
+		for _, f := range set {
+			byPart[f.Part] = append(byPart[f.Part], f)
 		}
-		parts := make([]LogFile, 0, n)
+		var twice, absent []string
 		for p := 1; p <= n; p++ {
-			parts = append(parts, byParts[n][p])
+			switch len(byPart[p]) {
+			case 0:
+				absent = append(absent, strconv.Itoa(p))
+			case 1:
+			default:
+				twice = append(twice, fmt.Sprintf("part %d by %s", p, keysOf(byPart[p])))
+			}
 		}
-		return parts
+		v := set[0].Version
+		switch {
+		case len(twice) > 0:
+			rejected = append(rejected, unusableCheckpoint{v,
+				fmt.Sprintf("the %d-part checkpoint of version %d has %d files for %d parts, two claiming one part (%s)", n, v, len(set), n, strings.Join(twice, "; ")), true})
+		case len(absent) > 0:
+			rejected = append(rejected, unusableCheckpoint{v,
+				fmt.Sprintf("the %d-part checkpoint of version %d lacks part %s", n, v, strings.Join(absent, ", ")), false})
+		case chosen == nil:
+			chosen = make([]LogFile, 0, n)
+			for p := 1; p <= n; p++ {
+				chosen = append(chosen, byPart[p][0])
+			}
+		}
 	}
-	return nil
+	return chosen, rejected
+}
+
+// keysOf lists the keys of files, for a message.
+func keysOf(files []LogFile) string {
+	keys := make([]string, len(files))
+	for i, f := range files {
+		keys[i] = f.Key
+	}
+	return strings.Join(keys, " and ")
 }
 
 // isSidecarKey reports whether a key lies in _delta_log/_sidecars/.

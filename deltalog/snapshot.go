@@ -28,6 +28,9 @@ type Snapshot struct {
 
 	commits  []commit  // commits after the checkpoint, in version order
 	sidecars []LogFile // sidecar files of a V2 checkpoint
+	// checkpointProtocol is the protocol action of the checkpoint itself: the protocol its
+	// files were written under, which says what columns they must have (Files).
+	checkpointProtocol Protocol
 }
 
 // commit is one parsed commit file: its file actions and commitInfo.
@@ -72,41 +75,17 @@ func LoadSegment(ctx context.Context, store storage.Store, seg *Segment) (*Snaps
 		}
 		s.commits = append(s.commits, c)
 	}
-	if len(seg.Checkpoint) > 0 && (protocol == nil || metadata == nil || seg.Checkpoint[0].Kind != KindMultiPartCheckpoint) {
-		// A V2 checkpoint (UUID-named, or under a classic name) lists its sidecars in the
-		// top-level file; read that file's non-file actions once.
-		want := KindSidecar | KindCheckpointMetadata
+	if len(seg.Checkpoint) > 0 {
+		cp, err := readCheckpointHeader(ctx, store, root, seg)
+		if err != nil {
+			return nil, err
+		}
+		s.checkpointProtocol, s.sidecars = *cp.protocol, cp.sidecars
 		if protocol == nil {
-			want |= KindProtocol
+			protocol, s.ProtocolVersion = cp.protocol, seg.CheckpointVersion
 		}
 		if metadata == nil {
-			want |= KindMetadata
-		}
-		for _, f := range seg.Checkpoint {
-			err := readCheckpointFile(ctx, store, f, want, func(a *Action) error {
-				switch {
-				case a.Protocol != nil && protocol == nil:
-					protocol, s.ProtocolVersion = a.Protocol, seg.CheckpointVersion
-				case a.Metadata != nil && metadata == nil:
-					metadata, s.MetadataVersion = a.Metadata, seg.CheckpointVersion
-				case a.Sidecar != nil:
-					key, inside, err := root.Key(a.Sidecar.Path)
-					if err == nil && !inside {
-						err = fmt.Errorf("sidecar %q lies outside the table", a.Sidecar.Path)
-					}
-					if err == nil && !hasScheme(a.Sidecar.Path) {
-						key = LogDir + "_sidecars/" + key
-					}
-					if err != nil {
-						return fmt.Errorf("%w: checkpoint %s: %v", ErrCorrupt, f.Key, err)
-					}
-					s.sidecars = append(s.sidecars, LogFile{Key: key, Format: "parquet", Size: a.Sidecar.SizeInBytes})
-				}
-				return nil
-			})
-			if err != nil {
-				return nil, err
-			}
+			metadata, s.MetadataVersion = cp.metadata, seg.CheckpointVersion
 		}
 	}
 	if protocol == nil || metadata == nil {
@@ -121,6 +100,95 @@ func LoadSegment(ctx context.Context, store storage.Store, seg *Segment) (*Snaps
 		s.Metadata.Raw = raw
 	}
 	return s, nil
+}
+
+// checkpointHeader is what a checkpoint holds besides its file actions.
+type checkpointHeader struct {
+	protocol *Protocol
+	metadata *Metadata
+	sidecars []LogFile
+}
+
+// readCheckpointHeader reads the non-file actions of the checkpoint of seg, always, even
+// when the commits after it carry a newer protocol and metaData: they tell whether the files
+// are a checkpoint at all. A checkpoint holds the complete state of the table at its version,
+// and that state always has a protocol and a metaData (PROTOCOL.md, Checkpoints: the
+// checkpoint "must contain" them); a V2 checkpoint (UUID-named, or under the classic name)
+// holds exactly one checkpointMetadata action, for the checkpoint's own version (V2 Spec). A
+// file without them is not the table's state, whatever else it holds: a file cut short after
+// its first line, valid Parquet without rows, a foreign file under a checkpoint's name. Read
+// as a checkpoint, it would say the table had no files at that version, and every file added
+// before it would look unreferenced. So it is refused as corrupt, naming the file, like any
+// checkpoint that cannot be read exactly; two protocol or metaData actions are refused too,
+// since which one is the table's cannot be known.
+//
+// Only a top-level file (classic or UUID-named) may be V2 and list sidecars; a part of a
+// multi-part checkpoint is always V1 (PROTOCOL.md), so its sidecar and checkpointMetadata
+// rows are not read.
+func readCheckpointHeader(ctx context.Context, store storage.Store, root Root, seg *Segment) (*checkpointHeader, error) {
+	h := &checkpointHeader{}
+	first := seg.Checkpoint[0]
+	want := KindProtocol | KindMetadata
+	if first.Kind != KindMultiPartCheckpoint {
+		want |= KindSidecar | KindCheckpointMetadata
+	}
+	var cpMeta []int64 // the versions of the checkpointMetadata actions read
+	for _, f := range seg.Checkpoint {
+		corrupt := func(format string, args ...any) error {
+			return fmt.Errorf("%w: %s: checkpoint %s: "+format, append([]any{ErrCorrupt, store.Location(), f.Key}, args...)...)
+		}
+		err := readCheckpointFile(ctx, store, f, want, func(a *Action) error {
+			switch {
+			case a.Protocol != nil:
+				if h.protocol != nil {
+					return corrupt("it holds two protocol actions; a checkpoint holds the table's one protocol")
+				}
+				h.protocol = a.Protocol
+			case a.Metadata != nil:
+				if h.metadata != nil {
+					return corrupt("it holds two metaData actions; a checkpoint holds the table's one metaData")
+				}
+				h.metadata = a.Metadata
+			case a.CheckpointMetadata != nil:
+				cpMeta = append(cpMeta, a.CheckpointMetadata.Version)
+			case a.Sidecar != nil:
+				key, inside, err := root.Key(a.Sidecar.Path)
+				if err == nil && !inside {
+					err = fmt.Errorf("sidecar %q lies outside the table", a.Sidecar.Path)
+				}
+				if err == nil && !hasScheme(a.Sidecar.Path) {
+					key = LogDir + "_sidecars/" + key
+				}
+				if err != nil {
+					return corrupt("%v", err)
+				}
+				h.sidecars = append(h.sidecars, LogFile{Key: key, Format: "parquet", Size: a.Sidecar.SizeInBytes})
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	corrupt := func(format string, args ...any) error {
+		return fmt.Errorf("%w: %s: checkpoint %s: "+format+"; it is not the state of the table at version %d, so nothing is deleted",
+			append(append([]any{ErrCorrupt, store.Location(), keysOf(seg.Checkpoint)}, args...), seg.CheckpointVersion)...)
+	}
+	switch {
+	case h.protocol == nil && h.metadata == nil:
+		return nil, corrupt("it holds neither a protocol nor a metaData action, which every checkpoint carries")
+	case h.protocol == nil:
+		return nil, corrupt("it holds no protocol action, which every checkpoint carries")
+	case h.metadata == nil:
+		return nil, corrupt("it holds no metaData action, which every checkpoint carries")
+	case len(cpMeta) > 1:
+		return nil, corrupt("it holds %d checkpointMetadata actions; a V2 checkpoint holds exactly one", len(cpMeta))
+	case len(cpMeta) == 0 && first.Kind == KindUUIDCheckpoint:
+		return nil, corrupt("a UUID-named checkpoint is a V2 checkpoint, and it holds no checkpointMetadata action")
+	case len(cpMeta) == 1 && cpMeta[0] != seg.CheckpointVersion:
+		return nil, corrupt("its checkpointMetadata names version %d, not the version of its name", cpMeta[0])
+	}
+	return h, nil
 }
 
 // readCommit reads one commit file.
@@ -301,7 +369,13 @@ func (s *Snapshot) Files(ctx context.Context, store storage.Store, fn func(File)
 		return nil
 	}
 	want := KindAdd | KindRemove
-	if s.HasFeature("deletionVectors") {
+	// The deletionVector column is required of a checkpoint written under a protocol with
+	// deletion vectors: without it, every vector would look absent and its file unreferenced.
+	// That is the checkpoint's own protocol, not the current one: a table upgraded to
+	// deletion vectors after its last checkpoint has a checkpoint written when no action
+	// could carry a vector (Delta Spark before 2.3, old delta-rs write no such column), and
+	// the commits after it are JSON, read whole.
+	if s.checkpointProtocol.hasFeature("deletionVectors") {
 		want |= kindDVRequired
 	}
 	for _, f := range s.Segment.Checkpoint {

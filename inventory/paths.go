@@ -57,7 +57,7 @@ func parseRoot(tableRoot string) (root, error) {
 	if u.User != nil {
 		r.user = u.User.Username()
 	}
-	r.auth = deltalog.NormalizeAuthority(r.user, r.host, u.User != nil)
+	r.auth = deltalog.NormalizeAuthority(u.Scheme, r.user, r.host, u.User != nil)
 	return r, nil
 }
 
@@ -112,7 +112,7 @@ func (r root) key(p string) (string, match) {
 		if i := strings.LastIndexByte(auth, '@'); i >= 0 {
 			user, host, hasUser = auth[:i], auth[i+1:], true
 		}
-		if deltalog.NormalizeAuthority(user, host, hasUser) != r.auth {
+		if deltalog.NormalizeAuthority(scheme, user, host, hasUser) != r.auth {
 			return "", outside
 		}
 	}

@@ -356,6 +356,9 @@ func (o *opener) azureManifest(ctx context.Context, st storage.Store, l location
 	if ot := m.RuleDefinition.ObjectType; ot != "" && !strings.EqualFold(ot, "blob") {
 		return nil, fmt.Errorf("inventory %s: the Azure inventory lists %ss, not blobs", l, ot)
 	}
+	if err := sameAzureAccount(m.Endpoint, r); err != nil {
+		return nil, fmt.Errorf("inventory %s: %v", l, err)
+	}
 	if len(m.Files) == 0 {
 		return nil, fmt.Errorf("inventory %s: the Azure blob inventory manifest lists no files", l)
 	}
@@ -389,6 +392,28 @@ func (o *opener) azureManifest(ctx context.Context, st storage.Store, l location
 	}
 	return newAzure(t, r)
 }
+
+// sameAzureAccount checks that an Azure blob inventory manifest's endpoint (the account the
+// report is of; its rows name only "CONTAINER/BLOB") is the table root's account, its Blob and
+// DFS hosts alike. The report of another account (a staging account, a replica) would
+// otherwise be read as this table's listing. A manifest without an endpoint is taken as the
+// root's (older reports); one whose endpoint cannot be read is refused.
+func sameAzureAccount(endpoint string, r root) error {
+	if endpoint == "" || !r.isAzure() {
+		return nil
+	}
+	u, err := url.Parse(endpoint)
+	if err != nil || u.Host == "" {
+		return fmt.Errorf("the Azure blob inventory manifest's endpoint %q is not a URL: cannot tell which account the report is of", endpoint)
+	}
+	if deltalog.NormalizeAuthority(r.scheme, "", u.Hostname(), false) != deltalog.NormalizeAuthority(r.scheme, "", hostname(r.host), false) {
+		return fmt.Errorf("the report is of the storage account at %s, not of the table's (%s): use the inventory of the table's own account", u.Hostname(), hostname(r.host))
+	}
+	return nil
+}
+
+// hostname is host without its port.
+func hostname(host string) string { return (&url.URL{Host: host}).Hostname() }
 
 // manifestFiles finds the files a manifest lists. Their keys are relative to the bucket or
 // container the report was written to, which is an ancestor of the manifest: the closest ancestor

@@ -222,7 +222,16 @@ func (ex *executor) deleteFiles(ctx context.Context) error {
 				ex.drop(d, false)
 				continue
 			}
-			batch = append(batch, files[i])
+			f := files[i]
+			if f.Checksum != "" {
+				// The companion is asked about as a file of its own: a newer commit may
+				// name it. The file goes; the companion stays.
+				if d, keep := ex.tail.keepFile(&File{Path: f.Checksum, eligible: f.eligible}); keep {
+					ex.drop(d, false)
+					f.Checksum = ""
+				}
+			}
+			batch = append(batch, f)
 		}
 		if len(batch) == 0 {
 			<-workers

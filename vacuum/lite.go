@@ -86,7 +86,7 @@ func (p *Planner) planLite(ctx context.Context, plan *Plan, times []deltalog.Com
 				return
 			}
 			crc := storage.Dir(key) + "." + storage.Base(key) + ".crc"
-			if _, err := p.store.Stat(ctx, crc); err == nil {
+			if _, err := p.store.Stat(ctx, crc); err == nil && !p.protected(crc) {
 				f.Checksum = crc
 			}
 		}

@@ -358,10 +358,19 @@ func (p *Planner) Plan(ctx context.Context) (*Plan, error) {
 	p.opts.Counters.SetPhase("listing")
 	var walker Walker = p.store
 	plan.Source = "listing"
-	if p.opts.Inventory != nil {
-		walker, plan.Source = p.opts.Inventory, "inventory"
+	if p.opts.Inventory == nil {
+		return p.planListing(ctx, plan, walker)
 	}
-	return p.planListing(ctx, plan, walker)
+	plan.Source = "inventory"
+	plan, err = p.planListing(ctx, plan, p.opts.Inventory)
+	if err != nil {
+		return nil, err
+	}
+	p.opts.Counters.SetPhase("looking for nested tables")
+	if err := p.takeBackNested(ctx, plan); err != nil {
+		return nil, err
+	}
+	return plan, nil
 }
 
 func (p *Planner) newPlan() *Plan {
@@ -393,6 +402,11 @@ func (p *Planner) eligible(h uint64, modTime time.Time) since {
 		return max(s, sinceOf(time.UnixMilli(ts)))
 	}
 	return s
+}
+
+// protected reports whether the log protects key itself, in this spelling or a folded one.
+func (p *Planner) protected(key string) bool {
+	return p.keep.has(p.hash(key)) || p.keptByFold(key)
 }
 
 // since is a time as Unix nanoseconds, 8 bytes where a time.Time takes 24 (a plan holds one
@@ -477,7 +491,8 @@ func (p *Planner) planListing(ctx context.Context, plan *Plan, walker Walker) (*
 			if o.IsDir {
 				return storage.SkipDir
 			}
-			if _, ok := checksumOf(name); ok {
+			if _, ok := checksumOf(name); ok && !p.protected(o.Key) {
+				// A companion the log itself names (an add of ".f.parquet.crc") is live.
 				h := p.hash(o.Key)
 				if i, ok := candWait[h]; ok {
 					plan.Files[i].Checksum = o.Key

@@ -141,7 +141,14 @@ func (t *tail) probe(ctx context.Context) error {
 		key := deltalog.CommitKey(t.next)
 		o, err := t.store.Stat(ctx, key)
 		if errors.Is(err, storage.ErrNotExist) {
-			return nil
+			// Two other spellings Spark reads as the version and the log reader refuses, 7.json
+			// and 21 digits: a commit under either stops the run. (Other counts of leading
+			// zeros are not looked for: the window of docs/design.md.)
+			odd, err := t.oddSpelling(ctx)
+			if odd == "" || err != nil {
+				return err
+			}
+			return t.errorf("version %d was committed as %s, not under the name Delta writers give it (%s): stopping, since such a commit cannot be read safely", t.next, odd, key)
 		}
 		if err != nil {
 			return t.errorf("%v", err)
@@ -154,6 +161,23 @@ func (t *tail) probe(ctx context.Context) error {
 			return err
 		}
 	}
+}
+
+// oddSpelling returns the key of commit t.next under another spelling than the 20-digit one
+// (unpadded, or 21 digits) if one exists.
+func (t *tail) oddSpelling(ctx context.Context) (string, error) {
+	for _, key := range []string{deltalog.UnpaddedCommitKey(t.next), deltalog.LogDir + "0" + storage.Base(deltalog.CommitKey(t.next))} {
+		if key == deltalog.CommitKey(t.next) {
+			continue
+		}
+		switch _, err := t.store.Stat(ctx, key); {
+		case err == nil:
+			return key, nil
+		case !errors.Is(err, storage.ErrNotExist):
+			return "", t.errorf("%v", err)
+		}
+	}
+	return "", nil
 }
 
 // readCommit reads one commit: the keys it references, a protocol it may change, a metaData

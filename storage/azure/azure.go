@@ -312,9 +312,17 @@ type backend struct {
 	dfsOptions azcore.ClientOptions
 }
 
-func isDir(meta map[string]*string, resourceType string) bool {
+// isDir reports whether a blob is a directory: an ADLS Gen2 directory (its resource type), or
+// a folder blob, zero bytes with hdi_isfolder=true (WASB and HNS accounts seen through the
+// Blob API). A blob with content is a file whatever its metadata says: anyone who can write
+// metadata can set hdi_isfolder, and taking such a blob for a directory would hide a live file
+// (or a commit) from the plan and delete its data as an "empty directory".
+func isDir(meta map[string]*string, resourceType string, size int64) bool {
 	if resourceType == "directory" {
 		return true
+	}
+	if size != 0 {
+		return false
 	}
 	for k, v := range meta {
 		if strings.EqualFold(k, "hdi_isfolder") && v != nil && strings.EqualFold(*v, "true") {
@@ -335,7 +343,7 @@ func entry(item *container.BlobItem) blobstore.Entry {
 		}
 		rt = valueOr(p.ResourceType, "")
 	}
-	if isDir(item.Metadata, rt) {
+	if isDir(item.Metadata, rt, e.Size) {
 		e.Dir, e.Size = true, 0
 	}
 	return e
@@ -410,7 +418,7 @@ func (b *backend) Head(ctx context.Context, name string) (blobstore.Entry, error
 	if raw != nil {
 		rt = raw.Header.Get("x-ms-resource-type")
 	}
-	if isDir(resp.Metadata, rt) {
+	if isDir(resp.Metadata, rt, e.Size) {
 		e.Dir, e.Size = true, 0
 	}
 	return e, nil

@@ -41,7 +41,7 @@ func TestOpenConformance(t *testing.T) {
 			c := storagetest.AzureConfig(t)
 			return open(t, "az://"+c.Container+"/"+c.Prefix, "azure_endpoint="+c.ServiceURL, "azure_allow_http=true",
 				"azure_storage_account_name="+c.Account, "azure_storage_account_key="+c.AccountKey, "delete_batch_size=4")
-		})
+		}, storagetest.AzuriteKnown())
 	})
 	t.Run("gcs", func(t *testing.T) {
 		storagetest.Run(t, func(t *testing.T) storage.Store {

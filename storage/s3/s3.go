@@ -17,6 +17,7 @@ import (
 	"net/url"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/aws/ratelimit"
@@ -267,7 +268,9 @@ func wrap(op, name string, err error) error {
 }
 
 func (b *backend) List(ctx context.Context, prefix string, delim bool, limit int, fn func(blobstore.Page) error) error {
-	in := &s3.ListObjectsV2Input{Bucket: aws.String(b.bucket), Prefix: aws.String(prefix)}
+	// Keys come back URL-encoded: an XML response cannot carry every character a key may hold
+	// (without it a control character or U+FFFE arrives as U+FFFD, another key's name).
+	in := &s3.ListObjectsV2Input{Bucket: aws.String(b.bucket), Prefix: aws.String(prefix), EncodingType: types.EncodingTypeUrl}
 	if delim {
 		in.Delimiter = aws.String("/")
 	}
@@ -286,21 +289,48 @@ func (b *backend) List(ctx context.Context, prefix string, delim bool, limit int
 		}
 		var page blobstore.Page
 		for _, o := range out.Contents {
+			name, err := listedKey(out.EncodingType, aws.ToString(o.Key))
+			if err != nil {
+				return fmt.Errorf("s3 list %s: %w", prefix, err)
+			}
 			page.Entries = append(page.Entries, blobstore.Entry{
-				Name:    aws.ToString(o.Key),
+				Name:    name,
 				Size:    aws.ToInt64(o.Size),
 				ModTime: aws.ToTime(o.LastModified),
 				Version: aws.ToString(o.ETag),
 			})
 		}
 		for _, cp := range out.CommonPrefixes {
-			page.Prefixes = append(page.Prefixes, aws.ToString(cp.Prefix))
+			name, err := listedKey(out.EncodingType, aws.ToString(cp.Prefix))
+			if err != nil {
+				return fmt.Errorf("s3 list %s: %w", prefix, err)
+			}
+			page.Prefixes = append(page.Prefixes, name)
 		}
 		if err := fn(page); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// listedKey is the key a ListObjectsV2 answer names, decoded when the answer says it is
+// URL-encoded (S3 encodes a space as '+', as a form does). A store that ignores encoding-type
+// answers without the EncodingType element and its keys are taken as they are; such a key
+// holding U+FFFD may stand for a character XML could not carry, which is why it is refused
+// rather than listed under a name that may be another object's.
+func listedKey(enc types.EncodingType, key string) (string, error) {
+	if enc == types.EncodingTypeUrl {
+		k, err := url.QueryUnescape(key)
+		if err != nil {
+			return "", fmt.Errorf("the store answered a URL-encoded key that does not decode (%q): %v", key, err)
+		}
+		return k, nil
+	}
+	if strings.ContainsRune(key, utf8.RuneError) {
+		return "", fmt.Errorf("the store listed %q without URL encoding; its U+FFFD may stand for a character the XML answer could not carry, so the listing cannot be trusted (use a store that honours encoding-type=url)", key)
+	}
+	return key, nil
 }
 
 func (b *backend) Head(ctx context.Context, name string) (blobstore.Entry, error) {
@@ -374,7 +404,59 @@ var retryableKeyCodes = map[string]bool{
 	"Throttling": true, "ThrottlingException": true, "TooManyRequests": true, "OperationAborted": true,
 }
 
+// DeleteBatch deletes names in one DeleteObjects request. A key XML 1.0 cannot hold (see
+// xmlSafe) is deleted on its own with DeleteObject, whose key travels in the URL: the SDK's
+// XML encoder writes U+FFFD in place of such a character, so the request would name, and S3
+// delete, another key.
 func (b *backend) DeleteBatch(ctx context.Context, names []string) ([]error, error) {
+	errs := make([]error, len(names))
+	var batch []string
+	var at []int
+	for i, n := range names {
+		if xmlSafe(n) {
+			batch = append(batch, n)
+			at = append(at, i)
+			continue
+		}
+		if err := b.DeleteOne(ctx, n); err != nil {
+			errs[i] = err
+		}
+	}
+	if len(batch) == 0 {
+		return errs, nil
+	}
+	batchErrs, err := b.deleteObjects(ctx, batch)
+	if err != nil {
+		return nil, err
+	}
+	for j, e := range batchErrs {
+		errs[at[j]] = e
+	}
+	return errs, nil
+}
+
+// xmlSafe reports whether name survives an XML 1.0 document unchanged: valid UTF-8, each
+// character an XML Char (tab, LF and U+0020 up; no U+FFFE, U+FFFF or surrogates), and no CR,
+// which XML parsers fold into LF unless it is escaped.
+func xmlSafe(name string) bool {
+	for _, r := range name {
+		switch {
+		case r == utf8.RuneError:
+			// Invalid UTF-8 decodes as RuneError; a real U+FFFD is valid XML, but it must
+			// not be told apart from the invalid byte here, so both go singly.
+			return false
+		case r == '\t' || r == '\n':
+		case r < 0x20, r == 0xFFFE, r == 0xFFFF, r >= 0xD800 && r <= 0xDFFF:
+			return false
+		}
+	}
+	return true
+}
+
+// deleteObjects is one DeleteObjects request for names, every one xmlSafe. The answer must
+// name only keys of the request: a key the request did not hold means the store deleted, or
+// claims to have deleted, something else, and the whole batch fails as a store error.
+func (b *backend) deleteObjects(ctx context.Context, names []string) ([]error, error) {
 	objs := make([]types.ObjectIdentifier, len(names))
 	for i, n := range names {
 		objs[i] = types.ObjectIdentifier{Key: aws.String(n)}
@@ -396,7 +478,11 @@ func (b *backend) DeleteBatch(ctx context.Context, names []string) ([]error, err
 	errs := make([]error, len(names))
 	seen := make([]bool, len(names))
 	for _, d := range out.Deleted {
-		for _, i := range idx[aws.ToString(d.Key)] {
+		is, ok := idx[aws.ToString(d.Key)]
+		if !ok {
+			return nil, fmt.Errorf("s3 delete batch of %d keys: the store answered for %q, a key the request did not name; stopping, since it may have deleted another object than asked", len(names), aws.ToString(d.Key))
+		}
+		for _, i := range is {
 			seen[i] = true
 		}
 	}

@@ -54,7 +54,7 @@ func TestS3ConformanceSmallPages(t *testing.T) {
 }
 
 func TestAzureConformance(t *testing.T) {
-	storagetest.Run(t, func(t *testing.T) storage.Store { return storagetest.NewAzure(t) })
+	storagetest.Run(t, func(t *testing.T) storage.Store { return storagetest.NewAzure(t) }, storagetest.AzuriteKnown())
 }
 
 func TestAzureConformanceSmallPages(t *testing.T) {
@@ -62,7 +62,7 @@ func TestAzureConformanceSmallPages(t *testing.T) {
 		cfg := storagetest.AzureConfig(t)
 		cfg.ListPageSize, cfg.BatchSize, cfg.Concurrency = 2, 3, 4
 		return storagetest.NewAzureConfig(t, cfg)
-	})
+	}, storagetest.AzuriteKnown())
 }
 
 func TestGCSConformance(t *testing.T) {

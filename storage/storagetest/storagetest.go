@@ -94,6 +94,7 @@ func Run(t *testing.T, newStore func(t *testing.T) storage.Store, opts ...Option
 		{"WalkSkipDir", testWalkSkipDir},
 		{"WalkStopsOnError", testWalkError},
 		{"SpecialKeys", testSpecialKeys},
+		{"XMLUnsafeKeys", testXMLUnsafeKeys},
 		{"ModTime", testModTime},
 		{"OldModTime", testOldModTime},
 		{"DirectoryMarker", testDirectoryMarker},
@@ -530,6 +531,55 @@ func testSpecialKeys(t *testing.T, s storage.Store) {
 	}
 	if got := walkKeys(t, s, ""); len(got) != 0 {
 		t.Fatalf("after deleting everything, Walk = %q", got)
+	}
+}
+
+// XMLUnsafeKeys are keys an XML 1.0 document cannot carry as they are (a control character,
+// U+FFFE, a CR), beside XMLUnsafeTwin, the key an XML encoder writes for the first two (it
+// puts U+FFFD in place of what XML cannot hold). S3 names the keys of a batch delete in XML.
+var XMLUnsafeKeys = []string{"x/a\x01.parquet", "x/a\uFFFE.parquet", "x/a\r.parquet"}
+
+// XMLUnsafeTwin is the key that deleting an XMLUnsafeKeys key through an XML request deletes
+// instead.
+const XMLUnsafeTwin = "x/a\uFFFD.parquet"
+
+// testXMLUnsafeKeys: keys XML cannot hold are listed under their own names or the listing is
+// refused (a store that ignores S3's encoding-type=url cannot name them truly; never under
+// another key's name), and they are deleted under their own names, leaving their U+FFFD twin.
+func testXMLUnsafeKeys(t *testing.T, s storage.Store) {
+	ctx := ctxT(t)
+	all := append([]string{XMLUnsafeTwin}, XMLUnsafeKeys...)
+	putAll(t, s, all)
+	t.Cleanup(func() { _, _ = s.Delete(context.Background(), all) })
+	var got []string
+	err := s.Walk(ctx, "", func(o storage.Object) error {
+		got = append(got, o.Key)
+		return nil
+	})
+	switch {
+	case err != nil && strings.Contains(err.Error(), "without URL encoding"):
+		t.Logf("the store cannot list these keys truly and the listing is refused: %v", err)
+	case err != nil:
+		t.Fatalf("Walk: %v", err)
+	case !slices.Equal(got, ExpectedWalk(all)):
+		t.Fatalf("Walk:\n got  %q\n want %q", got, ExpectedWalk(all))
+	}
+	res, err := s.Delete(ctx, XMLUnsafeKeys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range res {
+		if r.Key != XMLUnsafeKeys[i] || r.Err != nil || r.Gone {
+			t.Errorf("Delete result %d = %+v, want %q deleted", i, r, XMLUnsafeKeys[i])
+		}
+	}
+	for _, k := range XMLUnsafeKeys {
+		if _, err := s.Stat(ctx, k); !errors.Is(err, storage.ErrNotExist) {
+			t.Errorf("after deleting %q, Stat = %v, want ErrNotExist", k, err)
+		}
+	}
+	if _, err := s.Stat(ctx, XMLUnsafeTwin); err != nil {
+		t.Errorf("deleting the XML-unsafe keys deleted %q, another key: %v", XMLUnsafeTwin, err)
 	}
 }
 
