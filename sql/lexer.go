@@ -75,13 +75,16 @@ func lex(src string) ([]token, error) {
 				toks = append(toks, token{kind: tokPunct, text: src[start:i], pos: start, end: i})
 			}
 		case c == '-' && i+1 < n && src[i+1] == '-':
-			for i < n && src[i] != '\n' {
+			// A line comment ends at LF or CR, as in Spark's and Delta's grammars
+			// (SIMPLE_COMMENT: '--' ~[\r\n]*): a script with CR line ends must not have its
+			// next line (RETAIN, DRY RUN) read as part of the comment.
+			for i < n && src[i] != '\n' && src[i] != '\r' {
 				i++
 			}
 		case c == '/' && i+1 < n && src[i+1] == '*':
-			end, ok := skipBlockComment(src, i)
-			if !ok {
-				return nil, lexError(src, start, "unterminated comment")
+			end, err := skipBlockComment(src, i)
+			if err != "" {
+				return nil, lexError(src, start, err)
 			}
 			i = end
 		case c == '\'' || c == '"':
@@ -138,26 +141,22 @@ func lexError(src string, off int, msg string) *SyntaxError {
 	return &SyntaxError{Position: position(src, off), Msg: msg}
 }
 
-// skipBlockComment returns the offset after the /* ... */ comment starting at i.
-// Block comments nest, as in Spark.
-func skipBlockComment(src string, i int) (end int, ok bool) {
-	depth := 0
-	for i+1 < len(src) {
+// skipBlockComment returns the offset after the /* ... */ comment starting at i, or why it
+// cannot be read. A "/*" inside a comment is refused: Spark's grammar nests block comments and
+// Delta's (which parses VACUUM) does not, so "/* /* */ DRY RUN */" is one comment to one and a
+// DRY RUN to the other; a statement read two ways is not run.
+func skipBlockComment(src string, i int) (end int, err string) {
+	for i += 2; i+1 < len(src); {
 		switch src[i : i+2] {
 		case "/*":
-			depth++
-			i += 2
+			return 0, "a comment inside a comment: Spark and Delta read nested comments differently; remove the inner /*"
 		case "*/":
-			depth--
-			i += 2
-			if depth == 0 {
-				return i, true
-			}
+			return i + 2, ""
 		default:
 			i++
 		}
 	}
-	return 0, false
+	return 0, "unterminated comment"
 }
 
 // scanNumber scans the numeric literal starting at i, which is a digit or a '.' followed
