@@ -117,8 +117,8 @@ func Execute(ctx context.Context, store storage.Store, plan *Plan, opts ExecOpti
 		return res, fmt.Errorf("vacuum of %s interrupted after deleting %d files: %w", plan.Table, res.NumDeletedFiles, err)
 	}
 	if len(res.Failed) > 0 {
-		return res, fmt.Errorf("vacuum of %s: %w: %d of %d (see the failed list); the files that remain are still unreferenced, so running VACUUM again is safe",
-			plan.Table, ErrPartialFailure, len(res.Failed), len(res.Plan.Files))
+		return res, fmt.Errorf("vacuum of %s: %w: %d of %d files and directories (see the failed list); what remains is what this run could not delete, and running VACUUM again plans it afresh",
+			plan.Table, ErrPartialFailure, len(res.Failed), len(res.Plan.Files)+len(res.Plan.Dirs))
 	}
 	res.Status = StatusCompleted
 	if err := recordCoverage(ctx, store, res.Plan, tl); err != nil {

@@ -81,3 +81,33 @@ func TestReferencedChecksumIsNotACompanion(t *testing.T) {
 		}
 	}
 }
+
+// dirWalker is an inventory that reports the file key as a directory (a wrong isDir).
+type dirWalker struct {
+	store storage.Store
+	key   string
+}
+
+func (w dirWalker) Walk(ctx context.Context, prefix string, fn func(storage.Object) error) error {
+	return w.store.Walk(ctx, prefix, func(o storage.Object) error {
+		if o.Key == w.key {
+			o.Key, o.IsDir = o.Key+"/", true
+		}
+		return fn(o)
+	})
+}
+
+// Rule: a directory whose name the log protects as a file is never planned (an inventory
+// that says a live file is a directory).
+func TestLiveFileCalledADirectoryIsNotPlanned(t *testing.T) {
+	tb := newTable(t, tableSpec{})
+	tb.commit(add("live.parquet"))
+	tb.file("live.parquet", 30*day)
+	retain := 0.0
+	plan := tb.plan(Options{RetainHours: &retain, DisableRetentionCheck: true, Inventory: dirWalker{tb.store, "live.parquet"}})
+	for _, d := range plan.Dirs {
+		if d.Path == "live.parquet" {
+			t.Errorf("planned the live file live.parquet as a directory to delete")
+		}
+	}
+}

@@ -440,7 +440,9 @@ func (p *Planner) planListing(ctx context.Context, plan *Plan, walker Walker) (*
 		}
 		parent := stack[len(stack)-1]
 		empty := d.children == d.removed
-		if empty && !p.keepDir.has(p.hash(d.key)) && (d.children > 0 || d.modTime.Before(p.cutoff)) {
+		// A directory whose own name the log protects as a file is not deleted either (an
+		// inventory row that calls a live file a directory).
+		if empty && !p.keepDir.has(p.hash(d.key)) && !p.protected(strings.TrimSuffix(d.key, "/")) && (d.children > 0 || d.modTime.Before(p.cutoff)) {
 			plan.Dirs = append(plan.Dirs, Dir{Path: strings.TrimSuffix(d.key, "/"), eligible: sinceOf(d.modTime)})
 			parent.removed++
 		}

@@ -266,6 +266,10 @@ func (t *tail) keepDir(d *Dir) (Dropped, bool) {
 	if v, ok := t.keepDirs[d.Path+"/"]; ok {
 		return Dropped{Path: d.Path, Reason: DropReferenced, Version: v}, true
 	}
+	if v, ok := t.refs[d.Path]; ok {
+		// A newer commit names a file of the directory's name.
+		return Dropped{Path: d.Path, Reason: DropReferenced, Version: v}, true
+	}
 	if t.raisedAt >= 0 && d.eligible.youngAt(t.cutoff) {
 		return Dropped{Path: d.Path, Reason: DropRetention, Version: t.raisedAt}, true
 	}
