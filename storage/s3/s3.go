@@ -464,9 +464,9 @@ func (b *backend) deleteObjects(ctx context.Context, names []string) ([]error, e
 	out, err := b.client.DeleteObjects(ctx, &s3.DeleteObjectsInput{
 		Bucket: aws.String(b.bucket),
 		Delete: &types.Delete{Objects: objs, Quiet: aws.Bool(false)},
-	})
+	}, func(o *s3.Options) { o.APIOptions = append(o.APIOptions, withContentMD5) })
 	if err != nil {
-		if st := status(err); st == http.StatusNotImplemented || code(err) == "NotImplemented" {
+		if batchRefused(err) {
 			return nil, fmt.Errorf("%w: %v", blobstore.ErrBatchUnsupported, blobstore.SafeError(err))
 		}
 		return nil, fmt.Errorf("s3 delete batch of %d keys: %w", len(names), blobstore.SafeError(err))
@@ -504,6 +504,20 @@ func (b *backend) deleteObjects(ctx context.Context, names []string) ([]error, e
 		}
 	}
 	return errs, nil
+}
+
+// batchRefused reports whether a DeleteObjects failure says the store does not take batches
+// as sent: 501 / NotImplemented, or a 400 asking for an integrity header (Content-MD5, or a
+// checksum) that it still misses. The store then deletes singly.
+func batchRefused(err error) bool {
+	if status(err) == http.StatusNotImplemented || code(err) == "NotImplemented" {
+		return true
+	}
+	if status(err) != http.StatusBadRequest {
+		return false
+	}
+	msg := err.Error()
+	return strings.Contains(msg, "Content-MD5") || strings.Contains(msg, "x-amz-checksum") || strings.Contains(msg, "Content-Md5")
 }
 
 func (b *backend) DeleteOne(ctx context.Context, name string) error {
