@@ -33,6 +33,9 @@ type fakeHNS struct {
 	dirs    map[string]time.Time // path -> creation time
 	dfsDels int
 	batches int
+	// lagging is how many more deletes of an empty directory answer 409 DirectoryIsNotEmpty,
+	// as ADLS Gen2 and OneLake do for a moment after its last child was deleted.
+	lagging int
 }
 
 func newFakeHNS(t *testing.T, blobDeletesDirs bool) (*fakeHNS, *httptest.Server) {
@@ -98,6 +101,11 @@ func (f *fakeHNS) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			azError(w, http.StatusConflict, "DirectoryNotEmpty")
 			return
 		}
+		if f.lagging > 0 {
+			f.lagging--
+			azError(w, http.StatusConflict, "DirectoryIsNotEmpty")
+			return
+		}
 		delete(f.dirs, name)
 		w.WriteHeader(http.StatusOK)
 		return
@@ -156,6 +164,9 @@ func (f *fakeHNS) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			case !f.blobDeletesDirs:
 				azError(w, http.StatusConflict, "OperationNotSupportedOnDirectory")
 			case f.hasChildren(name):
+				azError(w, http.StatusConflict, "DirectoryIsNotEmpty")
+			case f.lagging > 0:
+				f.lagging--
 				azError(w, http.StatusConflict, "DirectoryIsNotEmpty")
 			default:
 				delete(f.dirs, name)
@@ -395,5 +406,37 @@ func TestDFSDirectoryNotEmpty(t *testing.T) {
 	}
 	if err := s.b.DeleteDirEntity(ctx, "item.Lakehouse/Tables/t/nope"); !errors.Is(err, storage.ErrNotExist) {
 		t.Fatalf("DeleteDirEntity of a missing directory: %v", err)
+	}
+}
+
+// A 409 DirectoryIsNotEmpty for a directory the listing found empty (the service lagging
+// behind the deletes of its children) is retried, and the directory goes; one the listing
+// finds non-empty is final at once.
+func TestDirectoryNotEmptyForAMomentIsRetried(t *testing.T) {
+	for _, blobDeletesDirs := range []bool{false, true} {
+		t.Run(fmt.Sprintf("blobDeletesDirs=%v", blobDeletesDirs), func(t *testing.T) {
+			f, srv := newFakeHNS(t, blobDeletesDirs)
+			s := newFakeStore(t, srv, 10)
+			ctx := context.Background()
+			if err := s.Put(ctx, "p=1/f.parquet", []byte("x")); err != nil {
+				t.Fatal(err)
+			}
+			if res, err := s.Delete(ctx, []string{"p=1/f.parquet"}); err != nil || res[0].Err != nil {
+				t.Fatalf("deleting the file: %v %+v", err, res)
+			}
+			f.mu.Lock()
+			f.lagging = 2
+			f.mu.Unlock()
+			res, err := s.Delete(ctx, []string{"p=1/"})
+			if err != nil || res[0].Err != nil || res[0].Gone {
+				t.Fatalf("Delete(p=1/) = %+v, %v; want deleted after the service caught up", res, err)
+			}
+			if _, err := s.Stat(ctx, "p=1/"); !errors.Is(err, storage.ErrNotExist) {
+				t.Errorf("p=1/ still there: %v", err)
+			}
+			if f.lagging != 0 {
+				t.Errorf("%d lagging answers left: not retried", f.lagging)
+			}
+		})
 	}
 }

@@ -160,8 +160,27 @@ func (s *Store) deleteChunk(ctx context.Context, keys []string, idx []int, res [
 	}
 }
 
-// deleteDir deletes the directory key (ending in '/') when nothing is below it.
+// errServiceNotEmpty marks a directory the service called not empty (ADLS Gen2 and OneLake:
+// 409 DirectoryIsNotEmpty) although the listing just before found nothing below it.
+var errServiceNotEmpty = errors.New("the service says the directory is not empty, the listing found it empty")
+
+// deleteDir deletes the directory key (ending in '/') when nothing is below it. ADLS Gen2 and
+// OneLake may answer 409 DirectoryIsNotEmpty for a moment after the last child was deleted;
+// such an answer is retried, with backoff and a fresh listing each time, up to MaxAttempts.
 func (s *Store) deleteDir(ctx context.Context, key string) (gone bool, err error) {
+	for attempt := 1; ; attempt++ {
+		gone, err = s.deleteDirOnce(ctx, key)
+		if !errors.Is(err, errServiceNotEmpty) {
+			return gone, err
+		}
+		if attempt >= s.cfg.MaxAttempts || s.backoff(ctx, attempt) != nil {
+			return false, fmt.Errorf("%w: %s", storage.ErrNotEmpty, key)
+		}
+	}
+}
+
+// deleteDirOnce is one attempt of deleteDir.
+func (s *Store) deleteDirOnce(ctx context.Context, key string) (gone bool, err error) {
 	full := s.cfg.Root + key
 	marker, other := false, false
 	err = s.b.List(ctx, full, false, 2, func(p Page) error {
@@ -208,8 +227,11 @@ func (s *Store) deleteDir(ctx context.Context, key string) (gone bool, err error
 		return true, nil // a file of that name; the directory itself does not exist
 	}
 	if err := s.b.DeleteDirEntity(ctx, name); err != nil {
-		if errors.Is(err, storage.ErrNotExist) {
+		switch {
+		case errors.Is(err, storage.ErrNotExist):
 			return true, nil
+		case errors.Is(err, storage.ErrNotEmpty):
+			return false, errServiceNotEmpty
 		}
 		return false, err
 	}
