@@ -126,6 +126,13 @@ func LoggingDefault(location string) bool {
 	return true
 }
 
+// S3LoggingWarning is the warning of a run recorded in the history of a table on S3.
+const S3LoggingWarning = "VACUUM START and END are committed to a table on S3 (logging is on): " +
+	"these commits are safe only if every writer of this table commits with conditional writes " +
+	"(put-if-absent, If-None-Match: *) or through one coordinating service; a writer that overwrites " +
+	"commit files can lose a commit written at the same time (the S3 multi-writer caveat of the Delta protocol). " +
+	"Turn logging off (SET spark.databricks.delta.vacuum.logging.enabled = false) if that is not so"
+
 // Vacuum plans and, unless DryRun, executes a VACUUM of the table, recording it in the table
 // history when logging is on.
 func (t *Table) Vacuum(ctx context.Context, opts VacuumOptions) (*vacuum.Result, error) {
@@ -154,6 +161,10 @@ func (t *Table) vacuum(ctx context.Context, opts VacuumOptions) (*vacuum.Result,
 	if !logging {
 		return vacuum.Execute(ctx, t.Store, plan, opts.Exec)
 	}
+	var warnings []string
+	if !LoggingDefault(t.Location) {
+		warnings = append(warnings, S3LoggingWarning)
+	}
 	started := false
 	opts.Exec.RecordStart = func(ctx context.Context, plan *vacuum.Plan) (int64, error) {
 		v, err := deltalog.Commit(ctx, t.Store, func(snap *deltalog.Snapshot) (*deltalog.CommitRequest, error) {
@@ -166,6 +177,9 @@ func (t *Table) vacuum(ctx context.Context, opts VacuumOptions) (*vacuum.Result,
 		return v, nil
 	}
 	res, err := vacuum.Execute(ctx, t.Store, plan, opts.Exec)
+	if res != nil {
+		res.Warnings = append(res.Warnings, warnings...)
+	}
 	if !started {
 		return res, err
 	}

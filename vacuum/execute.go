@@ -59,6 +59,8 @@ type Result struct {
 	// delete was sent: commits after it are the window no VACUUM closes (docs/design.md).
 	RecheckedThrough *int64    `json:"recheckedThroughVersion,omitempty"`
 	Failed           []Failure `json:"failed,omitempty"`
+	// Warnings are what the user should know of the run's safety that is not an error.
+	Warnings []string `json:"warnings,omitempty"`
 	// Requests are the storage requests of the run, on stores that count them.
 	Requests *storage.RequestCounts `json:"requests,omitempty"`
 }

@@ -130,6 +130,9 @@ func printResult(w io.Writer, res *vacuum.Result) {
 
 // printNotes warns, on standard error, of what the run left alone on purpose.
 func printNotes(w io.Writer, res *vacuum.Result) {
+	for _, m := range res.Warnings {
+		fmt.Fprintf(w, "warning: %s\n", m)
+	}
 	for _, n := range res.NestedTables {
 		fmt.Fprintf(w, "warning: %s holds a _delta_log of its own: it is another Delta table inside this one, and nothing in it was touched; vacuum it on its own\n", displayPath(n+"/"))
 	}

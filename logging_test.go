@@ -1,0 +1,47 @@
+package deltavacuum
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/deltavacuum/deltavacuum/deltalog"
+	"github.com/deltavacuum/deltavacuum/storage/mem"
+	"github.com/deltavacuum/deltavacuum/vacuum"
+)
+
+// A run recorded in the history of a table on S3 warns of the S3 multi-writer caveat; one on
+// another store, or not recorded, does not.
+func TestS3LoggingWarns(t *testing.T) {
+	yes, no := true, false
+	for _, c := range []struct {
+		location string
+		logging  *bool
+		warn     bool
+	}{
+		{"s3://bucket/t", &yes, true},
+		{"s3a://bucket/t", &yes, true},
+		{"s3://bucket/t", nil, false}, // the default on S3: not recorded
+		{"s3://bucket/t", &no, false},
+		{"gs://bucket/t", &yes, false},
+		{"abfss://c@acct.dfs.core.windows.net/t", nil, false},
+	} {
+		store := mem.New(c.location)
+		err := deltalog.WriteCommit(context.Background(), store, 0, []any{
+			map[string]any{"protocol": map[string]any{"minReaderVersion": 1, "minWriterVersion": 2}},
+			map[string]any{"metaData": map[string]any{"id": "t", "format": map[string]any{"provider": "parquet"},
+				"schemaString": `{"type":"struct","fields":[]}`, "partitionColumns": []string{}, "configuration": map[string]string{}}},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := OpenStore(store).Vacuum(context.Background(), VacuumOptions{Logging: c.logging, Options: vacuum.Options{Now: time.Now()}})
+		if err != nil {
+			t.Fatalf("%s: %v", c.location, err)
+		}
+		if got := slices.Contains(res.Warnings, S3LoggingWarning); got != c.warn {
+			t.Errorf("%s, logging %v: warned %v, want %v (%q)", c.location, c.logging, got, c.warn, res.Warnings)
+		}
+	}
+}
