@@ -41,3 +41,35 @@ func TestReview2AzureReportOfAnotherAccount(t *testing.T) {
 			n, azureRoot, walk(t, l, ""))
 	}
 }
+
+// The manifest's endpoint decides which account the report is of: the table's own account on
+// its Blob host is accepted, a sovereign twin of it too, and an endpoint that is not a URL or
+// names another account, cloud or a look-alike host is refused.
+func TestAzureManifestEndpoint(t *testing.T) {
+	for endpoint, ok := range map[string]bool{
+		"https://acct.blob.core.windows.net":         true,
+		"https://ACCT.blob.core.windows.net/":        true,
+		"https://acct.dfs.core.windows.net":          true,
+		"":                                           true, // older reports: taken as the root's
+		"https://acct.blob.core.usgovcloudapi.net":   false,
+		"https://acct.blob.core.windows.net.evil.io": false,
+		"https://acct2.blob.core.windows.net":        false,
+		"acct.blob.core.windows.net":                 false, // not a URL
+		"https://":                                   false,
+	} {
+		dir := filepath.Join(t.TempDir(), "inventory-container", "2026", "11", "30", "00-00-00", "Rule_1")
+		writeFile(t, filepath.Join(dir, "Rule_1_1.csv"), []byte("Name,Last-Modified,Content-Length,hdi_isfolder\n"+
+			"c/t/part-0.parquet,\"Wed, 26 May 2021 13:25:36 GMT\",100,false\n"))
+		writeFile(t, filepath.Join(dir, "Rule_1-manifest.json"), []byte(`{
+  "destinationContainer": "inventory-container",
+  "endpoint": "`+endpoint+`",
+  "files": [{"blob": "2026/11/30/00-00-00/Rule_1/Rule_1_1.csv", "size": 1}],
+  "ruleDefinition": {"format": "csv", "objectType": "blob", "schemaFields": ["Name", "Last-Modified", "Content-Length", "hdi_isfolder"]},
+  "ruleName": "Rule_1", "status": "Succeeded", "version": "1.0"
+}`))
+		_, err := Open(context.Background(), Source{Location: filepath.Join(dir, "Rule_1-manifest.json")}, azureRoot, Options{})
+		if (err == nil) != ok {
+			t.Errorf("endpoint %q: error %v, want accepted %v", endpoint, err, ok)
+		}
+	}
+}

@@ -300,21 +300,8 @@ func (d *deleter) parent(dir string) (*os.Root, error) {
 }
 
 func (d *deleter) delete(key string) storage.DeleteResult {
-	r := storage.DeleteResult{Key: key}
-	p, err := rel(key)
-	switch {
-	case err != nil:
-		r.Err = err
-		return r
-	case p == "":
-		r.Err = errors.New("refusing to delete the store root")
-		return r
-	case d.rootErr != nil:
-		if errors.Is(d.rootErr, storage.ErrNotExist) {
-			r.Gone = true
-		} else {
-			r.Err = d.rootErr
-		}
+	p, r, done := deleteTarget(key, d.rootErr)
+	if done {
 		return r
 	}
 	s := d.s

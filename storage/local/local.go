@@ -112,6 +112,27 @@ func rel(key string) (string, error) {
 	return strings.TrimSuffix(key, "/"), nil
 }
 
+// deleteTarget checks key before a delete: it returns the key's path relative to the root,
+// or (done) the result to give without touching the disk: an invalid key, the root itself,
+// or a root that could not be opened (gone: nothing below it exists).
+func deleteTarget(key string, rootErr error) (p string, r storage.DeleteResult, done bool) {
+	r.Key = key
+	p, err := rel(key)
+	switch {
+	case err != nil:
+		r.Err = err
+	case p == "":
+		r.Err = errors.New("refusing to delete the store root")
+	case rootErr != nil && errors.Is(rootErr, storage.ErrNotExist):
+		r.Gone = true
+	case rootErr != nil:
+		r.Err = rootErr
+	default:
+		return p, r, false
+	}
+	return "", r, true
+}
+
 // split returns the parent directory of a relative path ("" for the root) and its last
 // component.
 func split(p string) (dir, base string) {

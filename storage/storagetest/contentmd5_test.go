@@ -65,15 +65,16 @@ func s3Error(w http.ResponseWriter, code, msg string) {
 // A store that requires Content-MD5 on DeleteObjects: the whole conformance suite passes
 // through it, and batches are used (not single deletes).
 func TestS3ConformanceContentMD5Required(t *testing.T) {
-	var total atomic.Int64
+	var total, stores atomic.Int64
 	storagetest.Run(t, func(t *testing.T) storage.Store {
-		ep, batches := md5Proxy(t, false)
+		ep, batches := md5Proxy(t, false) // skips without the S3 test server
+		stores.Add(1)
 		t.Cleanup(func() { total.Add(batches.Load()) })
 		cfg := storagetest.S3Config(t)
 		cfg.Endpoint = ep
 		return storagetest.NewS3Config(t, cfg)
 	})
-	if total.Load() == 0 {
+	if stores.Load() > 0 && total.Load() == 0 {
 		t.Error("no DeleteObjects request passed the Content-MD5 check: the suite deleted singly")
 	}
 }
