@@ -253,3 +253,26 @@ func (s *Store) Put(ctx context.Context, key string, data []byte) error {
 	s.objects[key] = entry{data: append([]byte(nil), data...), modTime: s.now()}
 	return nil
 }
+
+var _ storage.Mover = (*Store)(nil)
+
+// Move implements storage.Mover; the file keeps its bytes and modification time.
+func (s *Store) Move(ctx context.Context, from, to string) error {
+	for _, k := range []string{from, to} {
+		if k == "" || strings.HasSuffix(k, "/") || !storage.ValidKey(k) {
+			return fmt.Errorf("invalid key %q for a move", k)
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e, ok := s.objects[from]
+	if !ok {
+		return fmt.Errorf("%w: %s", storage.ErrNotExist, from)
+	}
+	if _, taken := s.objects[to]; taken || from == to {
+		return fmt.Errorf("%w: %s", storage.ErrExist, to)
+	}
+	s.objects[to] = e
+	delete(s.objects, from)
+	return nil
+}

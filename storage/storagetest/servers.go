@@ -27,6 +27,9 @@ const (
 	EnvS3AccessKeyID     = "DELTAVACUUM_TEST_S3_ACCESS_KEY_ID"
 	EnvS3SecretAccessKey = "DELTAVACUUM_TEST_S3_SECRET_ACCESS_KEY"
 	EnvS3Bucket          = "DELTAVACUUM_TEST_S3_BUCKET"
+	// EnvS3VersionedEndpoint is a second S3 test server whose buckets can be versioned
+	// (versitygw with --versioning-dir); same credentials and region.
+	EnvS3VersionedEndpoint = "DELTAVACUUM_TEST_S3_VERSIONED_ENDPOINT"
 
 	EnvAzureEndpoint  = "DELTAVACUUM_TEST_AZURE_ENDPOINT"
 	EnvAzureAccount   = "DELTAVACUUM_TEST_AZURE_ACCOUNT"

@@ -1,0 +1,52 @@
+//go:build !(linux || darwin || freebsd || netbsd || openbsd || dragonfly)
+
+package local
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+
+	"github.com/deltavacuum/deltavacuum/storage"
+)
+
+// move is a hard link to the new name (which fails when it exists), then the old name
+// removed, both through os.Root (the weaker resolution fs_root.go describes).
+func (s *Store) move(pf, pt string) error {
+	rd, err := s.rootDir()
+	if err != nil {
+		return err
+	}
+	sdir, sbase := split(pf)
+	sr, err := openDir(rd, sdir, false)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, errNotDir) {
+			return fmt.Errorf("%w: %s", storage.ErrNotExist, s.path(pf))
+		}
+		return s.errorAt("open", pf, err)
+	}
+	defer sr.Close()
+	fi, err := sr.Lstat(sbase)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("%w: %s", storage.ErrNotExist, s.path(pf))
+		}
+		return err
+	}
+	if fi.IsDir() && !isLink(fi) {
+		return fmt.Errorf("move %s: it is a directory, not a file", s.path(pf))
+	}
+	tdir, _ := split(pt)
+	tr, err := openDir(rd, tdir, true)
+	if err != nil {
+		return s.errorAt("mkdir", tdir, err)
+	}
+	tr.Close()
+	if err := rd.r.Link(pf, pt); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return fmt.Errorf("%w: %s", storage.ErrExist, s.path(pt))
+		}
+		return err
+	}
+	return sr.Remove(sbase)
+}
