@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/deltavacuum/deltavacuum/deltalog"
 	"github.com/deltavacuum/deltavacuum/storage"
@@ -113,6 +114,12 @@ type VacuumOptions struct {
 	// END after); nil means the default of the storage (on, except on S3), as Spark has it.
 	Logging *bool
 	Commit  deltalog.CommitOptions
+	// Trash, when set, is a hidden folder of the table (such as _deltavacuum/trash/; see
+	// undo.TrashFolder) a real run moves its files into instead of deleting them.
+	Trash string
+	// NoRunRecord turns off the run record a real run keeps under _deltavacuum/runs/ (and
+	// with it the undo of the run).
+	NoRunRecord bool
 }
 
 // LoggingDefault is whether VACUUM runs are recorded in the history by default on the storage
@@ -150,16 +157,63 @@ func (t *Table) vacuum(ctx context.Context, opts VacuumOptions) (*vacuum.Result,
 	if err != nil {
 		return nil, err
 	}
+	rc := t.recovery(ctx)
 	if opts.DryRun {
 		opts.Counters.SetPhase("done")
-		return vacuum.DryRun(plan), nil
+		res := vacuum.DryRun(plan)
+		res.Reclaim = vacuum.NewReclaim(rc, opts.Trash, plan.SizeOfDataToDelete)
+		return res, nil
 	}
+	now := opts.Now
+	if now.IsZero() {
+		now = time.Now()
+	}
+	var rr *runRecorder
+	store := t.Store
+	if opts.Trash != "" && opts.NoRunRecord {
+		return nil, errors.New("--trash needs the run record (it says where each file went): drop --no-run-record")
+	}
+	if !opts.NoRunRecord {
+		rr = newRunRecorder(t, plan, rc, opts.Trash, now)
+		if opts.Trash != "" {
+			if store, err = t.trashStore(ctx, opts.Trash, rr.rec.ID); err != nil {
+				return nil, err
+			}
+		}
+		opts.Exec.OnDeleted = rr.onDeleted
+		if err := rr.begin(ctx); err != nil {
+			return nil, err
+		}
+	}
+	res, endVersion, err := t.execute(ctx, store, plan, opts)
+	if res != nil {
+		trash := ""
+		if rr != nil {
+			res.RunID, trash = rr.rec.ID, rr.rec.Trash
+		}
+		res.Reclaim = vacuum.NewReclaim(rc, trash, res.SizeOfDeletedData)
+		if w := res.Reclaim.Warning(); w != "" {
+			res.Warnings = append(res.Warnings, w)
+		}
+	}
+	if rr != nil {
+		if ferr := rr.finish(ctx, res, endVersion, time.Now()); ferr != nil {
+			err = errors.Join(err, fmt.Errorf("the run ended, but its record was not updated (undo still finds the planned files): %w", ferr))
+		}
+	}
+	return res, err
+}
+
+// execute runs the plan through store, recording it in the history when logging is on; it
+// returns the version of the END commit, when there is one.
+func (t *Table) execute(ctx context.Context, store storage.Store, plan *vacuum.Plan, opts VacuumOptions) (*vacuum.Result, *int64, error) {
 	logging := LoggingDefault(t.Location)
 	if opts.Logging != nil {
 		logging = *opts.Logging
 	}
 	if !logging {
-		return vacuum.Execute(ctx, t.Store, plan, opts.Exec)
+		res, err := vacuum.Execute(ctx, store, plan, opts.Exec)
+		return res, nil, err
 	}
 	var warnings []string
 	if !LoggingDefault(t.Location) {
@@ -176,22 +230,22 @@ func (t *Table) vacuum(ctx context.Context, opts VacuumOptions) (*vacuum.Result,
 		started = true
 		return v, nil
 	}
-	res, err := vacuum.Execute(ctx, t.Store, plan, opts.Exec)
+	res, err := vacuum.Execute(ctx, store, plan, opts.Exec)
 	if res != nil {
 		res.Warnings = append(res.Warnings, warnings...)
 	}
 	if !started {
-		return res, err
+		return res, nil, err
 	}
 	// Recorded even when the context was cancelled part-way.
-	_, endErr := deltalog.Commit(context.WithoutCancel(ctx), t.Store, func(*deltalog.Snapshot) (*deltalog.CommitRequest, error) {
+	end, endErr := deltalog.Commit(context.WithoutCancel(ctx), t.Store, func(*deltalog.Snapshot) (*deltalog.CommitRequest, error) {
 		return vacuumEnd(res), nil
 	}, opts.Commit)
 	if endErr != nil {
 		endErr = fmt.Errorf("recording VACUUM END in the history of %s: %w", t.Location, endErr)
-		return res, errors.Join(err, endErr)
+		return res, nil, errors.Join(err, endErr)
 	}
-	return res, err
+	return res, &end, err
 }
 
 // vacuumStart is the VACUUM START commit of plan, made on snap, the newest snapshot: its

@@ -18,6 +18,7 @@ import (
 	"github.com/deltavacuum/deltavacuum/sql"
 	"github.com/deltavacuum/deltavacuum/storage"
 	"github.com/deltavacuum/deltavacuum/storage/location"
+	"github.com/deltavacuum/deltavacuum/undo"
 	"github.com/deltavacuum/deltavacuum/vacuum"
 )
 
@@ -331,6 +332,11 @@ type VacuumRequest struct {
 	DryRun          bool
 	// Counters, when set, receive live counts for a progress display.
 	Counters *vacuum.Counters
+	// Trash, when set, moves the files into this hidden folder of the table instead of
+	// deleting them (--trash; see undo.TrashFolder for the form).
+	Trash string
+	// NoRunRecord keeps no run record (the run cannot be undone).
+	NoRunRecord bool
 }
 
 func (s *Session) execVacuum(ctx context.Context, st *sql.Vacuum, r *Result) (*Result, error) {
@@ -358,7 +364,14 @@ func (s *Session) Vacuum(ctx context.Context, t *Table, req VacuumRequest) (*vac
 	if req.Inventory != nil && mode == "LITE" {
 		return nil, vacuum.ErrInventoryWithLite
 	}
-	opts := VacuumOptions{DryRun: req.DryRun}
+	opts := VacuumOptions{DryRun: req.DryRun, NoRunRecord: req.NoRunRecord}
+	if req.Trash != "" {
+		folder, err := undo.TrashFolder(req.Trash)
+		if err != nil {
+			return nil, err
+		}
+		opts.Trash = folder
+	}
 	if req.Inventory != nil {
 		src, err := s.inventorySource(ctx, req.Inventory, req.InventoryFormat)
 		if err != nil {

@@ -52,10 +52,15 @@ type RecoveryProber interface {
 
 // Deleted is an object a run deleted, as the run recorded it: what a restore must bring back.
 type Deleted struct {
-	Key     string
+	Key string
+	// Size is the size of the deleted object; < 0 when the run did not know it (a checksum
+	// companion): then any size matches.
 	Size    int64
 	ModTime time.Time
 }
+
+// SizeMatches reports whether a kept copy of size n can be the object d.
+func (d Deleted) SizeMatches(n int64) bool { return d.Size < 0 || d.Size == n }
 
 // Restorer is implemented by stores that can bring back an object that versioning or soft
 // delete kept: Restore makes the newest kept copy of d.Key current again, when that copy has

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/deltavacuum/deltavacuum/deltalog"
 	"github.com/deltavacuum/deltavacuum/storage"
@@ -24,6 +25,10 @@ type ExecOptions struct {
 	RecordStart func(ctx context.Context, plan *Plan) (int64, error)
 	// Counters, when set, receive live counts for progress displays.
 	Counters *Counters
+	// OnDeleted, when set, is called for each file the run deleted (not for those already
+	// gone), a checksum companion included (its size then -1: the plan does not know it),
+	// one call at a time. Run records are made from it.
+	OnDeleted func(path string, size int64, modTime time.Time)
 }
 
 // Status of a run.
@@ -63,6 +68,10 @@ type Result struct {
 	Warnings []string `json:"warnings,omitempty"`
 	// Requests are the storage requests of the run, on stores that count them.
 	Requests *storage.RequestCounts `json:"requests,omitempty"`
+	// Reclaim says when the bytes deleted (planned, in a dry run) stop being billed.
+	Reclaim *Reclaim `json:"storageReclaim,omitempty"`
+	// RunID names the run record of a real run (deltavacuum runs, deltavacuum undo).
+	RunID string `json:"runId,omitempty"`
 }
 
 // DryRun returns the result of a DRY RUN: the plan, nothing deleted.
@@ -278,6 +287,9 @@ func (ex *executor) deleteBatch(ctx context.Context, batch []File) error {
 		default:
 			ex.res.NumDeletedFiles++
 			ex.res.SizeOfDeletedData += batch[i].Size
+			if ex.opts.OnDeleted != nil {
+				ex.opts.OnDeleted(batch[i].Path, batch[i].Size, batch[i].ModificationTime)
+			}
 		}
 		if counters != nil {
 			if r.Err != nil {
@@ -301,8 +313,11 @@ func (ex *executor) deleteBatch(ctx context.Context, batch []File) error {
 	results, err = ex.store.Delete(ctx, companions)
 	ex.mu.Lock()
 	for _, r := range results {
-		if r.Err != nil {
+		switch {
+		case r.Err != nil:
 			ex.fail(r.Key, r.Err)
+		case !r.Gone && ex.opts.OnDeleted != nil:
+			ex.opts.OnDeleted(r.Key, -1, time.Time{})
 		}
 	}
 	ex.mu.Unlock()

@@ -69,8 +69,16 @@ func TestVacuumJSON(t *testing.T) {
 	if doc["numDeletedFiles"] != float64(7) || doc["dryRun"] != false {
 		t.Errorf("numDeletedFiles %v dryRun %v", doc["numDeletedFiles"], doc["dryRun"])
 	}
-	if got := len(fixtures.Files(t, dir)); got != 60-14+3 { // + VACUUM START and END, _last_vacuum_info
-		t.Errorf("%d files left, want 49", got)
+	if got := len(fixtures.Files(t, dir)); got != 60-14+4 { // + VACUUM START and END, _last_vacuum_info, the run record
+		t.Errorf("%d files left, want 50", got)
+	}
+	if id, _ := doc["runId"].(string); id == "" {
+		t.Error("a real run names no run record")
+	} else if _, err := os.Stat(filepath.Join(dir, "_deltavacuum", "runs", id+".jsonl")); err != nil {
+		t.Errorf("run record: %v", err)
+	}
+	if rc, _ := doc["storageReclaim"].(map[string]any); rc["when"] != "now" || rc["bytesReclaimedNow"] != doc["sizeOfDeletedData"] {
+		t.Errorf("storageReclaim %v, want everything reclaimed now", doc["storageReclaim"])
 	}
 }
 

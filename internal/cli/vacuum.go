@@ -11,6 +11,7 @@ import (
 
 	"github.com/deltavacuum/deltavacuum"
 	"github.com/deltavacuum/deltavacuum/sql"
+	"github.com/deltavacuum/deltavacuum/undo"
 	"github.com/deltavacuum/deltavacuum/vacuum"
 )
 
@@ -24,6 +25,8 @@ func newVacuumCmd() *cobra.Command {
 		progressArg string
 		invSource   string
 		invFormat   string
+		trash       string
+		noRecord    bool
 	)
 	cmd := &cobra.Command{
 		Use:   "vacuum TABLE",
@@ -41,7 +44,10 @@ delta.deletedFileRetentionDuration (default 168 hours) unless --retain-hours is 
 			if err != nil {
 				return err
 			}
-			req := deltavacuum.VacuumRequest{DryRun: dryRun}
+			req := deltavacuum.VacuumRequest{DryRun: dryRun, Trash: trash, NoRunRecord: noRecord}
+			if cmd.Flags().Changed("trash") && trash == "" {
+				return usagef("--trash needs a folder of the table, such as %s", undo.DefaultTrash)
+			}
 			switch {
 			case lite && full:
 				return usagef("--lite and --full exclude each other")
@@ -96,6 +102,9 @@ delta.deletedFileRetentionDuration (default 168 hours) unless --retain-hours is 
 	f.StringVar(&invSource, "inventory", "", "USING INVENTORY: a Delta table, Parquet or CSV file or folder, a cloud inventory report (S3 manifest.json, Azure blob inventory), or a query '(SELECT * FROM parquet.`/inv` WHERE ...)'")
 	f.StringVar(&invFormat, "inventory-format", "auto", "format of --inventory: auto, delta, parquet, csv, azure, s3")
 	f.StringVar(&progressArg, "progress", "auto", "progress on standard error: auto (on a terminal), json (one event per line), none")
+	f.StringVar(&trash, "trash", "", "move the files into this hidden folder of the table instead of deleting them (undo moves them back; trash purge empties it); --trash alone: "+undo.DefaultTrash)
+	f.Lookup("trash").NoOptDefVal = undo.DefaultTrash
+	f.BoolVar(&noRecord, "no-run-record", false, "keep no run record under _deltavacuum/runs/ (the run cannot be undone)")
 	sf.add(cmd)
 	return cmd
 }
@@ -110,6 +119,7 @@ func printResult(w io.Writer, res *vacuum.Result) {
 		}
 		fmt.Fprintf(w, "Found %d files (%d bytes) and %d directories in a total of %d directories that are safe to delete.\n",
 			res.NumFilesToDelete, res.SizeOfDataToDelete, len(res.Dirs), res.TotalDirectories)
+		printReclaim(w, res)
 		return
 	}
 	fmt.Fprintf(w, "Deleted %d files (%d bytes) and %d directories in a total of %d directories.\n",
@@ -126,6 +136,27 @@ func printResult(w io.Writer, res *vacuum.Result) {
 	for _, f := range res.Failed {
 		fmt.Fprintf(w, "failed\t%s\t%s\n", displayPath(f.Path), displayPath(f.Error))
 	}
+	printReclaim(w, res)
+	if res.RunID != "" {
+		fmt.Fprintf(w, "Run %s recorded; deltavacuum undo can take it back.\n", res.RunID)
+	}
+}
+
+// printReclaim says when the deleted bytes stop being billed.
+func printReclaim(w io.Writer, res *vacuum.Result) {
+	r := res.Reclaim
+	if r == nil {
+		return
+	}
+	if r.BytesLater == 0 {
+		fmt.Fprintf(w, "Storage reclaimed now: %s.\n", humanBytes(r.BytesNow))
+		return
+	}
+	what := "Storage reclaimed now: %s; %s reclaimed %s.\n"
+	if res.DryRun {
+		what = "Storage a run would reclaim now: %s; %s reclaimed %s.\n"
+	}
+	fmt.Fprintf(w, what, humanBytes(r.BytesNow), humanBytes(r.BytesLater), r.When)
 }
 
 // printNotes warns, on standard error, of what the run left alone on purpose.

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs (pinned versions, cached) and starts the object-store test servers on 127.0.0.1:
 #   S3     versitygw (posix backend, data in a temp dir)   127.0.0.1:$DELTAVACUUM_TEST_S3_PORT (7070)
+#   S3     a second versitygw whose buckets can be versioned (--versioning-dir), for undo
+#                                                         127.0.0.1:$DELTAVACUUM_TEST_S3_VERSIONED_PORT (7071)
 #   Azure  Azurite blob service (data in a temp dir)        127.0.0.1:$DELTAVACUUM_TEST_AZURE_PORT (10000)
 #   GCS    fake-gcs-server (in-memory, http)                127.0.0.1:$DELTAVACUUM_TEST_GCS_PORT (4443)
 # then waits until each answers and writes an env file (default .cache/testservers.env) that
@@ -28,6 +30,7 @@ bin=$tools/bin
 state=$cache/testservers
 envfile=${DELTAVACUUM_TESTSERVERS_ENV:-$cache/testservers.env}
 s3_port=${DELTAVACUUM_TEST_S3_PORT:-7070}
+s3v_port=${DELTAVACUUM_TEST_S3_VERSIONED_PORT:-7071}
 azure_port=${DELTAVACUUM_TEST_AZURE_PORT:-10000}
 gcs_port=${DELTAVACUUM_TEST_GCS_PORT:-4443}
 
@@ -79,7 +82,7 @@ t_installed=$(now)
 
 # --- start -------------------------------------------------------------------------------
 port_busy() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-for p in "$s3_port" "$azure_port" "$gcs_port"; do
+for p in "$s3_port" "$s3v_port" "$azure_port" "$gcs_port"; do
 	if port_busy "$p"; then
 		log "127.0.0.1:$p is already in use by another process; set DELTAVACUUM_TEST_*_PORT or free it"
 		exit 1
@@ -88,7 +91,7 @@ done
 
 data=$(mktemp -d "${TMPDIR:-/tmp}/deltavacuum-testservers.XXXXXX")
 echo "$data" >"$state/data-dir"
-mkdir -p "$data/s3" "$data/azurite"
+mkdir -p "$data/s3" "$data/s3v/objects" "$data/s3v/versions" "$data/azurite"
 
 start() { # name command... (run in the data directory, in a process group of its own)
 	local name=$1 pid; shift
@@ -100,6 +103,10 @@ start() { # name command... (run in the data directory, in a process group of it
 }
 start versitygw env ROOT_ACCESS_KEY="$s3_access" ROOT_SECRET_KEY="$s3_secret" \
 	"$bin/versitygw" --port "127.0.0.1:$s3_port" --quiet posix "$data/s3"
+# A second instance for versioned buckets: kept apart so that versioning support plays no part
+# in the behaviour every other test sees.
+start versitygw-versioned env ROOT_ACCESS_KEY="$s3_access" ROOT_SECRET_KEY="$s3_secret" \
+	"$bin/versitygw" --port "127.0.0.1:$s3v_port" --quiet posix --versioning-dir "$data/s3v/versions" "$data/s3v/objects"
 # On disk rather than --inMemoryPersistence: in memory, Azurite slows down as the tests go
 # (300 puts went from 2 s to 30 s over a few suite runs). No telemetry: it would try to
 # reach the Internet.
@@ -123,6 +130,7 @@ wait_http() { # name url
 	return 1
 }
 wait_http versitygw "http://127.0.0.1:$s3_port/"
+wait_http versitygw-versioned "http://127.0.0.1:$s3v_port/"
 wait_http azurite "http://127.0.0.1:$azure_port/$azure_account?comp=list"
 wait_http fake-gcs-server "http://127.0.0.1:$gcs_port/storage/v1/b"
 
@@ -135,6 +143,7 @@ export DELTAVACUUM_TEST_S3_REGION=us-east-1
 export DELTAVACUUM_TEST_S3_ACCESS_KEY_ID=$s3_access
 export DELTAVACUUM_TEST_S3_SECRET_ACCESS_KEY=$s3_secret
 export DELTAVACUUM_TEST_S3_BUCKET=deltavacuum-test
+export DELTAVACUUM_TEST_S3_VERSIONED_ENDPOINT=http://127.0.0.1:$s3v_port
 export DELTAVACUUM_TEST_AZURE_ENDPOINT=http://127.0.0.1:$azure_port/$azure_account
 export DELTAVACUUM_TEST_AZURE_ACCOUNT=$azure_account
 export DELTAVACUUM_TEST_AZURE_KEY='$azure_key'

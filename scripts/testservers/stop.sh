@@ -10,7 +10,7 @@ state=$cache/testservers
 envfile=${DELTAVACUUM_TESTSERVERS_ENV:-$cache/testservers.env}
 
 pids=()
-for name in versitygw azurite fake-gcs-server; do
+for name in versitygw versitygw-versioned azurite fake-gcs-server; do
 	pidfile=$state/$name.pid
 	[[ -e $pidfile ]] || continue
 	pid=$(cat "$pidfile")

@@ -37,3 +37,10 @@ func (s *Store) Move(ctx context.Context, from, to string) error {
 	}
 	return s.move(pf, pt)
 }
+
+var _ storage.RecoveryProber = (*Store)(nil)
+
+// Recovery implements storage.RecoveryProber: a local delete frees the space at once.
+func (s *Store) Recovery(context.Context) storage.Recovery {
+	return storage.Recovery{Kind: storage.RecoveryNone, Detail: "local disk: a delete frees the space at once and keeps nothing"}
+}

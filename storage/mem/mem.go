@@ -276,3 +276,8 @@ func (s *Store) Move(ctx context.Context, from, to string) error {
 	delete(s.objects, from)
 	return nil
 }
+
+// Recovery implements storage.RecoveryProber: nothing deleted is kept.
+func (s *Store) Recovery(context.Context) storage.Recovery {
+	return storage.Recovery{Kind: storage.RecoveryNone, Detail: "in memory: a delete keeps nothing"}
+}

@@ -60,7 +60,7 @@ func (b *backend) Restore(ctx context.Context, d storage.Deleted) error {
 		return fmt.Errorf("%w: %s: an object is there now; it is left as it is", storage.ErrExist, d.Key)
 	}
 	for i, v := range all {
-		if v.marker || v.size != d.Size {
+		if v.marker || !d.SizeMatches(v.size) {
 			continue
 		}
 		if i == 1 {

@@ -1,0 +1,309 @@
+// Package undo keeps a record of every real VACUUM run beside the table, and takes a run back:
+// from the store's own recovery (S3 and GCS versioning, Azure and GCS soft delete, OneLake's
+// seven days), or from a trash the run moved its files into instead of deleting them.
+//
+// A run record is a JSON Lines file under _deltavacuum/runs/ in the table: a header line
+// (Record), then one line per file (Entry). It is written twice: before the first delete,
+// with the files planned (Complete false), and when the run ends, with the files it deleted.
+// The folder's name starts with '_', so readers and VACUUM leave it alone.
+package undo
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/go-json-experiment/json"
+
+	"github.com/deltavacuum/deltavacuum/storage"
+)
+
+// RunsDir is the folder of the run records, relative to the table root.
+const RunsDir = "_deltavacuum/runs/"
+
+// recordSuffix ends the name of a run record; undoSuffix that of the report of its undo.
+const (
+	recordSuffix = ".jsonl"
+	undoSuffix   = ".undo.json"
+)
+
+// FormatVersion is the version of the record format this package writes and reads.
+const FormatVersion = 1
+
+// Statuses of a run record.
+const (
+	StatusRunning   = "RUNNING"
+	StatusCompleted = "COMPLETED"
+	StatusFailed    = "FAILED"
+)
+
+// Record is the header of a run record.
+type Record struct {
+	Format int    `json:"format"`
+	ID     string `json:"id"`
+	// Table is the table's location, as the run opened it.
+	Table  string `json:"table"`
+	Status string `json:"status"`
+	// Complete is true when Files are the files the run deleted; false while it runs (or
+	// when it was killed): they are then the files it planned to delete.
+	Complete   bool       `json:"complete"`
+	StartedAt  time.Time  `json:"startedAt"`
+	FinishedAt *time.Time `json:"finishedAt,omitempty"`
+	Mode       string     `json:"mode"`
+	// SnapshotVersion is the table version the run planned on; StartVersion and EndVersion
+	// are its VACUUM START and END commits, when it was recorded in the history.
+	SnapshotVersion int64   `json:"snapshotVersion"`
+	StartVersion    *int64  `json:"startVersion,omitempty"`
+	EndVersion      *int64  `json:"endVersion,omitempty"`
+	RetentionHours  float64 `json:"retentionHours"`
+	// Recovery is what the store keeps of what the run deleted.
+	Recovery storage.Recovery `json:"recovery"`
+	// Trash is the folder (relative to the table root, ending in '/') the run moved its files
+	// into instead of deleting them; empty when it deleted them.
+	Trash    string `json:"trash,omitempty"`
+	NumFiles int64  `json:"numFiles"`
+	Bytes    int64  `json:"bytes"`
+	// NumDirectories is the number of empty directories the run removed (not restored by an
+	// undo: they come back with the files moved into them).
+	NumDirectories int64 `json:"numDirectories"`
+
+	// Files are the entries below the header.
+	Files []Entry `json:"-"`
+}
+
+// Entry is one file of a run record.
+type Entry struct {
+	Path string `json:"path"`
+	// Size is -1 for a checksum companion, whose size the plan does not know.
+	Size int64 `json:"size"`
+	// ModTime is the file's modification time, Unix milliseconds (0: unknown).
+	ModTime int64 `json:"modificationTime,omitempty"`
+}
+
+// idPattern is the form of a run id: the start time in UTC and 8 random hex digits, so that
+// ids sort by time.
+var idPattern = regexp.MustCompile(`^[0-9]{8}T[0-9]{6}Z-[0-9a-f]{8}$`)
+
+// NewID returns a run id for a run starting at now.
+func NewID(now time.Time) string {
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return now.UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(b[:])
+}
+
+// ValidID reports whether id has the form of a run id.
+func ValidID(id string) bool { return idPattern.MatchString(id) }
+
+// IDTime returns the start time an id carries.
+func IDTime(id string) (time.Time, bool) {
+	if !ValidID(id) {
+		return time.Time{}, false
+	}
+	t, err := time.Parse("20060102T150405Z", id[:16])
+	return t, err == nil
+}
+
+func recordKey(id string) string { return RunsDir + id + recordSuffix }
+
+// Write stores the record (header and files) at its key, replacing an earlier one.
+func Write(ctx context.Context, store storage.Store, r *Record) error {
+	if !ValidID(r.ID) {
+		return fmt.Errorf("run record: invalid id %q", r.ID)
+	}
+	var buf bytes.Buffer
+	r.Format = FormatVersion
+	if err := json.MarshalWrite(&buf, r); err != nil {
+		return err
+	}
+	buf.WriteByte('\n')
+	for _, e := range r.Files {
+		if err := json.MarshalWrite(&buf, e); err != nil {
+			return err
+		}
+		buf.WriteByte('\n')
+	}
+	if err := store.Put(ctx, recordKey(r.ID), buf.Bytes()); err != nil {
+		return fmt.Errorf("writing the run record %s of %s: %w", recordKey(r.ID), store.Location(), err)
+	}
+	return nil
+}
+
+// Read reads the record of run id, files included, and checks every line.
+func Read(ctx context.Context, store storage.Store, id string) (*Record, error) {
+	if !ValidID(id) {
+		return nil, fmt.Errorf("%q is not a run id (they look like 20261201T153000Z-1a2b3c4d; deltavacuum runs TABLE lists them)", id)
+	}
+	data, err := storage.ReadAll(ctx, store, recordKey(id))
+	if errors.Is(err, storage.ErrNotExist) {
+		return nil, fmt.Errorf("%s has no run %s (deltavacuum runs TABLE lists them)", store.Location(), id)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return parse(id, data, true)
+}
+
+// parse decodes a record; with files false only the header line is read.
+func parse(id string, data []byte, files bool) (*Record, error) {
+	bad := func(line int, err error) error {
+		return fmt.Errorf("run record %s, line %d: %w; the record is not used", recordKey(id), line, err)
+	}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 0, 64<<10), 16<<20)
+	if !sc.Scan() {
+		return nil, bad(1, errors.New("empty"))
+	}
+	var r Record
+	if err := json.Unmarshal(sc.Bytes(), &r, json.RejectUnknownMembers(true)); err != nil {
+		return nil, bad(1, err)
+	}
+	if err := r.check(id); err != nil {
+		return nil, bad(1, err)
+	}
+	if !files {
+		return &r, nil
+	}
+	for n := 2; sc.Scan(); n++ {
+		var e Entry
+		if err := json.Unmarshal(sc.Bytes(), &e, json.RejectUnknownMembers(true)); err != nil {
+			return nil, bad(n, err)
+		}
+		if err := checkEntry(e); err != nil {
+			return nil, bad(n, err)
+		}
+		r.Files = append(r.Files, e)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, bad(0, err)
+	}
+	return &r, nil
+}
+
+func (r *Record) check(id string) error {
+	switch {
+	case r.Format != FormatVersion:
+		return fmt.Errorf("format %d, this deltavacuum reads format %d", r.Format, FormatVersion)
+	case r.ID != id:
+		return fmt.Errorf("it names run %q, its file name run %q", r.ID, id)
+	case r.Status != StatusRunning && r.Status != StatusCompleted && r.Status != StatusFailed:
+		return fmt.Errorf("unknown status %q", r.Status)
+	}
+	if r.Trash != "" {
+		if err := CheckTrashFolder(r.Trash); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkEntry refuses a path an undo must never write: outside the table, in the log, in the
+// tool's own folder.
+func checkEntry(e Entry) error {
+	switch {
+	case e.Path == "" || strings.HasSuffix(e.Path, "/") || !storage.ValidKey(e.Path):
+		return fmt.Errorf("invalid path %q", e.Path)
+	case strings.HasPrefix(e.Path, "_delta_log/"):
+		return fmt.Errorf("path %q is in the Delta log, which VACUUM never deletes", e.Path)
+	case strings.HasPrefix(e.Path, "_deltavacuum/"):
+		return fmt.Errorf("path %q is in the tool's own folder", e.Path)
+	case e.Size < -1:
+		return fmt.Errorf("path %q: size %d", e.Path, e.Size)
+	}
+	return nil
+}
+
+// CheckTrashFolder checks a trash folder as a record holds it: a clean relative key ending
+// in '/', neither in the log nor in the runs folder.
+func CheckTrashFolder(dir string) error {
+	if dir == "" || !strings.HasSuffix(dir, "/") || !storage.ValidKey(dir) {
+		return fmt.Errorf("invalid trash folder %q", dir)
+	}
+	if dir == "_delta_log/" || strings.HasPrefix(dir, "_delta_log/") || strings.HasPrefix(dir, RunsDir) || RunsDir == dir {
+		return fmt.Errorf("trash folder %q lies in the Delta log or the runs folder", dir)
+	}
+	first, _, _ := strings.Cut(dir, "/")
+	if first[0] != '_' && first[0] != '.' || strings.HasPrefix(first, "_change_data") || strings.HasPrefix(first, "_delta_index") {
+		return fmt.Errorf("trash folder %q is not hidden (its first name must start with '_' or '.', and not be _change_data or _delta_index, which VACUUM cleans)", dir)
+	}
+	return nil
+}
+
+// Summary is one run as `deltavacuum runs` lists it.
+type Summary struct {
+	Record
+	// Undone is the time of the last undo of the run, if any.
+	Undone *time.Time `json:"undoneAt,omitempty"`
+	// Err is set when the record could not be read.
+	Err string `json:"error,omitempty"`
+}
+
+// List returns the runs of the table in store, oldest first, from their headers.
+func List(ctx context.Context, store storage.Store) ([]Summary, error) {
+	var ids []string
+	undone := map[string]bool{}
+	err := store.Walk(ctx, RunsDir, func(o storage.Object) error {
+		if o.IsDir {
+			if o.Key != RunsDir {
+				return storage.SkipDir
+			}
+			return nil
+		}
+		name := strings.TrimPrefix(o.Key, RunsDir)
+		switch {
+		case strings.HasSuffix(name, undoSuffix) && ValidID(strings.TrimSuffix(name, undoSuffix)):
+			undone[strings.TrimSuffix(name, undoSuffix)] = true
+		case strings.HasSuffix(name, recordSuffix) && ValidID(strings.TrimSuffix(name, recordSuffix)):
+			ids = append(ids, strings.TrimSuffix(name, recordSuffix))
+		}
+		return nil
+	})
+	if errors.Is(err, storage.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("listing the runs of %s: %w", store.Location(), err)
+	}
+	sort.Strings(ids)
+	out := make([]Summary, 0, len(ids))
+	for _, id := range ids {
+		s := Summary{Record: Record{ID: id}}
+		r, err := readHeader(ctx, store, id)
+		if err != nil {
+			s.Err = err.Error()
+		} else {
+			s.Record = *r
+		}
+		if undone[id] {
+			if rep, err := ReadReport(ctx, store, id); err == nil {
+				t := rep.At
+				s.Undone = &t
+			}
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// readHeader reads the first line of a record only (up to 64 KiB).
+func readHeader(ctx context.Context, store storage.Store, id string) (*Record, error) {
+	rd, err := store.Open(ctx, recordKey(id))
+	if err != nil {
+		return nil, err
+	}
+	defer rd.Close()
+	buf := make([]byte, min(rd.Size(), 64<<10))
+	n, err := rd.ReadAt(buf, 0)
+	if err != nil && n < len(buf) {
+		return nil, err
+	}
+	line, _, _ := bytes.Cut(buf[:n], []byte{'\n'})
+	return parse(id, line, false)
+}

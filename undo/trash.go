@@ -1,0 +1,107 @@
+package undo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/deltavacuum/deltavacuum/storage"
+)
+
+// DefaultTrash is the trash folder of --trash given without a folder.
+const DefaultTrash = "_deltavacuum/trash/"
+
+// TrashFolder returns the clean form of a --trash PREFIX (relative to the table root,
+// ending in '/'), or why it cannot be one.
+func TrashFolder(prefix string) (string, error) {
+	p := strings.TrimSuffix(strings.TrimPrefix(prefix, "./"), "/") + "/"
+	if err := CheckTrashFolder(p); err != nil {
+		return "", fmt.Errorf("--trash %q: %w; give a folder of the table whose name starts with '_', such as %s", prefix, err, DefaultTrash)
+	}
+	return p, nil
+}
+
+// RunTrash returns the folder a run moves its files into: the trash folder, then its id.
+func RunTrash(trash, id string) string { return trash + id + "/" }
+
+// TrashStore is a store whose Delete moves files into a run's trash folder instead of
+// deleting them (a file key k goes to Folder+k); directory keys are deleted as usual, when
+// empty. Everything else is the store's own.
+type TrashStore struct {
+	storage.Store
+	mover  storage.Mover
+	folder string
+	// Concurrency bounds the moves in flight per Delete call (default 16).
+	Concurrency int
+}
+
+// NewTrashStore wraps store so that deletes move files into folder (ending in '/'). It fails
+// when the store cannot move files.
+func NewTrashStore(store storage.Store, folder string) (*TrashStore, error) {
+	m, ok := store.(storage.Mover)
+	if !ok {
+		return nil, fmt.Errorf("%s cannot move files, so it has no trash: %w", store.Location(), storage.ErrUnsupported)
+	}
+	if !strings.HasSuffix(folder, "/") || !storage.ValidKey(folder) {
+		return nil, fmt.Errorf("invalid trash folder %q", folder)
+	}
+	return &TrashStore{Store: store, mover: m, folder: folder, Concurrency: 16}, nil
+}
+
+// Delete implements storage.Store: files are moved, directories deleted.
+func (t *TrashStore) Delete(ctx context.Context, keys []string) ([]storage.DeleteResult, error) {
+	res := make([]storage.DeleteResult, len(keys))
+	var dirs []int
+	sem := make(chan struct{}, max(1, t.Concurrency))
+	var wg sync.WaitGroup
+	for i, k := range keys {
+		res[i].Key = k
+		if strings.HasSuffix(k, "/") {
+			dirs = append(dirs, i)
+			continue
+		}
+		if strings.HasPrefix(k, t.folder) {
+			res[i].Err = fmt.Errorf("%s is in the trash folder itself", k)
+			continue
+		}
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+			res[i].Err = ctx.Err()
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			err := t.mover.Move(ctx, k, t.folder+k)
+			switch {
+			case errors.Is(err, storage.ErrNotExist):
+				res[i].Gone = true
+			case err != nil:
+				res[i].Err = fmt.Errorf("moving to the trash: %w", err)
+			}
+		}()
+	}
+	wg.Wait()
+	if len(dirs) > 0 {
+		dk := make([]string, len(dirs))
+		for j, i := range dirs {
+			dk[j] = keys[i]
+		}
+		dr, err := t.Store.Delete(ctx, dk)
+		for j, i := range dirs {
+			if j < len(dr) {
+				res[i] = dr[j]
+			} else {
+				res[i].Err = err
+			}
+		}
+		if err != nil {
+			return res, err
+		}
+	}
+	return res, ctx.Err()
+}

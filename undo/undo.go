@@ -1,0 +1,239 @@
+package undo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-json-experiment/json"
+
+	"github.com/deltavacuum/deltavacuum/storage"
+)
+
+// Options control an undo.
+type Options struct {
+	// DryRun says what would be restored and restores nothing.
+	DryRun bool
+	// Unfinished allows the undo of a run whose record says it is still running (it was
+	// killed): the files it planned are restored where the store still keeps them.
+	Unfinished bool
+	// Concurrency bounds the restores in flight (default 16).
+	Concurrency int
+	// Now is the clock (zero: time.Now()).
+	Now time.Time
+}
+
+// How a file was, or would be, brought back.
+const (
+	ViaTrash    = "trash"
+	ViaRecovery = "store recovery"
+)
+
+// Outcome of one file.
+const (
+	OutcomeRestored     = "restored"
+	OutcomeWouldRestore = "would restore"
+	OutcomePresent      = "present"
+	OutcomeLost         = "not restorable"
+	OutcomeFailed       = "failed"
+)
+
+// FileResult is what the undo did with one file of the run.
+type FileResult struct {
+	Path    string `json:"path"`
+	Size    int64  `json:"size"`
+	Outcome string `json:"outcome"`
+	// Why explains an outcome other than restored.
+	Why string `json:"why,omitempty"`
+}
+
+// Report is the result of an undo.
+type Report struct {
+	Run    string    `json:"run"`
+	Table  string    `json:"table"`
+	At     time.Time `json:"at"`
+	DryRun bool      `json:"dryRun"`
+	Via    string    `json:"via"`
+	// Restored counts the files brought back (or, in a dry run, that would be tried).
+	NumRestored   int64 `json:"numRestored"`
+	BytesRestored int64 `json:"bytesRestored"`
+	// NumPresent are files that are there already (restored before, or written again: left
+	// as they are); NumLost those nothing can bring back; NumFailed those a request failed.
+	NumPresent int64        `json:"numPresent"`
+	NumLost    int64        `json:"numNotRestorable"`
+	NumFailed  int64        `json:"numFailed"`
+	Files      []FileResult `json:"files"`
+}
+
+// ErrIncomplete is returned (wrapped) when an undo could not restore every file.
+var ErrIncomplete = errors.New("not every file of the run was restored")
+
+// Undo restores what run id of the table in store deleted: files in the run's trash are
+// moved back; otherwise the store's recovery (versioning, soft delete) brings each file back.
+// A file that is at its path now is never replaced. The report lists every file; unless a
+// dry run, it is also kept beside the record (deltavacuum runs shows the run as undone).
+func Undo(ctx context.Context, store storage.Store, id string, opts Options) (*Report, error) {
+	rec, err := Read(ctx, store, id)
+	if err != nil {
+		return nil, err
+	}
+	if rec.Status == StatusRunning && !opts.Unfinished {
+		return nil, fmt.Errorf("run %s of %s has not finished: it is running, or it was killed. If no vacuum runs on this table now, undo it with --unfinished", id, store.Location())
+	}
+	if opts.Now.IsZero() {
+		opts.Now = time.Now()
+	}
+	if opts.Concurrency <= 0 {
+		opts.Concurrency = 16
+	}
+	rep := &Report{Run: id, Table: store.Location(), At: opts.Now.UTC(), DryRun: opts.DryRun, Files: make([]FileResult, len(rec.Files))}
+	var restore func(ctx context.Context, e Entry) (string, string)
+	switch {
+	case rec.Trash != "":
+		rep.Via = ViaTrash
+		mover, ok := store.(storage.Mover)
+		if !ok {
+			return nil, fmt.Errorf("%s cannot move files back from the trash %s", store.Location(), rec.Trash)
+		}
+		restore = func(ctx context.Context, e Entry) (string, string) {
+			return fromTrash(ctx, store, mover, rec.Trash+e.Path, e, opts.DryRun)
+		}
+	default:
+		rep.Via = ViaRecovery
+		r, ok := store.(storage.Restorer)
+		restore = func(ctx context.Context, e Entry) (string, string) {
+			if !ok || !rec.Recovery.Restorable() && rec.Recovery.Kind != storage.RecoveryUnknown {
+				return OutcomeLost, "the store kept nothing of it (" + rec.Recovery.Detail + "); a run with --trash can be undone on such a store"
+			}
+			return fromRecovery(ctx, store, r, e, opts.DryRun)
+		}
+	}
+	sem := make(chan struct{}, opts.Concurrency)
+	var wg sync.WaitGroup
+	for i, e := range rec.Files {
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			out, why := OutcomeFailed, ctx.Err()
+			if why == nil {
+				var w string
+				out, w = restore(ctx, e)
+				rep.Files[i] = FileResult{Path: e.Path, Size: e.Size, Outcome: out, Why: w}
+				return
+			}
+			rep.Files[i] = FileResult{Path: e.Path, Size: e.Size, Outcome: out, Why: why.Error()}
+		}()
+	}
+	wg.Wait()
+	for _, f := range rep.Files {
+		switch f.Outcome {
+		case OutcomeRestored, OutcomeWouldRestore:
+			rep.NumRestored++
+			rep.BytesRestored += max(f.Size, 0)
+		case OutcomePresent:
+			rep.NumPresent++
+		case OutcomeLost:
+			rep.NumLost++
+		default:
+			rep.NumFailed++
+		}
+	}
+	if !opts.DryRun {
+		if err := writeReport(ctx, store, rep); err != nil {
+			return rep, err
+		}
+	}
+	if rep.NumLost+rep.NumFailed > 0 {
+		return rep, fmt.Errorf("undo of run %s of %s: %w: %d restored, %d not restorable, %d failed (see the list)", id, store.Location(), ErrIncomplete, rep.NumRestored, rep.NumLost, rep.NumFailed)
+	}
+	return rep, nil
+}
+
+// fromTrash moves a file back from the trash.
+func fromTrash(ctx context.Context, store storage.Store, m storage.Mover, trashed string, e Entry, dryRun bool) (string, string) {
+	if dryRun {
+		if _, err := store.Stat(ctx, trashed); err != nil {
+			if _, err := store.Stat(ctx, e.Path); err == nil {
+				return OutcomePresent, "it is at its path, not in the trash"
+			}
+			return OutcomeLost, "not in the trash (purged?): " + err.Error()
+		}
+		if _, err := store.Stat(ctx, e.Path); err == nil {
+			return OutcomePresent, "a file is at its path now; it would be left as it is"
+		}
+		return OutcomeWouldRestore, ""
+	}
+	err := m.Move(ctx, trashed, e.Path)
+	switch {
+	case err == nil:
+		return OutcomeRestored, ""
+	case errors.Is(err, storage.ErrExist):
+		return OutcomePresent, "a file is at its path now; it is left as it is, and the trashed copy stays at " + trashed
+	case errors.Is(err, storage.ErrNotExist):
+		if _, err := store.Stat(ctx, e.Path); err == nil {
+			return OutcomePresent, "already back at its path"
+		}
+		return OutcomeLost, "not in the trash any more (trash purge removed it?)"
+	}
+	return OutcomeFailed, err.Error()
+}
+
+// fromRecovery brings a file back through the store's versioning or soft delete.
+func fromRecovery(ctx context.Context, store storage.Store, r storage.Restorer, e Entry, dryRun bool) (string, string) {
+	if dryRun {
+		if _, err := store.Stat(ctx, e.Path); err == nil {
+			return OutcomePresent, "a file is at its path now; it would be left as it is"
+		}
+		return OutcomeWouldRestore, ""
+	}
+	d := storage.Deleted{Key: e.Path, Size: e.Size}
+	if e.ModTime != 0 {
+		d.ModTime = time.UnixMilli(e.ModTime)
+	}
+	err := r.Restore(ctx, d)
+	switch {
+	case err == nil:
+		return OutcomeRestored, ""
+	case errors.Is(err, storage.ErrExist):
+		return OutcomePresent, "a file is at its path now (restored before, or written again); it is left as it is"
+	case errors.Is(err, storage.ErrNotExist):
+		return OutcomeLost, err.Error()
+	case errors.Is(err, storage.ErrUnsupported):
+		return OutcomeLost, err.Error()
+	}
+	return OutcomeFailed, err.Error()
+}
+
+func reportKey(id string) string { return RunsDir + id + undoSuffix }
+
+func writeReport(ctx context.Context, store storage.Store, rep *Report) error {
+	data, err := json.Marshal(rep)
+	if err != nil {
+		return err
+	}
+	if err := store.Put(ctx, reportKey(rep.Run), data); err != nil {
+		return fmt.Errorf("the undo ran, but its report could not be kept at %s: %w", reportKey(rep.Run), err)
+	}
+	return nil
+}
+
+// ReadReport reads the report of the last undo of run id.
+func ReadReport(ctx context.Context, store storage.Store, id string) (*Report, error) {
+	data, err := storage.ReadAll(ctx, store, reportKey(id))
+	if err != nil {
+		return nil, err
+	}
+	var rep Report
+	if err := json.Unmarshal(data, &rep); err != nil {
+		return nil, fmt.Errorf("%s: %w", reportKey(id), err)
+	}
+	if rep.Run != id || !strings.HasPrefix(reportKey(id), RunsDir) {
+		return nil, fmt.Errorf("%s names run %q", reportKey(id), rep.Run)
+	}
+	return &rep, nil
+}
