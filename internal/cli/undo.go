@@ -242,4 +242,3 @@ func parseAge(s string) (time.Duration, error) {
 	}
 	return d, nil
 }
-

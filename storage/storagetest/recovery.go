@@ -62,9 +62,9 @@ func RunRestore(t *testing.T, s storage.Store) {
 		t.Fatalf("%T does not implement storage.Restorer", s)
 	}
 	files := map[string][]byte{
-		"part-00000.snappy.parquet":             []byte("first version of a data file"),
+		"part-00000.snappy.parquet":              []byte("first version of a data file"),
 		"date=2024-01-01/part 01 +%25 é.parquet": []byte("a name with a space, a plus, a percent sign and an accent"),
-		"deep/a/b/c.parquet":                    bytes.Repeat([]byte{0, 1, 2, 3}, 4096),
+		"deep/a/b/c.parquet":                     bytes.Repeat([]byte{0, 1, 2, 3}, 4096),
 	}
 	var deleted []storage.Deleted
 	for k, data := range files {
