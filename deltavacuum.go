@@ -140,6 +140,10 @@ const S3LoggingWarning = "VACUUM START and END are committed to a table on S3 (l
 	"commit files can lose a commit written at the same time (the S3 multi-writer caveat of the Delta protocol). " +
 	"Turn logging off (SET spark.databricks.delta.vacuum.logging.enabled = false) if that is not so"
 
+// TrashCopyCost is the warning of a trashed run on an object store.
+const TrashCopyCost = "--trash on an object store copies each file on the server, then deletes the original: " +
+	"a COPY request (billed as a PUT) and a DELETE per file, and the bytes are stored twice for a moment"
+
 // Vacuum plans and, unless DryRun, executes a VACUUM of the table, recording it in the table
 // history when logging is on.
 func (t *Table) Vacuum(ctx context.Context, opts VacuumOptions) (*vacuum.Result, error) {
@@ -194,6 +198,9 @@ func (t *Table) vacuum(ctx context.Context, opts VacuumOptions) (*vacuum.Result,
 		res.Reclaim = vacuum.NewReclaim(rc, trash, res.SizeOfDeletedData)
 		if w := res.Reclaim.Warning(); w != "" {
 			res.Warnings = append(res.Warnings, w)
+		}
+		if _, onDisk := t.Store.(*local.Store); trash != "" && !onDisk {
+			res.Warnings = append(res.Warnings, TrashCopyCost)
 		}
 	}
 	if rr != nil {

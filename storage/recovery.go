@@ -80,6 +80,18 @@ type Mover interface {
 	Move(ctx context.Context, from, to string) error
 }
 
+// CanMove reports whether s moves files: it is a Mover, and (for stores whose backends may
+// lack a server-side copy) says it can.
+func CanMove(s Store) bool {
+	if _, ok := s.(Mover); !ok {
+		return false
+	}
+	if c, ok := s.(interface{ CanMove() bool }); ok {
+		return c.CanMove()
+	}
+	return true
+}
+
 // ErrChanged is returned (wrapped) in a DeleteResult when the object at the key is no longer
 // the one the listing saw (GCS: another generation): it was written again, and is kept.
 var ErrChanged = errors.New("object changed since it was listed")

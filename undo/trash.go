@@ -41,7 +41,7 @@ type TrashStore struct {
 // when the store cannot move files.
 func NewTrashStore(store storage.Store, folder string) (*TrashStore, error) {
 	m, ok := store.(storage.Mover)
-	if !ok {
+	if !ok || !storage.CanMove(store) {
 		return nil, fmt.Errorf("%s cannot move files, so it has no trash: %w", store.Location(), storage.ErrUnsupported)
 	}
 	if !strings.HasSuffix(folder, "/") || !storage.ValidKey(folder) {

@@ -161,6 +161,11 @@ def _companion_of(key: str) -> str | None:
     return f"{d}/{main}" if d else main
 
 
+def _is_run_record(key: str) -> bool:
+    name = key.removeprefix("_deltavacuum/runs/")
+    return name != key and "/" not in name and name.endswith(".jsonl")
+
+
 def with_companions(pre: fs.Tree, keys: set[str]) -> set[str]:
     """Keys plus the Hadoop .crc companion of each, where one exists."""
     return keys | {fs.crc_companion(k) for k in keys if fs.crc_companion(k) in pre.files}
@@ -207,6 +212,13 @@ def compare_with_spark(out: Outcome, pre: fs.Tree, spark: Run, dv: Run, dv_dry: 
     if kept:
         out.violate("real run: Spark deleted files that deltavacuum kept (no documented reason)", kept)
     created = (dv.after.data_files() - pre.data_files()) | (dv.after.data_dirs() - pre.data_dirs())
+    # The run record (deltavacuum runs / undo) is the one thing a real run adds outside the log:
+    # one _deltavacuum/runs/<id>.jsonl, in a folder whose '_' hides it from readers and VACUUM.
+    records = {k for k in created if _is_run_record(k)}
+    run_id = dv_real.doc.get("runId")
+    if not run_id or f"_deltavacuum/runs/{run_id}.jsonl" not in records:
+        out.violate(f"deltavacuum's real run kept no run record under _deltavacuum/runs/ (runId {run_id!r})")
+    created -= records | {"_deltavacuum", "_deltavacuum/runs"}
     if created:
         out.violate("deltavacuum created files or directories outside _delta_log", created)
 

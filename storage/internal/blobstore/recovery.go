@@ -55,6 +55,12 @@ func (s *Store) Restore(ctx context.Context, d storage.Deleted) error {
 	return r.Restore(ctx, full)
 }
 
+// CanMove reports whether the backend has the server-side copy Move needs.
+func (s *Store) CanMove() bool {
+	_, ok := s.b.(Copier)
+	return ok
+}
+
 // Move implements storage.Mover: a server-side copy, then a delete of from. The copy is
 // conditional where the service allows it, so nothing at to is replaced; when the delete of
 // from fails, the copy is left at to and the error says so (from is still there).
