@@ -71,6 +71,7 @@ func (r *runRecorder) begin(ctx context.Context) error {
 	if err := undo.Write(ctx, r.t.Store, &r.rec); err != nil {
 		return fmt.Errorf("%w; nothing was deleted (turn run records off with --no-run-record if this principal may not write to the table)", err)
 	}
+	r.rec.Files = nil // written; the end writes the files deleted
 	return nil
 }
 

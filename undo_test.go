@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -114,6 +115,10 @@ func undoRoundTrip(t *testing.T, store storage.Store, trash string) {
 	}
 	if missing == 0 {
 		t.Fatal("no file of an old version was deleted: the test proves nothing")
+	}
+	_, onDisk := store.(*local.Store)
+	if copyWarned := slices.Contains(res.Warnings, deltavacuum.TrashCopyCost); copyWarned != (trash != "" && !onDisk) {
+		t.Errorf("warnings %q: the copy cost of a trash on an object store is stated only there", res.Warnings)
 	}
 	if trash != "" {
 		if res.Reclaim == nil || res.Reclaim.BytesNow != 0 || res.Reclaim.BytesLater != res.SizeOfDeletedData {

@@ -2,8 +2,8 @@
 // from the store's own recovery (S3 and GCS versioning, Azure and GCS soft delete, OneLake's
 // seven days), or from a trash the run moved its files into instead of deleting them.
 //
-// A run record is a JSON Lines file under _deltavacuum/runs/ in the table: a header line
-// (Record), then one line per file (Entry). It is written twice: before the first delete,
+// A run record is a gzip-compressed JSON Lines file under _deltavacuum/runs/ in the table
+// (<id>.jsonl.gz, zcat reads it): a header line (Record), then one line per file (Entry). It is written twice: before the first delete,
 // with the files planned (Complete false), and when the run ends, with the files it deleted.
 // The folder's name starts with '_', so readers and VACUUM leave it alone.
 package undo
@@ -11,11 +11,13 @@ package undo
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"regexp"
 	"sort"
 	"strings"
@@ -31,7 +33,7 @@ const RunsDir = "_deltavacuum/runs/"
 
 // recordSuffix ends the name of a run record; undoSuffix that of the report of its undo.
 const (
-	recordSuffix = ".jsonl"
+	recordSuffix = ".jsonl.gz"
 	undoSuffix   = ".undo.json"
 )
 
@@ -118,17 +120,27 @@ func Write(ctx context.Context, store storage.Store, r *Record) error {
 	if !ValidID(r.ID) {
 		return fmt.Errorf("run record: invalid id %q", r.ID)
 	}
+	// Compressed: a million files make about 100 MB of JSON, and the record is held in
+	// memory to be put in one request; gzip makes it about a tenth of that.
 	var buf bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestSpeed)
+	w := bufio.NewWriter(zw)
 	r.Format = FormatVersion
-	if err := json.MarshalWrite(&buf, r); err != nil {
+	if err := json.MarshalWrite(w, r); err != nil {
 		return err
 	}
-	buf.WriteByte('\n')
+	w.WriteByte('\n')
 	for _, e := range r.Files {
-		if err := json.MarshalWrite(&buf, e); err != nil {
+		if err := json.MarshalWrite(w, e); err != nil {
 			return err
 		}
-		buf.WriteByte('\n')
+		w.WriteByte('\n')
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	if err := zw.Close(); err != nil {
+		return err
 	}
 	if err := store.Put(ctx, recordKey(r.ID), buf.Bytes()); err != nil {
 		return fmt.Errorf("writing the run record %s of %s: %w", recordKey(r.ID), store.Location(), err)
@@ -141,22 +153,28 @@ func Read(ctx context.Context, store storage.Store, id string) (*Record, error) 
 	if !ValidID(id) {
 		return nil, fmt.Errorf("%q is not a run id (they look like 20261201T153000Z-1a2b3c4d; deltavacuum runs TABLE lists them)", id)
 	}
-	data, err := storage.ReadAll(ctx, store, recordKey(id))
+	rd, err := store.Open(ctx, recordKey(id))
 	if errors.Is(err, storage.ErrNotExist) {
 		return nil, fmt.Errorf("%s has no run %s (deltavacuum runs TABLE lists them)", store.Location(), id)
 	}
 	if err != nil {
 		return nil, err
 	}
-	return parse(id, data, true)
+	defer rd.Close()
+	return parse(id, io.NewSectionReader(rd, 0, rd.Size()), true)
 }
 
-// parse decodes a record; with files false only the header line is read.
-func parse(id string, data []byte, files bool) (*Record, error) {
+// parse decodes a compressed record; with files false only the header line is read (and
+// only as much of the object as it takes).
+func parse(id string, compressed io.Reader, files bool) (*Record, error) {
 	bad := func(line int, err error) error {
 		return fmt.Errorf("run record %s, line %d: %w; the record is not used", recordKey(id), line, err)
 	}
-	sc := bufio.NewScanner(bytes.NewReader(data))
+	zr, err := gzip.NewReader(bufio.NewReaderSize(compressed, 64<<10))
+	if err != nil {
+		return nil, bad(1, err)
+	}
+	sc := bufio.NewScanner(zr)
 	sc.Buffer(make([]byte, 0, 64<<10), 16<<20)
 	if !sc.Scan() {
 		return nil, bad(1, errors.New("empty"))
@@ -292,18 +310,12 @@ func List(ctx context.Context, store storage.Store) ([]Summary, error) {
 	return out, nil
 }
 
-// readHeader reads the first line of a record only (up to 64 KiB).
+// readHeader reads the first line of a record only.
 func readHeader(ctx context.Context, store storage.Store, id string) (*Record, error) {
 	rd, err := store.Open(ctx, recordKey(id))
 	if err != nil {
 		return nil, err
 	}
 	defer rd.Close()
-	buf := make([]byte, min(rd.Size(), 64<<10))
-	n, err := rd.ReadAt(buf, 0)
-	if err != nil && n < len(buf) {
-		return nil, err
-	}
-	line, _, _ := bytes.Cut(buf[:n], []byte{'\n'})
-	return parse(id, line, false)
+	return parse(id, io.NewSectionReader(rd, 0, rd.Size()), false)
 }

@@ -1,6 +1,8 @@
 package undo
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"strings"
 	"testing"
@@ -31,6 +33,14 @@ func TestIDs(t *testing.T) {
 			t.Error("month 13 parsed")
 		}
 	}
+}
+
+func gz(s string) []byte {
+	var b bytes.Buffer
+	w := gzip.NewWriter(&b)
+	_, _ = w.Write([]byte(s))
+	_ = w.Close()
+	return b.Bytes()
 }
 
 func goodRecord(id string) string {
@@ -69,7 +79,7 @@ func TestRecordRefusals(t *testing.T) {
 	for name, body := range cases {
 		t.Run(name, func(t *testing.T) {
 			s := mem.New("mem://t")
-			if err := s.Put(ctx, RunsDir+id+recordSuffix, []byte(body)); err != nil {
+			if err := s.Put(ctx, RunsDir+id+recordSuffix, gz(body)); err != nil {
 				t.Fatal(err)
 			}
 			if r, err := Read(ctx, s, id); err == nil {
@@ -81,7 +91,12 @@ func TestRecordRefusals(t *testing.T) {
 		})
 	}
 	s := mem.New("mem://t")
-	if err := s.Put(ctx, RunsDir+id+recordSuffix, []byte(goodRecord(id)+"\n"+`{"path":"a b/c%20.parquet","size":5,"modificationTime":1}`+"\n")); err != nil {
+	if err := s.Put(ctx, RunsDir+id+recordSuffix, []byte(goodRecord(id))); err == nil {
+		if _, err := Read(ctx, s, id); err == nil {
+			t.Fatal("a record that is not gzip was read")
+		}
+	}
+	if err := s.Put(ctx, RunsDir+id+recordSuffix, gz(goodRecord(id)+"\n"+`{"path":"a b/c%20.parquet","size":5,"modificationTime":1}`+"\n")); err != nil {
 		t.Fatal(err)
 	}
 	r, err := Read(ctx, s, id)
@@ -105,16 +120,17 @@ func TestList(t *testing.T) {
 	}
 	a, b := "20261201T153000Z-1a2b3c4d", "20261202T153000Z-1a2b3c4d"
 	for k, v := range map[string]string{
-		RunsDir + a + recordSuffix:            goodRecord(a) + "\n" + strings.Repeat(`{"path":"x","size":1}`+"\n", 5000),
-		RunsDir + b + recordSuffix:            "garbage",
-		RunsDir + "notes.txt":                 "x",
-		RunsDir + "sub/" + a + recordSuffix:   goodRecord(a),
-		RunsDir + "../x" + recordSuffix:       "x",
-		RunsDir + a + ".jsonl.bak":            "x",
-		RunsDir + "20261201T153000Z-zz.jsonl": "x",
+		RunsDir + a + recordSuffix:               goodRecord(a) + "\n" + strings.Repeat(`{"path":"x","size":1}`+"\n", 5000),
+		RunsDir + b + recordSuffix:               "garbage",
+		RunsDir + "notes.txt":                    "x",
+		RunsDir + "sub/" + a + recordSuffix:      goodRecord(a),
+		RunsDir + "../x" + recordSuffix:          "x",
+		RunsDir + a + ".jsonl.bak":               "x",
+		RunsDir + a + ".jsonl":                   "x",
+		RunsDir + "20261201T153000Z-zz.jsonl.gz": "x",
 	} {
 		if storage.ValidKey(k) {
-			if err := s.Put(ctx, k, []byte(v)); err != nil {
+			if err := s.Put(ctx, k, gz(v)); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -163,7 +163,7 @@ def _companion_of(key: str) -> str | None:
 
 def _is_run_record(key: str) -> bool:
     name = key.removeprefix("_deltavacuum/runs/")
-    return name != key and "/" not in name and name.endswith(".jsonl")
+    return name != key and "/" not in name and name.endswith(".jsonl.gz")
 
 
 def with_companions(pre: fs.Tree, keys: set[str]) -> set[str]:
@@ -213,10 +213,10 @@ def compare_with_spark(out: Outcome, pre: fs.Tree, spark: Run, dv: Run, dv_dry: 
         out.violate("real run: Spark deleted files that deltavacuum kept (no documented reason)", kept)
     created = (dv.after.data_files() - pre.data_files()) | (dv.after.data_dirs() - pre.data_dirs())
     # The run record (deltavacuum runs / undo) is the one thing a real run adds outside the log:
-    # one _deltavacuum/runs/<id>.jsonl, in a folder whose '_' hides it from readers and VACUUM.
+    # one _deltavacuum/runs/<id>.jsonl.gz, in a folder whose '_' hides it from readers and VACUUM.
     records = {k for k in created if _is_run_record(k)}
     run_id = dv_real.doc.get("runId")
-    if not run_id or f"_deltavacuum/runs/{run_id}.jsonl" not in records:
+    if not run_id or f"_deltavacuum/runs/{run_id}.jsonl.gz" not in records:
         out.violate(f"deltavacuum's real run kept no run record under _deltavacuum/runs/ (runId {run_id!r})")
     created -= records | {"_deltavacuum", "_deltavacuum/runs"}
     if created:

@@ -74,7 +74,7 @@ func TestVacuumJSON(t *testing.T) {
 	}
 	if id, _ := doc["runId"].(string); id == "" {
 		t.Error("a real run names no run record")
-	} else if _, err := os.Stat(filepath.Join(dir, "_deltavacuum", "runs", id+".jsonl")); err != nil {
+	} else if _, err := os.Stat(filepath.Join(dir, "_deltavacuum", "runs", id+".jsonl.gz")); err != nil {
 		t.Errorf("run record: %v", err)
 	}
 	if rc, _ := doc["storageReclaim"].(map[string]any); rc["when"] != "now" || rc["bytesReclaimedNow"] != doc["sizeOfDeletedData"] {
