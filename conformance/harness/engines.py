@@ -102,6 +102,12 @@ class Spark:
         cols = sorted(df.columns)
         return _canonical_rows([tuple(r[c] for c in cols) for r in df.collect()])
 
+    def rows_at(self, root: str, version: int) -> list[tuple]:
+        """Every row of an older version (time travel), read from its data files."""
+        df = self.session.read.format("delta").option("versionAsOf", version).load(root)
+        cols = sorted(df.columns)
+        return _canonical_rows([tuple(r[c] for c in cols) for r in df.collect()])
+
     def history(self, root: str) -> list[dict]:
         rows = self.sql(f"DESCRIBE HISTORY {quote_path(root)}").collect()
         return [r.asDict(recursive=True) for r in rows]
@@ -176,8 +182,8 @@ class DeltaVacuum:
                               env={**os.environ, "NO_COLOR": "1"})
 
     def vacuum(self, root: str, retain_hours: float | None = None, dry_run: bool = False,
-               mode: str | None = None, check: bool = False) -> DVResult:
-        args = ["vacuum", root, "--json"]
+               mode: str | None = None, check: bool = False, extra: tuple[str, ...] = ()) -> DVResult:
+        args = ["vacuum", root, "--json", *extra]
         if retain_hours is not None:
             args += ["--retain-hours", f"{retain_hours:g}"]
         if dry_run:
@@ -192,6 +198,12 @@ class DeltaVacuum:
         if p.returncode != 0:
             raise EngineError("deltavacuum", _dv_error_class(p.stderr), p.stderr.strip() or p.stdout)
         return DVResult(json.loads(p.stdout))
+
+    def undo(self, root: str, *extra: str) -> dict:
+        p = self.run("undo", root, "--json", *extra)
+        if p.returncode != 0:
+            raise EngineError("deltavacuum", _dv_error_class(p.stderr), p.stderr.strip() or p.stdout)
+        return json.loads(p.stdout)
 
     def sql(self, statements: str, json_out: bool = False) -> str:
         args = ["sql", statements] + (["--json"] if json_out else [])

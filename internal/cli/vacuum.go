@@ -142,15 +142,14 @@ func printResult(w io.Writer, res *vacuum.Result) {
 	}
 }
 
-// printReclaim says when the deleted bytes stop being billed.
+// printReclaim says when the deleted bytes stop being billed, when that is not at once.
 func printReclaim(w io.Writer, res *vacuum.Result) {
 	r := res.Reclaim
 	if r == nil {
 		return
 	}
 	if r.BytesLater == 0 {
-		fmt.Fprintf(w, "Storage reclaimed now: %s.\n", humanBytes(r.BytesNow))
-		return
+		return // freed at once: Spark's summary line says it all
 	}
 	what := "Storage reclaimed now: %s; %s reclaimed %s.\n"
 	if res.DryRun {
