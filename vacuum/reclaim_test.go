@@ -1,0 +1,43 @@
+package vacuum
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/deltavacuum/deltavacuum/storage"
+)
+
+// Only a store that keeps nothing frees the bytes at once; everything else, an unreadable
+// setting included, counts them as reclaimed later and warns.
+func TestReclaim(t *testing.T) {
+	cases := []struct {
+		rec   storage.Recovery
+		trash string
+		now   bool
+		when  string
+	}{
+		{storage.Recovery{Kind: storage.RecoveryNone}, "", true, "now"},
+		{storage.Recovery{Kind: storage.RecoveryNone}, "_t/r/", false, "trash is purged"},
+		{storage.Recovery{Kind: storage.RecoverySoftDelete, Days: 7}, "", false, "after 7 days"},
+		{storage.Recovery{Kind: storage.RecoverySoftDelete}, "", false, "soft-delete retention"},
+		{storage.Recovery{Kind: storage.RecoveryVersioning}, "", false, "lifecycle rule"},
+		{storage.Recovery{Kind: storage.RecoveryUnknown}, "", false, "unknown"},
+		{storage.Recovery{Kind: "something new"}, "", false, "unknown"},
+		{storage.Recovery{}, "", false, "unknown"},
+	}
+	for _, c := range cases {
+		r := NewReclaim(c.rec, c.trash, 100)
+		if got := r.BytesNow == 100 && r.BytesLater == 0; got != c.now || r.BytesNow+r.BytesLater != 100 {
+			t.Errorf("%+v trash %q: now %d later %d", c.rec, c.trash, r.BytesNow, r.BytesLater)
+		}
+		if !strings.Contains(r.When, c.when) {
+			t.Errorf("%+v: when %q, want %q", c.rec, r.When, c.when)
+		}
+		if (r.Warning() == "") != c.now {
+			t.Errorf("%+v: warning %q", c.rec, r.Warning())
+		}
+	}
+	if r := NewReclaim(storage.Recovery{Kind: storage.RecoveryVersioning}, "", 0); r.Warning() != "" {
+		t.Errorf("a run that deleted nothing warns: %q", r.Warning())
+	}
+}
