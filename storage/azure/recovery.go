@@ -384,7 +384,7 @@ func (b *backend) Restore(ctx context.Context, d storage.Deleted) error {
 	}
 	e, err := b.Head(ctx, name)
 	if err != nil {
-		return fmt.Errorf("restore %s: the service accepted the restore, but the blob cannot be read back: %w", name, err)
+		return fmt.Errorf("restore %s: the service accepted the restore, but the blob cannot be read back: %v", name, err)
 	}
 	if e.Dir || e.Size != d.Size {
 		return fmt.Errorf("restore %s: the blob restored has %d bytes, not %d", name, e.Size, d.Size)
