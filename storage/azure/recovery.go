@@ -372,6 +372,11 @@ func (b *backend) Restore(ctx context.Context, d storage.Deleted) error {
 			return fmt.Errorf("restore %s from version %s: %w", name, version.versionID, err)
 		}
 	case soft != nil:
+		if soft.deletionID != "" {
+			if err := b.ensureParent(ctx, name); err != nil {
+				return fmt.Errorf("restore %s: %w", name, err)
+			}
+		}
 		if err := b.rec.undelete(ctx, name, soft.deletionID); err != nil {
 			return fmt.Errorf("restore %s: %w", name, err)
 		}
@@ -390,6 +395,56 @@ func (b *backend) Restore(ctx context.Context, d storage.Deleted) error {
 		return fmt.Errorf("restore %s: the blob restored has %d bytes, not %d", name, e.Size, d.Size)
 	}
 	return nil
+}
+
+// ensureParent creates the directory of name on a hierarchical-namespace account when it is
+// gone (a vacuum deletes the directories it empties): a soft-deleted path cannot be restored
+// into a missing directory, and Microsoft documents that a directory created with the
+// original name serves (https://learn.microsoft.com/azure/storage/blobs/soft-delete-blob-overview).
+func (b *backend) ensureParent(ctx context.Context, name string) error {
+	dir := strings.TrimSuffix(storage.Dir(name), "/")
+	if dir == "" {
+		return nil
+	}
+	e, err := b.Head(ctx, dir)
+	switch {
+	case err == nil && e.Dir:
+		return nil
+	case err == nil:
+		return fmt.Errorf("%w: %s is a file, where the directory to restore into was", storage.ErrExist, dir)
+	case !errors.Is(err, storage.ErrNotExist):
+		return err
+	case b.dfs == nil:
+		return fmt.Errorf("its directory %s is gone, and there is no DFS endpoint to create it with (set azure_dfs_endpoint)", dir)
+	}
+	return b.dfs.createDir(ctx, dir)
+}
+
+// createDir creates the directory name and any missing parents (DFS Create Path,
+// resource=directory), If-None-Match: * so that nothing there is reset; one there already
+// (409 PathAlreadyExists) is fine.
+func (d *dfsClient) createDir(ctx context.Context, name string) error {
+	u := d.endpoint + "/" + url.PathEscape(d.filesystem) + "/" + escapePath(name) + "?resource=directory"
+	req, err := runtime.NewRequest(ctx, http.MethodPut, u)
+	if err != nil {
+		return wrap("create directory", name, err)
+	}
+	req.Raw().Header.Set("x-ms-version", dfsVersion)
+	req.Raw().Header.Set("If-None-Match", "*")
+	resp, err := d.pl.Do(req)
+	if err != nil {
+		return wrap("create directory", name, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode == http.StatusCreated {
+		return nil
+	}
+	err = wrap("create directory", name, runtime.NewResponseError(resp))
+	var e *Error
+	if errors.As(err, &e) && e.Status == http.StatusConflict && e.Code == "PathAlreadyExists" {
+		return nil
+	}
+	return err
 }
 
 // undelete restores a soft-deleted blob (Undelete Blob). On a hierarchical-namespace account

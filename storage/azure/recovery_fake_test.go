@@ -30,7 +30,11 @@ import (
 //     (https://learn.microsoft.com/azure/storage/blobs/soft-delete-blob-overview);
 //     hierarchical-namespace accounts keep each deleted path with a DeletionId, and Undelete
 //     Blob names the one to restore in x-ms-undelete-source, "blobPath?deletionid=ID"
-//     (https://learn.microsoft.com/rest/api/storageservices/undelete-blob);
+//     (https://learn.microsoft.com/rest/api/storageservices/undelete-blob); writing a file
+//     there creates its directories, which stay when it is deleted, and a file is not
+//     restored into a missing directory (soft-delete-blob-overview, above); DFS Create Path
+//     makes a directory and its parents, 409 PathAlreadyExists when there is one
+//     (https://learn.microsoft.com/rest/api/storageservices/datalakestoragegen2/path/create);
 //   - Copy Blob with If-None-Match on the destination (409 BlobAlreadyExists when taken), a
 //     copy status (pending, success, failed, aborted) on the destination's HEAD, Abort Copy
 //     Blob (https://learn.microsoft.com/rest/api/storageservices/copy-blob).
@@ -44,6 +48,8 @@ type fakeAccount struct {
 
 	mu       sync.Mutex
 	blobs    map[string]*fakeBlob
+	dirs     map[string]bool // hierarchical namespace only
+	dfsDirs  int             // directories created through DFS
 	versions []fakeVersion
 	deleted  []fakeDeleted
 	nextID   int
@@ -92,7 +98,7 @@ type fakeDeleted struct {
 }
 
 func newFakeAccount(t *testing.T) (*fakeAccount, *httptest.Server) {
-	f := &fakeAccount{t: t, blobs: map[string]*fakeBlob{}, clock: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
+	f := &fakeAccount{t: t, blobs: map[string]*fakeBlob{}, dirs: map[string]bool{}, clock: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
 	srv := httptest.NewServer(f)
 	t.Cleanup(srv.Close)
 	return f, srv
@@ -101,6 +107,7 @@ func newFakeAccount(t *testing.T) (*fakeAccount, *httptest.Server) {
 func (f *fakeAccount) store(t *testing.T, srv *httptest.Server) *Store {
 	s, err := New(context.Background(), Config{
 		ServiceURL: srv.URL + "/acct",
+		DFSURL:     srv.URL + "/dfs",
 		Container:  fakeContainer,
 		Prefix:     "tables/t",
 		Account:    "acct",
@@ -128,6 +135,19 @@ func (f *fakeAccount) newVersionID() string {
 func (f *fakeAccount) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	parts := strings.SplitN(strings.TrimPrefix(r.URL.Path, "/"), "/", 3)
+	if len(parts) == 3 && parts[0] == "dfs" && parts[1] == fakeContainer && f.hns &&
+		r.Method == http.MethodPut && q.Get("resource") == "directory" && r.Header.Get("If-None-Match") == "*" {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		if f.dirs[parts[2]] || f.blobs[parts[2]] != nil {
+			azError(w, http.StatusConflict, "PathAlreadyExists")
+			return
+		}
+		f.dfsDirs++
+		f.mkdirs(parts[2] + "/")
+		w.WriteHeader(http.StatusCreated)
+		return
+	}
 	if len(parts) < 2 || parts[0] != "acct" {
 		azError(w, http.StatusBadRequest, "InvalidUri")
 		return
@@ -182,6 +202,21 @@ func (f *fakeAccount) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("x-ms-version-id", b.versionID)
 		}
 		w.WriteHeader(http.StatusCreated)
+	case r.Method == http.MethodHead && f.dirs[name]:
+		w.Header().Set("x-ms-meta-hdi_isfolder", "true")
+		w.Header().Set("x-ms-resource-type", "directory")
+		w.Header().Set("Last-Modified", f.clock.Format(http.TimeFormat))
+		w.Header().Set("Content-Length", "0")
+		w.WriteHeader(http.StatusOK)
+	case r.Method == http.MethodDelete && f.dirs[name]:
+		for p := range f.blobs {
+			if strings.HasPrefix(p, name+"/") {
+				azError(w, http.StatusConflict, "DirectoryIsNotEmpty")
+				return
+			}
+		}
+		delete(f.dirs, name)
+		w.WriteHeader(http.StatusAccepted)
 	case r.Method == http.MethodHead || r.Method == http.MethodGet:
 		b := f.blobs[name]
 		if b == nil {
@@ -267,8 +302,17 @@ func (f *fakeAccount) dropDeleted(name string) {
 	f.deleted = kept
 }
 
+// mkdirs creates the directories of name on a hierarchical-namespace account.
+func (f *fakeAccount) mkdirs(name string) {
+	for d := name; f.hns && strings.Contains(d, "/"); {
+		d = d[:strings.LastIndexByte(d, '/')]
+		f.dirs[d] = true
+	}
+}
+
 // write makes data the current blob at name (a new version when versioning is on).
 func (f *fakeAccount) write(name string, data []byte) *fakeBlob {
+	f.mkdirs(name)
 	if old := f.blobs[name]; old != nil && f.versioning {
 		f.versions = append(f.versions, fakeVersion{name: name, id: old.versionID, data: old.data})
 	}
@@ -364,6 +408,11 @@ func (f *fakeAccount) undelete(w http.ResponseWriter, r *http.Request, name stri
 			return
 		}
 		want = id
+		if dir := name[:max(strings.LastIndexByte(name, '/'), 0)]; dir != "" && !f.dirs[dir] {
+			f.t.Errorf("Undelete Blob of %q while its directory is missing", name)
+			azError(w, http.StatusNotFound, "PathNotFound")
+			return
+		}
 		if f.blobs[name] != nil {
 			azError(w, http.StatusConflict, "PathAlreadyExists")
 			return

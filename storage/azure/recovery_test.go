@@ -95,6 +95,55 @@ func TestRestoreRoundTrip(t *testing.T) {
 	}
 }
 
+// A vacuum deletes the directories it empties: on a hierarchical-namespace account the
+// directory is created again (through DFS) before the file is undeleted into it.
+func TestRestoreHNSIntoDeletedDirectory(t *testing.T) {
+	f, srv := newFakeAccount(t)
+	f.softDays, f.hns = 7, true
+	s := f.store(t, srv)
+	ctx := context.Background()
+	key := "p=00%3A00/q=é 1/f.parquet"
+	data := randomBytes(777)
+	if err := s.Put(ctx, key, data); err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.Delete(ctx, []string{key, "p=00%3A00/q=é 1/", "p=00%3A00/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res {
+		if r.Err != nil || r.Gone {
+			t.Fatalf("Delete(%q) = %+v", r.Key, r)
+		}
+	}
+	if _, err := s.Stat(ctx, "p=00%3A00/"); !errors.Is(err, storage.ErrNotExist) {
+		t.Fatalf("directory still there: %v", err)
+	}
+	if err := s.Restore(ctx, storage.Deleted{Key: key, Size: 777}); err != nil {
+		t.Fatal(err)
+	}
+	if got := mustRead(t, s, key); !bytes.Equal(got, data) {
+		t.Fatal("restored bytes differ")
+	}
+	if f.dfsDirs != 1 {
+		t.Fatalf("%d directories created through DFS, want 1", f.dfsDirs)
+	}
+	// A file where the directory was is not replaced, and nothing is undeleted.
+	if err := s.Put(ctx, "x/y", []byte("1")); err != nil {
+		t.Fatal(err)
+	}
+	if res, _ := s.Delete(ctx, []string{"x/y", "x/"}); res[0].Err != nil || res[1].Err != nil {
+		t.Fatalf("Delete: %+v", res)
+	}
+	if err := s.Put(ctx, "x", []byte("a file")); err != nil {
+		t.Fatal(err)
+	}
+	n := len(f.undeletes)
+	if err := s.Restore(ctx, storage.Deleted{Key: "x/y", Size: 1}); !errors.Is(err, storage.ErrExist) || len(f.undeletes) != n {
+		t.Fatalf("Restore under a file: %v, %d undeletes", err, len(f.undeletes)-n)
+	}
+}
+
 // On a hierarchical-namespace account a path deleted twice is kept twice: the copy of the
 // recorded size is the one undeleted.
 func TestRestoreHNSPicksTheDeletionOfTheSize(t *testing.T) {
