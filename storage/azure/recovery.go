@@ -48,6 +48,7 @@ type recoveryClient struct {
 	container  string
 	root       string // the store's root: "" or ending in '/'
 	oneLake    bool
+	sas        bool // the store authenticates with a SAS
 	pl         runtime.Pipeline
 	// pollBase is the first wait between polls of a pending copy (doubled up to 2 s).
 	pollBase time.Duration
@@ -64,9 +65,15 @@ func (b *backend) setupRecovery(serviceURL, root string, auth policy.Policy, cop
 		container:  b.container,
 		root:       root,
 		oneLake:    isOneLake(serviceURL),
+		sas:        isSAS(auth),
 		pl:         runtime.NewPipeline("deltavacuum-azure-recovery", "v1", runtime.PipelineOptions{PerRetry: perRetry}, &copts),
 		pollBase:   200 * time.Millisecond,
 	}
+}
+
+func isSAS(auth policy.Policy) bool {
+	_, ok := auth.(sasPolicy)
+	return ok
 }
 
 // isOneLake reports whether a Blob endpoint is OneLake's (global or regional).

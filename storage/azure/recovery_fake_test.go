@@ -34,7 +34,10 @@ import (
 //     there creates its directories, which stay when it is deleted, and a file is not
 //     restored into a missing directory (soft-delete-blob-overview, above); DFS Create Path
 //     makes a directory and its parents, 409 PathAlreadyExists when there is one
-//     (https://learn.microsoft.com/rest/api/storageservices/datalakestoragegen2/path/create);
+//     (https://learn.microsoft.com/rest/api/storageservices/datalakestoragegen2/path/create),
+//     and with x-ms-rename-source renames a path (If-None-Match applies to the destination;
+//     404 SourcePathNotFound, 404 RenameDestinationParentPathNotFound); a HEAD of a file
+//     reports x-ms-resource-type (Get Blob Properties, version 2020-10-02 and later);
 //   - Copy Blob with If-None-Match on the destination (409 BlobAlreadyExists when taken), a
 //     copy status (pending, success, failed, aborted) on the destination's HEAD, Abort Copy
 //     Blob (https://learn.microsoft.com/rest/api/storageservices/copy-blob).
@@ -50,6 +53,7 @@ type fakeAccount struct {
 	blobs    map[string]*fakeBlob
 	dirs     map[string]bool // hierarchical namespace only
 	dfsDirs  int             // directories created through DFS
+	renames  int
 	versions []fakeVersion
 	deleted  []fakeDeleted
 	nextID   int
@@ -148,6 +152,11 @@ func (f *fakeAccount) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusCreated)
 		return
 	}
+	if len(parts) == 3 && parts[0] == "dfs" && parts[1] == fakeContainer && f.hns &&
+		r.Method == http.MethodPut && r.Header.Get("x-ms-rename-source") != "" {
+		f.rename(w, r, parts[2])
+		return
+	}
 	if len(parts) < 2 || parts[0] != "acct" {
 		azError(w, http.StatusBadRequest, "InvalidUri")
 		return
@@ -236,6 +245,9 @@ func (f *fakeAccount) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.Set("ETag", b.etag)
 		h.Set("Last-Modified", b.mod.Format(http.TimeFormat))
 		h.Set("x-ms-blob-type", "BlockBlob")
+		if f.hns {
+			h.Set("x-ms-resource-type", "file")
+		}
 		if b.versionID != "" {
 			h.Set("x-ms-version-id", b.versionID)
 		}
@@ -300,6 +312,38 @@ func (f *fakeAccount) dropDeleted(name string) {
 		}
 	}
 	f.deleted = kept
+}
+
+func (f *fakeAccount) rename(w http.ResponseWriter, r *http.Request, dst string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	src, ok := strings.CutPrefix(r.Header.Get("x-ms-rename-source"), "/"+fakeContainer+"/")
+	if !ok {
+		azError(w, http.StatusBadRequest, "InvalidRenameSourcePath")
+		return
+	}
+	src, err := url.PathUnescape(src)
+	if err != nil {
+		azError(w, http.StatusBadRequest, "InvalidRenameSourcePath")
+		return
+	}
+	b := f.blobs[src]
+	switch {
+	case b == nil:
+		azError(w, http.StatusNotFound, "SourcePathNotFound")
+		return
+	case r.Header.Get("If-None-Match") == "*" && (f.blobs[dst] != nil || f.dirs[dst]):
+		azError(w, http.StatusConflict, "PathAlreadyExists")
+		return
+	}
+	if dir := dst[:max(strings.LastIndexByte(dst, '/'), 0)]; dir != "" && !f.dirs[dir] {
+		azError(w, http.StatusNotFound, "RenameDestinationParentPathNotFound")
+		return
+	}
+	f.renames++
+	delete(f.blobs, src)
+	f.blobs[dst] = b
+	w.WriteHeader(http.StatusCreated)
 }
 
 // mkdirs creates the directories of name on a hierarchical-namespace account.

@@ -457,3 +457,70 @@ func TestCopy(t *testing.T) {
 		}
 	})
 }
+
+// On a hierarchical-namespace account a move is one DFS rename; elsewhere a copy and a delete.
+func TestMoveHNSRenames(t *testing.T) {
+	ctx := context.Background()
+	f, srv := newFakeAccount(t)
+	f.hns = true
+	s := f.store(t, srv)
+	from, to := recoveryKeys[0], "_trash/run 1/"+recoveryKeys[0]
+	data := randomBytes(2048)
+	if err := s.Put(ctx, from, data); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Move(ctx, from, to); err != nil {
+		t.Fatal(err)
+	}
+	if f.renames != 1 {
+		t.Fatalf("%d renames, want 1", f.renames)
+	}
+	if got := mustRead(t, s, to); !bytes.Equal(got, data) {
+		t.Fatal("moved bytes differ")
+	}
+	if _, err := s.Stat(ctx, from); !errors.Is(err, storage.ErrNotExist) {
+		t.Fatalf("source after the rename: %v", err)
+	}
+	// A taken destination is not replaced, and the source stays.
+	if err := s.Put(ctx, from, []byte("again")); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Move(ctx, from, to); !errors.Is(err, storage.ErrExist) {
+		t.Fatalf("Move onto a taken key: %v", err)
+	}
+	if got := mustRead(t, s, to); !bytes.Equal(got, data) {
+		t.Fatal("destination replaced")
+	}
+	if got := mustRead(t, s, from); string(got) != "again" {
+		t.Fatalf("source: %q", got)
+	}
+	if err := s.Move(ctx, "nope", "_trash/nope"); !errors.Is(err, storage.ErrNotExist) {
+		t.Fatalf("Move of a missing key: %v", err)
+	}
+	if err := s.Move(ctx, "_trash", "x"); !errors.Is(err, storage.ErrNotExist) || !strings.Contains(err.Error(), "directory") {
+		t.Fatalf("Move of a directory: %v", err)
+	}
+	for _, k := range []string{"../x", "/x", "a//b", "d/", ""} {
+		if err := s.Move(ctx, k, "y"); err == nil {
+			t.Errorf("Move(%q) accepted", k)
+		}
+		if err := s.Move(ctx, from, k); err == nil {
+			t.Errorf("Move to %q accepted", k)
+		}
+	}
+	if f.renames != 1 {
+		t.Fatalf("%d renames after the refusals, want 1", f.renames)
+	}
+	// A flat account: copy, then delete.
+	g, gsrv := newFakeAccount(t)
+	fs := g.store(t, gsrv)
+	if err := fs.Put(ctx, "a", []byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	if err := fs.Move(ctx, "a", "b/c"); err != nil || g.renames != 0 {
+		t.Fatalf("Move on a flat account: %v, %d renames", err, g.renames)
+	}
+	if got := mustRead(t, fs, "b/c"); string(got) != "x" {
+		t.Fatalf("moved: %q", got)
+	}
+}
