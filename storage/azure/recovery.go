@@ -37,7 +37,9 @@ var (
 
 // OneLakeSoftDeleteDays is OneLake's default retention of deleted files: "Soft delete is
 // turned on for each workspace by default with a seven-day retention period"
-// (https://learn.microsoft.com/fabric/onelake/configure-soft-delete). A workspace admin can
+// (https://learn.microsoft.com/fabric/onelake/configure-soft-delete); files are restored with
+// the Blob API (https://learn.microsoft.com/fabric/onelake/soft-delete, "Recover deleted files
+// in OneLake"). A workspace admin can
 // set 1 to 365 days or turn it off, in the Fabric portal or the Fabric REST API, which the
 // storage endpoint does not expose.
 const OneLakeSoftDeleteDays = 7
@@ -179,7 +181,7 @@ func (b *backend) Recovery(ctx context.Context) storage.Recovery {
 		var e *Error
 		if errors.As(err, &e) && e.Status == http.StatusForbidden {
 			return storage.Recovery{Kind: storage.RecoveryUnknown, Detail: fmt.Sprintf(
-				"the blob soft-delete policy could not be read (%v): Get Blob Service Properties needs the account key, an account SAS with the service resource type (srt=s) and read permission, or a Microsoft Entra role with Microsoft.Storage/storageAccounts/blobServices/read",
+				"the blob soft-delete policy could not be read (%v): Get Blob Service Properties is an account-level read: it needs the account key, an account SAS with the service resource type (srt=s) and read permission, or a Microsoft Entra role assigned on the storage account, not only on the container (a service SAS or a container-scoped role cannot)",
 				err)}
 		}
 		return storage.Recovery{Kind: storage.RecoveryUnknown, Detail: fmt.Sprintf("the blob soft-delete policy could not be read: %v", err)}
