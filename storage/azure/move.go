@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
-	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
 
 	"github.com/deltavacuum/deltavacuum/storage"
 )
@@ -57,23 +56,11 @@ func (s *Store) Move(ctx context.Context, from, to string) error {
 // applies to the destination).
 func (d *dfsClient) rename(ctx context.Context, src, dst string) error {
 	u := d.endpoint + "/" + url.PathEscape(d.filesystem) + "/" + escapePath(dst)
-	req, err := runtime.NewRequest(ctx, http.MethodPut, u)
-	if err != nil {
-		return wrap("rename", src, err)
+	hdr := map[string]string{
+		"x-ms-rename-source": "/" + url.PathEscape(d.filesystem) + "/" + escapePath(src),
+		"If-None-Match":      "*",
 	}
-	h := req.Raw().Header
-	h.Set("x-ms-version", dfsVersion)
-	h.Set("x-ms-rename-source", "/"+url.PathEscape(d.filesystem)+"/"+escapePath(src))
-	h.Set("If-None-Match", "*")
-	resp, err := d.pl.Do(req)
-	if err != nil {
-		return wrap("rename", src, err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode == http.StatusCreated {
-		return nil
-	}
-	err = wrap("rename", src, runtime.NewResponseError(resp))
+	err := call(ctx, d.pl, http.MethodPut, u, hdr, "rename", src, http.StatusCreated)
 	var e *Error
 	if errors.As(err, &e) && (e.Status == http.StatusPreconditionFailed || e.Code == "PathAlreadyExists") {
 		return fmt.Errorf("%w: %s", storage.ErrExist, dst)

@@ -93,6 +93,11 @@ func isOneLake(serviceURL string) bool {
 const blobVersion = dfsVersion
 
 func (r *recoveryClient) do(ctx context.Context, method, u string, hdr map[string]string) (*http.Response, error) {
+	return send(ctx, r.pl, method, u, hdr)
+}
+
+// send makes one REST request (x-ms-version blobVersion, and hdr) on pl.
+func send(ctx context.Context, pl runtime.Pipeline, method, u string, hdr map[string]string) (*http.Response, error) {
 	req, err := runtime.NewRequest(ctx, method, u)
 	if err != nil {
 		return nil, err
@@ -101,7 +106,21 @@ func (r *recoveryClient) do(ctx context.Context, method, u string, hdr map[strin
 	for k, v := range hdr {
 		req.Raw().Header.Set(k, v)
 	}
-	return r.pl.Do(req)
+	return pl.Do(req)
+}
+
+// call sends a request whose answer has no body worth reading: nil for the status want,
+// otherwise the service's error, as op of name.
+func call(ctx context.Context, pl runtime.Pipeline, method, u string, hdr map[string]string, op, name string, want int) error {
+	resp, err := send(ctx, pl, method, u, hdr)
+	if err != nil {
+		return wrap(op, name, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode == want {
+		return nil
+	}
+	return wrap(op, name, runtime.NewResponseError(resp))
 }
 
 // serviceProperties is the part of Get Blob Service Properties read here.
@@ -434,21 +453,7 @@ func (b *backend) ensureParent(ctx context.Context, name string) error {
 // (409 PathAlreadyExists) is fine.
 func (d *dfsClient) createDir(ctx context.Context, name string) error {
 	u := d.endpoint + "/" + url.PathEscape(d.filesystem) + "/" + escapePath(name) + "?resource=directory"
-	req, err := runtime.NewRequest(ctx, http.MethodPut, u)
-	if err != nil {
-		return wrap("create directory", name, err)
-	}
-	req.Raw().Header.Set("x-ms-version", dfsVersion)
-	req.Raw().Header.Set("If-None-Match", "*")
-	resp, err := d.pl.Do(req)
-	if err != nil {
-		return wrap("create directory", name, err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode == http.StatusCreated {
-		return nil
-	}
-	err = wrap("create directory", name, runtime.NewResponseError(resp))
+	err := call(ctx, d.pl, http.MethodPut, u, map[string]string{"If-None-Match": "*"}, "create directory", name, http.StatusCreated)
 	var e *Error
 	if errors.As(err, &e) && e.Status == http.StatusConflict && e.Code == "PathAlreadyExists" {
 		return nil
@@ -466,20 +471,15 @@ func (r *recoveryClient) undelete(ctx context.Context, name, deletionID string) 
 		hdr = map[string]string{"x-ms-undelete-source": escapePath(name) + "?deletionid=" + url.QueryEscape(deletionID)}
 	}
 	u := r.serviceURL + "/" + url.PathEscape(r.container) + "/" + escapePath(name) + "?comp=undelete"
-	resp, err := r.do(ctx, http.MethodPut, u, hdr)
-	if err != nil {
-		return wrap("undelete", name, err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode == http.StatusOK {
-		return nil
-	}
-	err = wrap("undelete", name, runtime.NewResponseError(resp))
-	switch resp.StatusCode {
-	case http.StatusConflict:
-		return fmt.Errorf("%w: %w", storage.ErrExist, err)
-	case http.StatusNotImplemented:
-		return fmt.Errorf("%w: %w", storage.ErrUnsupported, err)
+	err := call(ctx, r.pl, http.MethodPut, u, hdr, "undelete", name, http.StatusOK)
+	var e *Error
+	if errors.As(err, &e) {
+		switch e.Status {
+		case http.StatusConflict:
+			return fmt.Errorf("%w: %w", storage.ErrExist, err)
+		case http.StatusNotImplemented:
+			return fmt.Errorf("%w: %w", storage.ErrUnsupported, err)
+		}
 	}
 	return err
 }
