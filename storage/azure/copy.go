@@ -45,7 +45,7 @@ func (b *backend) copyURL(ctx context.Context, src, srcName, dstName string) err
 	id := valueOr(resp.CopyID, "")
 	status := valueOr(resp.CopyStatus, "")
 	wait := b.rec.pollBase
-	var etag azcore.ETag
+	etag := valueOr(resp.ETag, "")
 	desc := ""
 	for status == blob.CopyStatusTypePending {
 		t := time.NewTimer(wait)

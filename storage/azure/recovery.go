@@ -153,6 +153,10 @@ func (r *recoveryClient) softDeleteDays(ctx context.Context) (int, error) {
 	return parseSoftDeleteDays(body)
 }
 
+// errNoPolicy: the service properties have no DeleteRetentionPolicy. Azure always lists it;
+// on an account it means off, on OneLake (whose setting is the workspace's) nothing.
+var errNoPolicy = errors.New("the blob service properties have no DeleteRetentionPolicy")
+
 func parseSoftDeleteDays(body []byte) (int, error) {
 	var p serviceProperties
 	if err := xml.Unmarshal(body, &p); err != nil {
@@ -160,7 +164,7 @@ func parseSoftDeleteDays(body []byte) (int, error) {
 	}
 	drp := p.DeleteRetentionPolicy
 	if drp == nil {
-		return 0, nil // an account that never set it: off
+		return 0, errNoPolicy
 	}
 	switch strings.TrimSpace(drp.Enabled) {
 	case "false":
@@ -179,12 +183,15 @@ func parseSoftDeleteDays(body []byte) (int, error) {
 // Recovery implements blobstore.Recoverer. Soft delete is read from Get Blob Service
 // Properties (DeleteRetentionPolicy); versioning, an account setting those properties do not
 // carry, from the data plane: a blob written while versioning is on has a version id
-// (x-ms-version-id on a HEAD), and the blob most recently written in a Delta table is its
-// _delta_log/_last_checkpoint or newest commit, so that blob (or the first one listed under
-// the root) is the one examined.
+// (x-ms-version-id on a HEAD). The blob examined is _delta_log/_last_checkpoint, rewritten at
+// every checkpoint and so recent, else the first blob listed under _delta_log/ (the oldest
+// commit kept) or under the root.
 func (b *backend) Recovery(ctx context.Context) storage.Recovery {
 	r := b.rec
 	days, err := r.softDeleteDays(ctx)
+	if errors.Is(err, errNoPolicy) && !r.oneLake {
+		days, err = 0, nil
+	}
 	if r.oneLake {
 		switch {
 		case err == nil && days > 0:
@@ -439,7 +446,7 @@ func (b *backend) ensureParent(ctx context.Context, name string) error {
 	case err == nil && e.Dir:
 		return nil
 	case err == nil:
-		return fmt.Errorf("%w: %s is a file, where the directory to restore into was", storage.ErrExist, dir)
+		return fmt.Errorf("%w: %s is a file, where a directory is needed", storage.ErrExist, dir)
 	case !errors.Is(err, storage.ErrNotExist):
 		return err
 	case b.dfs == nil:

@@ -70,6 +70,8 @@ type fakeAccount struct {
 	// copyPolls is how many HEADs see a copy pending; copyEnd is how it ends ("" success).
 	copyPolls int
 	copyEnd   string
+	// copyStatus, when set, replaces the x-ms-copy-status of the Copy Blob answer ("-": none).
+	copyStatus string
 	// beforeCopy runs (unlocked) when a copy request arrives.
 	beforeCopy func()
 	// undeleteNoop answers 200 to Undelete Blob and restores nothing.
@@ -432,7 +434,13 @@ func (f *fakeAccount) copy(w http.ResponseWriter, r *http.Request, name string) 
 	}
 	w.Header().Set("ETag", b.etag)
 	w.Header().Set("x-ms-copy-id", b.copyID)
-	w.Header().Set("x-ms-copy-status", b.copyState)
+	switch f.copyStatus {
+	case "":
+		w.Header().Set("x-ms-copy-status", b.copyState)
+	case "-":
+	default:
+		w.Header().Set("x-ms-copy-status", f.copyStatus)
+	}
 	w.WriteHeader(http.StatusAccepted)
 }
 

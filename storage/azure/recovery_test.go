@@ -322,6 +322,7 @@ func TestRecovery(t *testing.T) {
 		{name: "OneLake garbage", oneLake: true, propsBody: "<<", kind: storage.RecoverySoftDelete, days: 7, detail: "could not be read"},
 		{name: "OneLake read", oneLake: true, softDays: 30, kind: storage.RecoverySoftDelete, days: 30},
 		{name: "OneLake off", oneLake: true, kind: storage.RecoveryNone, detail: "off"},
+		{name: "OneLake without a policy", oneLake: true, propsBody: "<StorageServiceProperties></StorageServiceProperties>", kind: storage.RecoverySoftDelete, days: 7, detail: "by default"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f, srv := newFakeAccount(t)
@@ -414,6 +415,26 @@ func TestCopy(t *testing.T) {
 			}
 			if got := mustRead(t, s, "a"); string(got) != "data" {
 				t.Fatalf("source after a failed move: %q", got)
+			}
+		})
+	}
+	// Copy Blob answers success or pending; any other status, or none, is not taken for a copy.
+	for _, status := range []string{"-", "failed", "weird"} {
+		t.Run("answered "+status, func(t *testing.T) {
+			f, srv := newFakeAccount(t)
+			f.copyStatus = status
+			s := f.store(t, srv)
+			if err := s.Put(ctx, "a", []byte("data")); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Move(ctx, "a", "b"); err == nil || !strings.Contains(err.Error(), "destination was deleted") {
+				t.Fatalf("Move: %v, want an error and the destination deleted", err)
+			}
+			if _, err := s.Stat(ctx, "b"); !errors.Is(err, storage.ErrNotExist) {
+				t.Fatalf("destination left: %v", err)
+			}
+			if got := mustRead(t, s, "a"); string(got) != "data" {
+				t.Fatalf("source: %q", got)
 			}
 		})
 	}
