@@ -203,6 +203,7 @@ func New(ctx context.Context, cfg Config) (*Store, error) {
 	if cfg.DFSURL != "" {
 		b.dfs = newDFS(cfg.DFSURL, cfg.Container, auth, copts)
 	}
+	b.setupRecovery(cfg.ServiceURL, prefix, auth, copts)
 	st := blobstore.New(b, blobstore.Config{
 		Location:    loc,
 		Root:        prefix,
@@ -310,6 +311,7 @@ type backend struct {
 	pageSize  int
 	// dfsOptions are the pipeline options of the DFS client (tests build their own).
 	dfsOptions azcore.ClientOptions
+	rec        *recoveryClient // recovery.go
 }
 
 // isDir reports whether a blob is a directory: an ADLS Gen2 directory (its resource type), or
