@@ -145,6 +145,8 @@ func New(ctx context.Context, cfg Config) (*Store, error) {
 		BatchSize:   1,
 		MaxAttempts: cfg.MaxAttempts,
 		Counter:     counter,
+		// Deletes carry the generation listed (ifGenerationMatch).
+		ConditionalDeletes: true,
 	})
 	return &Store{Store: st, client: client, bucket: cfg.Bucket}, nil
 }
@@ -291,6 +293,24 @@ func (b *backend) DeleteOne(ctx context.Context, name string) error {
 	// Retried even though a delete without a generation is not idempotent for GCS: a retry
 	// after a delete that landed finds the object gone, which counts as gone.
 	err := b.bucket.Object(name).Retryer(gcs.WithPolicy(gcs.RetryAlways)).Delete(ctx)
+	return wrap("delete", name, err)
+}
+
+// DeleteOneIf implements blobstore.VersionDeleter: a delete with ifGenerationMatch, so that
+// an object written again since the listing (a new generation) is kept. version must be a
+// generation as the listing gives it (a positive decimal, no sign, no leading zero): 0 would
+// mean "only if absent" to GCS, and anything else would not be the generation listed.
+func (b *backend) DeleteOneIf(ctx context.Context, name, version string) error {
+	gen, err := strconv.ParseInt(version, 10, 64)
+	if err != nil || gen <= 0 || strconv.FormatInt(gen, 10) != version {
+		return fmt.Errorf("gcs delete %s: %q is not a generation a listing gives; not deleted", name, version)
+	}
+	// Idempotent: a retry after a delete that landed finds no object (gone).
+	err = b.bucket.Object(name).If(gcs.Conditions{GenerationMatch: gen}).Retryer(gcs.WithPolicy(gcs.RetryAlways)).Delete(ctx)
+	var ge *googleapi.Error
+	if errors.As(err, &ge) && ge.Code == http.StatusPreconditionFailed {
+		return fmt.Errorf("%w: %s is no longer generation %d", storage.ErrChanged, name, gen)
+	}
 	return wrap("delete", name, err)
 }
 

@@ -76,6 +76,15 @@ type Backend interface {
 	Retryable(err error) bool
 }
 
+// VersionDeleter is implemented by backends that delete on a version precondition.
+type VersionDeleter interface {
+	// DeleteOneIf deletes the object name only when it is still at version (an
+	// Entry.Version from a listing): an error wrapping storage.ErrChanged when another
+	// version is there, storage.ErrNotExist when none is. A version it cannot send as a
+	// precondition is an error, and nothing is deleted.
+	DeleteOneIf(ctx context.Context, name, version string) error
+}
+
 // Config configures a Store.
 type Config struct {
 	// Location is the URI of the root, for Location(); it never holds a secret.
@@ -90,6 +99,11 @@ type Config struct {
 	MaxAttempts int
 	// DirEntities is set when the store can have directory entities (Entry.Dir): Azure.
 	DirEntities bool
+	// ConditionalDeletes is set when the backend deletes on the condition that the object is
+	// still the version listed (VersionDeleter; GCS, whose Entry.Version is the generation):
+	// Walk then reports Entry.Version as Object.Version. Elsewhere Entry.Version (an ETag)
+	// only pins reads and is never reported.
+	ConditionalDeletes bool
 	// Counter, when set, is reported by Requests.
 	Counter *counting.Counter
 	// BackoffBase and BackoffMax shape the exponential backoff between attempts.
