@@ -307,8 +307,7 @@ func (b *backend) DeleteOneIf(ctx context.Context, name, version string) error {
 	}
 	// Idempotent: a retry after a delete that landed finds no object (gone).
 	err = b.bucket.Object(name).If(gcs.Conditions{GenerationMatch: gen}).Retryer(gcs.WithPolicy(gcs.RetryAlways)).Delete(ctx)
-	var ge *googleapi.Error
-	if errors.As(err, &ge) && ge.Code == http.StatusPreconditionFailed {
+	if isPreconditionFailed(err) {
 		return fmt.Errorf("%w: %s is no longer generation %d", storage.ErrChanged, name, gen)
 	}
 	return wrap("delete", name, err)
