@@ -85,6 +85,23 @@ type VersionDeleter interface {
 	DeleteOneIf(ctx context.Context, name, version string) error
 }
 
+// DirEntityProber is implemented by backends whose directory entities depend on a setting of
+// the bucket (GCS: folders exist only with a hierarchical namespace).
+type DirEntityProber interface {
+	// HasDirEntities reports whether the bucket can have directory entities. It is asked
+	// before each use and may cache its answer; what it cannot read counts as false.
+	HasDirEntities(ctx context.Context) bool
+}
+
+// dirEntities reports whether directories may be entities of their own (Entry.Dir).
+func (s *Store) dirEntities(ctx context.Context) bool {
+	if s.cfg.DirEntities {
+		return true
+	}
+	p, ok := s.b.(DirEntityProber)
+	return ok && p.HasDirEntities(ctx)
+}
+
 // Config configures a Store.
 type Config struct {
 	// Location is the URI of the root, for Location(); it never holds a secret.
@@ -98,6 +115,7 @@ type Config struct {
 	// MaxAttempts bounds the attempts for per-key batch failures and conditional puts.
 	MaxAttempts int
 	// DirEntities is set when the store can have directory entities (Entry.Dir): Azure.
+	// A backend that can tell only at run time implements DirEntityProber instead.
 	DirEntities bool
 	// ConditionalDeletes is set when the backend deletes on the condition that the object is
 	// still the version listed (VersionDeleter; GCS, whose Entry.Version is the generation):
@@ -232,7 +250,7 @@ func (s *Store) Stat(ctx context.Context, key string) (storage.Object, error) {
 	if found != nil {
 		return *found, nil
 	}
-	if s.cfg.DirEntities {
+	if s.dirEntities(ctx) {
 		e, err := s.b.Head(ctx, strings.TrimSuffix(full, "/"))
 		if err == nil && e.Dir {
 			return storage.Object{Key: key, IsDir: true, ModTime: e.ModTime}, nil

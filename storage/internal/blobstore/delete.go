@@ -245,7 +245,7 @@ func (s *Store) deleteDirOnce(ctx context.Context, key string) (gone bool, err e
 		}
 		return false, nil
 	}
-	if !s.cfg.DirEntities {
+	if !s.dirEntities(ctx) {
 		return true, nil
 	}
 	name := strings.TrimSuffix(full, "/")
