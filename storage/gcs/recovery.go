@@ -1,6 +1,7 @@
 package gcs
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -76,35 +77,35 @@ func (b *backend) Restore(ctx context.Context, d storage.Deleted) error {
 	} else if !errors.Is(err, gcs.ErrObjectNotExist) {
 		return wrap("restore", name, err)
 	}
-	gen, err := b.newestKept(ctx, name, d.Size, &gcs.Query{Versions: true}, func(a *gcs.ObjectAttrs) bool { return !a.Deleted.IsZero() })
+	kept, err := b.newestKept(ctx, name, d.Size, &gcs.Query{Versions: true}, func(a *gcs.ObjectAttrs) bool { return !a.Deleted.IsZero() })
 	if err != nil {
 		return err
 	}
-	if gen > 0 {
+	if kept != nil {
 		dst := b.bucket.Object(name).If(gcs.Conditions{DoesNotExist: true})
-		_, err := dst.CopierFrom(b.bucket.Object(name).Generation(gen)).Run(ctx)
-		return restoreErr(name, gen, err)
+		_, err := dst.CopierFrom(b.bucket.Object(name).Generation(kept.Generation)).Run(ctx)
+		return b.restoreErr(ctx, kept, err)
 	}
-	gen, err = b.newestKept(ctx, name, d.Size, &gcs.Query{SoftDeleted: true}, func(a *gcs.ObjectAttrs) bool { return !a.SoftDeleteTime.IsZero() })
+	kept, err = b.newestKept(ctx, name, d.Size, &gcs.Query{SoftDeleted: true}, func(a *gcs.ObjectAttrs) bool { return !a.SoftDeleteTime.IsZero() })
 	if err != nil {
 		return err
 	}
-	if gen > 0 {
-		_, err := b.bucket.Object(name).Generation(gen).If(gcs.Conditions{DoesNotExist: true}).Restore(ctx, &gcs.RestoreOptions{})
-		return restoreErr(name, gen, err)
+	if kept != nil {
+		_, err := b.bucket.Object(name).Generation(kept.Generation).If(gcs.Conditions{DoesNotExist: true}).Restore(ctx, &gcs.RestoreOptions{})
+		return b.restoreErr(ctx, kept, err)
 	}
 	return fmt.Errorf("restore %s: %w: gs://%s keeps no noncurrent or soft-deleted copy of it of %d bytes (the soft-delete window has passed, a lifecycle rule or a user removed it, or versioning and soft delete were off when it was deleted)",
 		name, storage.ErrNotExist, b.name, d.Size)
 }
 
 // newestKept returns the highest generation of exactly name, of size bytes, among the
-// objects q lists that kept accepts (0: none).
-func (b *backend) newestKept(ctx context.Context, name string, size int64, q *gcs.Query, kept func(*gcs.ObjectAttrs) bool) (int64, error) {
+// objects q lists that kept accepts (nil: none).
+func (b *backend) newestKept(ctx context.Context, name string, size int64, q *gcs.Query, kept func(*gcs.ObjectAttrs) bool) (*gcs.ObjectAttrs, error) {
 	q.Prefix = name
-	if err := q.SetAttrSelection([]string{"Name", "Size", "Generation", "Deleted", "SoftDeleteTime"}); err != nil {
-		return 0, err
+	if err := q.SetAttrSelection([]string{"Name", "Size", "Generation", "Deleted", "SoftDeleteTime", "CRC32C", "MD5"}); err != nil {
+		return nil, err
 	}
-	var best int64
+	var best *gcs.ObjectAttrs
 	it := b.bucket.Objects(ctx, q)
 	for {
 		a, err := it.Next()
@@ -112,16 +113,23 @@ func (b *backend) newestKept(ctx context.Context, name string, size int64, q *gc
 			return best, nil
 		}
 		if err != nil {
-			return 0, wrap("restore: list", name, err)
+			return nil, wrap("restore: list", name, err)
 		}
-		if a.Name == name && a.Size == size && kept(a) && a.Generation > best {
-			best = a.Generation
+		if a.Name == name && a.Size == size && kept(a) && (best == nil || a.Generation > best.Generation) {
+			best = a
 		}
 	}
 }
 
-func restoreErr(name string, gen int64, err error) error {
+// restoreErr is the outcome of bringing back kept. A 412 means an object is live there now:
+// the one restored, when the library retried an attempt that had landed (the same bytes),
+// or else one written meanwhile, which is never replaced.
+func (b *backend) restoreErr(ctx context.Context, kept *gcs.ObjectAttrs, err error) error {
+	name, gen := kept.Name, kept.Generation
 	if isPreconditionFailed(err) {
+		if live, herr := b.bucket.Object(name).Attrs(ctx); herr == nil && sameBytes(live, kept) {
+			return nil
+		}
 		return fmt.Errorf("restore %s: %w: an object was written there meanwhile; generation %d is not brought back", name, storage.ErrExist, gen)
 	}
 	if err != nil {
@@ -130,16 +138,31 @@ func restoreErr(name string, gen int64, err error) error {
 	return nil
 }
 
+// sameBytes reports whether two objects hold the same bytes, as far as their size and
+// checksums tell (CRC32C, and MD5 where both have one: composite objects have none).
+func sameBytes(a, b *gcs.ObjectAttrs) bool {
+	if a.Size != b.Size || a.CRC32C != b.CRC32C {
+		return false
+	}
+	return len(a.MD5) == 0 || len(b.MD5) == 0 || bytes.Equal(a.MD5, b.MD5)
+}
+
 func isPreconditionFailed(err error) bool {
 	var ge *googleapi.Error
 	return errors.As(err, &ge) && ge.Code == http.StatusPreconditionFailed
 }
 
-// Copy implements blobstore.Copier: a server-side rewrite, on the precondition that nothing
-// is at to (ifGenerationMatch=0).
+// Copy implements blobstore.Copier: a server-side rewrite of the generation of from read
+// first, on the precondition that nothing is at to (ifGenerationMatch=0). A 412 is ErrExist,
+// even when it answers a retry of an attempt that landed (the library retries the
+// conditional rewrite): the move then fails with both objects there, never with one lost.
 func (b *backend) Copy(ctx context.Context, from, to string) error {
+	src, err := b.bucket.Object(from).Attrs(ctx)
+	if err != nil {
+		return wrap("copy", from, err)
+	}
 	dst := b.bucket.Object(to).If(gcs.Conditions{DoesNotExist: true})
-	_, err := dst.CopierFrom(b.bucket.Object(from)).Run(ctx)
+	_, err = dst.CopierFrom(b.bucket.Object(from).Generation(src.Generation)).Run(ctx)
 	switch {
 	case err == nil:
 		return nil

@@ -12,14 +12,19 @@ import (
 	"github.com/deltavacuum/deltavacuum/storage/storagetest"
 )
 
-func newVersioned(t *testing.T) *gcs.Store {
+// newVersioned returns a store on a new versioned bucket of fake-gcs-server, through the
+// proxy that enforces the generation preconditions it ignores.
+func newVersioned(t *testing.T) (*gcs.Store, *storagetest.GCSProxy) {
 	t.Helper()
-	st, err := gcs.New(context.Background(), storagetest.GCSVersionedConfig(t))
+	cfg := storagetest.GCSVersionedConfig(t)
+	p := storagetest.NewGCSProxy(t, cfg.Endpoint)
+	cfg.Endpoint = p.Endpoint
+	st, err := gcs.New(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	return st
+	return st, p
 }
 
 func deleteKeys(t *testing.T, st storage.Store, keys ...string) {
@@ -39,7 +44,7 @@ func deleteKeys(t *testing.T, st storage.Store, keys ...string) {
 // through the store come back, byte for byte, from their noncurrent generations.
 func TestRestoreVersionedByteForByte(t *testing.T) {
 	ctx := context.Background()
-	st := newVersioned(t)
+	st, p := newVersioned(t)
 	if r := st.Recovery(ctx); r.Kind != storage.RecoveryVersioning || !r.Restorable() {
 		t.Errorf("Recovery = %+v, want versioning", r)
 	}
@@ -72,6 +77,16 @@ func TestRestoreVersionedByteForByte(t *testing.T) {
 			t.Errorf("restoring %s again: got %v, want ErrExist (it is there now)", d.Key, err)
 		}
 	}
+	// Each restore is a rewrite of one generation, on the condition that nothing is live.
+	n := 0
+	for _, r := range p.Requests() {
+		if strings.Contains(r, "/rewriteTo/") && strings.Contains(r, "ifGenerationMatch=0") && strings.Contains(r, "sourceGeneration=") {
+			n++
+		}
+	}
+	if n != len(deleted) {
+		t.Errorf("%d rewrites of a generation with ifGenerationMatch=0, want %d: %q", n, len(deleted), p.Requests())
+	}
 }
 
 // TestRestoreVersionedChoosesBySize: the newest noncurrent generation of the size recorded is
@@ -79,7 +94,7 @@ func TestRestoreVersionedByteForByte(t *testing.T) {
 // naming the key; an object written since the delete is never replaced.
 func TestRestoreVersionedChoosesBySize(t *testing.T) {
 	ctx := context.Background()
-	st := newVersioned(t)
+	st, _ := newVersioned(t)
 	for _, v := range []string{"five!", "seven!!", "FIVE!", "nine!!!!!"} {
 		if err := st.Put(ctx, "a.parquet", []byte(v)); err != nil {
 			t.Fatal(err)

@@ -23,10 +23,13 @@ import (
 // restores as GCS documents them, since fake-gcs-server has neither a softDeletePolicy nor
 // softDeleted listings nor restore (v1.56.1).
 type gcsAPI struct {
-	bucket     string // the bucket resource's JSON, or "" for 403
-	live       bool   // an object is live at every name
-	softItems  []map[string]any
-	restore412 bool
+	bucket    string // the bucket resource's JSON, or "" for 403
+	live      bool   // an object is live at every name
+	liveCRC   string // its crc32c
+	softItems []map[string]any
+	// restore412, when set, makes the restore answer 412 and an object live afterwards with
+	// this crc32c: the restored one (a retry of an attempt that landed) or another one.
+	restore412 string
 
 	mu       sync.Mutex
 	requests []string
@@ -63,7 +66,8 @@ func (g *gcsAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		json.NewEncoder(w).Encode(map[string]any{"kind": "storage#objects", "items": items})
 	case strings.HasSuffix(rest, "/restore") && r.Method == http.MethodPost:
-		if g.restore412 {
+		if g.restore412 != "" {
+			g.live, g.liveCRC = true, g.restore412
 			gcsError(w, 412, "conditionNotMet", "At least one of the pre-conditions you specified did not hold.")
 			return
 		}
@@ -75,7 +79,7 @@ func (g *gcsAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			gcsError(w, 404, "notFound", "No such object: b/"+name)
 			return
 		}
-		fmt.Fprintf(w, `{"kind":"storage#object","bucket":"b","name":%q,"generation":"1","size":"5"}`, name)
+		fmt.Fprintf(w, `{"kind":"storage#object","bucket":"b","name":%q,"generation":"1","size":"5","crc32c":%q}`, name, g.liveCRC)
 	default:
 		gcsError(w, 400, "invalid", "unexpected request")
 	}
@@ -142,7 +146,7 @@ func TestRecoveryFromBucketSettings(t *testing.T) {
 }
 
 func softItem(name string, gen, size int64, softDeleted bool) map[string]any {
-	m := map[string]any{"kind": "storage#object", "bucket": "b", "name": name, "generation": fmt.Sprint(gen), "size": fmt.Sprint(size)}
+	m := map[string]any{"kind": "storage#object", "bucket": "b", "name": name, "generation": fmt.Sprint(gen), "size": fmt.Sprint(size), "crc32c": "AAAAAQ=="}
 	if softDeleted {
 		m["softDeleteTime"] = "2026-11-30T10:00:00Z"
 		m["hardDeleteTime"] = "2026-12-07T10:00:00Z"
@@ -188,9 +192,13 @@ func TestRestoreSoftDeletedRefusals(t *testing.T) {
 	if err := live.store(t).Restore(ctx, d); !errors.Is(err, storage.ErrExist) {
 		t.Errorf("live object: got %v, want ErrExist", err)
 	}
-	raced := &gcsAPI{bucket: bucketJSON(false, "604800"), restore412: true, softItems: []map[string]any{softItem("a.parquet", 1, 5, true)}}
+	raced := &gcsAPI{bucket: bucketJSON(false, "604800"), restore412: "AAAAAg==", softItems: []map[string]any{softItem("a.parquet", 1, 5, true)}}
 	if err := raced.store(t).Restore(ctx, d); !errors.Is(err, storage.ErrExist) {
-		t.Errorf("412 on restore: got %v, want ErrExist", err)
+		t.Errorf("412 on restore, other bytes written meanwhile: got %v, want ErrExist", err)
+	}
+	landed := &gcsAPI{bucket: bucketJSON(false, "604800"), restore412: "AAAAAQ==", softItems: []map[string]any{softItem("a.parquet", 1, 5, true)}}
+	if err := landed.store(t).Restore(ctx, d); err != nil {
+		t.Errorf("412 answering a retry whose first attempt landed (the same bytes live): got %v, want nil", err)
 	}
 	none := &gcsAPI{bucket: bucketJSON(false, "604800"), softItems: []map[string]any{softItem("a.parquet", 1, 4, true)}}
 	err := none.store(t).Restore(ctx, d)
