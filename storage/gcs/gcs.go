@@ -1,7 +1,10 @@
 // Package gcs is the storage backend for Google Cloud Storage, on the Cloud Storage client
 // library for Go (JSON API). GCS has no batch delete in that API: deletes are single requests,
-// concurrent (Config.Concurrency in flight). PutIfAbsent is an upload with the DoesNotExist
-// precondition (ifGenerationMatch=0; 412 means taken).
+// concurrent (Config.Concurrency in flight), and a listed file is deleted with the generation
+// listed (ifGenerationMatch), so that one written again since is kept. PutIfAbsent is an
+// upload with the DoesNotExist precondition (ifGenerationMatch=0; 412 means taken). Empty
+// folders of hierarchical-namespace buckets are deleted as directories; versioning and soft
+// delete are read, and deleted objects restored, through blobstore's optional interfaces.
 package gcs
 
 import (
