@@ -45,6 +45,9 @@ type Object struct {
 	// place inside the store's root (or that the backend cannot resolve for certain): what
 	// lies below it is listed a second time there, under other names.
 	LinkIntoStore bool
+	// Version identifies the content listed, on stores that can delete on the condition
+	// that it is unchanged (ConditionalDeleter; GCS: the generation). Empty elsewhere.
+	Version string
 }
 
 // Name returns the last path component of the key, without a trailing '/'.
@@ -122,6 +125,17 @@ type PathResolver interface {
 type DeleteBatcher interface {
 	// DeleteBatchSize is the number of keys per delete request (1 when deleting singly).
 	DeleteBatchSize() int
+}
+
+// ConditionalDeleter is implemented by stores that can delete an object only when it is still
+// the one the listing saw (Object.Version).
+type ConditionalDeleter interface {
+	// DeleteIfUnchanged is Delete, with versions[i] the Object.Version listed for keys[i]: a
+	// key whose object is now another version (written again since the listing) is kept and
+	// its result's Err wraps ErrChanged. An empty version deletes unconditionally, as Delete
+	// does; a version the store cannot send as its precondition fails that key, and nothing
+	// is deleted for it. len(versions) must equal len(keys).
+	DeleteIfUnchanged(ctx context.Context, keys, versions []string) ([]DeleteResult, error)
 }
 
 // ReadAll reads a whole object.

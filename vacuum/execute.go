@@ -175,6 +175,11 @@ type executor struct {
 func (ex *executor) drop(d Dropped, dir bool) {
 	ex.mu.Lock()
 	defer ex.mu.Unlock()
+	ex.dropLocked(d, dir)
+}
+
+// dropLocked is drop with ex.mu held.
+func (ex *executor) dropLocked(d Dropped, dir bool) {
 	ex.res.Dropped = append(ex.res.Dropped, d)
 	if ex.dropped == nil {
 		ex.dropped = map[string]bool{}
@@ -274,12 +279,16 @@ func (ex *executor) deleteBatch(ctx context.Context, batch []File) error {
 	for i, f := range batch {
 		keys[i] = f.Path
 	}
-	results, err := ex.store.Delete(ctx, keys)
+	results, err := ex.deleteListed(ctx, batch, keys)
 	counters := ex.opts.Counters
 	var companions []string
 	ex.mu.Lock()
 	for i, r := range results {
 		switch {
+		case r.Err != nil && errors.Is(r.Err, storage.ErrChanged):
+			// Written again since the listing: kept, with its companion.
+			ex.dropLocked(Dropped{Path: r.Key, Reason: DropChanged, Version: -1}, false)
+			continue
 		case r.Err != nil:
 			ex.fail(r.Key, r.Err)
 		case r.Gone:
@@ -322,6 +331,25 @@ func (ex *executor) deleteBatch(ctx context.Context, batch []File) error {
 	}
 	ex.mu.Unlock()
 	return err
+}
+
+// deleteListed deletes the files of a batch, each on the condition that it is still the
+// version listed where the store can (storage.ConditionalDeleter) and the file has one.
+func (ex *executor) deleteListed(ctx context.Context, batch []File, keys []string) ([]storage.DeleteResult, error) {
+	cd, ok := ex.store.(storage.ConditionalDeleter)
+	if !ok {
+		return ex.store.Delete(ctx, keys)
+	}
+	versions := make([]string, len(batch))
+	conditional := false
+	for i, f := range batch {
+		versions[i] = f.Version
+		conditional = conditional || f.Version != ""
+	}
+	if !conditional {
+		return ex.store.Delete(ctx, keys)
+	}
+	return cd.DeleteIfUnchanged(ctx, keys, versions)
 }
 
 // deleteDirs removes the planned directories bottom-up (the plan lists children before

@@ -82,6 +82,10 @@ type File struct {
 	Reason           Reason    `json:"reason"`
 	// Checksum is the Hadoop checksum companion (.<name>.crc) deleted with the file.
 	Checksum string `json:"checksumFile,omitempty"`
+	// Version is the object's version as listed (storage.Object.Version; GCS: the
+	// generation), on stores that delete on the condition that it is unchanged: an object
+	// written again since the listing is kept (DropChanged). Empty: deleted unconditionally.
+	Version string `json:"-"`
 
 	// eligible is when the file started to count as old: the newest of its modification time
 	// and the deletion times of the tombstones that name it (LITE: of its removes; a cdc
@@ -531,7 +535,7 @@ func (p *Planner) planListing(ctx context.Context, plan *Plan, walker Walker) (*
 			}
 			return nil
 		}
-		f := File{Path: o.Key, Size: o.Size, ModificationTime: o.ModTime.UTC(), Reason: p.reason(o.Key, h), eligible: p.eligible(h, o.ModTime)}
+		f := File{Path: o.Key, Size: o.Size, ModificationTime: o.ModTime.UTC(), Reason: p.reason(o.Key, h), Version: o.Version, eligible: p.eligible(h, o.ModTime)}
 		parent.removed++
 		crc := storage.Dir(o.Key) + "." + name + ".crc"
 		ch := p.hash(crc)

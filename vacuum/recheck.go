@@ -22,13 +22,16 @@ const (
 	// DropHidden: a metaData committed after planning made a component of its path hidden
 	// (a partition column dropped, UniForm Iceberg enabled).
 	DropHidden = "hidden"
+	// DropChanged: the store says the object is no longer the one listed (GCS: another
+	// generation): it was written again after planning. Dropped.Version is -1 (no commit).
+	DropChanged = "changed since listing"
 )
 
 // Dropped is a planned file or directory the executor kept because of a commit made after
 // planning.
 type Dropped struct {
 	Path string `json:"path"`
-	// Reason is DropReferenced, DropRetention or DropHidden.
+	// Reason is DropReferenced, DropRetention, DropHidden or DropChanged.
 	Reason string `json:"reason"`
 	// Version is the commit that made the executor keep it.
 	Version int64 `json:"version"`

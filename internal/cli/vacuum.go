@@ -176,6 +176,8 @@ func droppedWhy(d vacuum.Dropped) string {
 		return fmt.Sprintf("too new for the retention raised in version %d", d.Version)
 	case vacuum.DropHidden:
 		return fmt.Sprintf("hidden by the metadata of version %d", d.Version)
+	case vacuum.DropChanged:
+		return "written again since it was listed (the store holds another version of it)"
 	}
 	return fmt.Sprintf("%s (version %d)", d.Reason, d.Version)
 }

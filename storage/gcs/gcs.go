@@ -1,7 +1,10 @@
 // Package gcs is the storage backend for Google Cloud Storage, on the Cloud Storage client
 // library for Go (JSON API). GCS has no batch delete in that API: deletes are single requests,
-// concurrent (Config.Concurrency in flight). PutIfAbsent is an upload with the DoesNotExist
-// precondition (ifGenerationMatch=0; 412 means taken).
+// concurrent (Config.Concurrency in flight), and a listed file is deleted with the generation
+// listed (ifGenerationMatch), so that one written again since is kept. PutIfAbsent is an
+// upload with the DoesNotExist precondition (ifGenerationMatch=0; 412 means taken). Empty
+// folders of hierarchical-namespace buckets are deleted as directories; versioning and soft
+// delete are read, and deleted objects restored, through blobstore's optional interfaces.
 package gcs
 
 import (
@@ -14,6 +17,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	gcs "cloud.google.com/go/storage"
@@ -21,6 +25,7 @@ import (
 	"google.golang.org/api/googleapi"
 	"google.golang.org/api/iterator"
 	"google.golang.org/api/option"
+	storagev1 "google.golang.org/api/storage/v1"
 	htransport "google.golang.org/api/transport/http"
 
 	"github.com/deltavacuum/deltavacuum/storage"
@@ -134,7 +139,17 @@ func New(ctx context.Context, cfg Config) (*Store, error) {
 			loc += "/" + strings.TrimSuffix(prefix, "/")
 		}
 	}
-	b := &backend{bucket: client.Bucket(cfg.Bucket), name: cfg.Bucket, pageSize: 1000}
+	// The JSON API's folders, which the storage client has no methods for, on the same
+	// HTTP client (credentials, counting, faults) and endpoint.
+	rawOpts := []option.ClientOption{option.WithHTTPClient(hc)}
+	if cfg.Endpoint != "" {
+		rawOpts = append(rawOpts, option.WithEndpoint(strings.TrimSuffix(cfg.Endpoint, "/")+"/storage/v1/"))
+	}
+	raw, err := storagev1.NewService(ctx, rawOpts...)
+	if err != nil {
+		return nil, fmt.Errorf("gcs: %w", blobstore.SafeError(err))
+	}
+	b := &backend{bucket: client.Bucket(cfg.Bucket), name: cfg.Bucket, pageSize: 1000, raw: raw, maxAttempts: cfg.MaxAttempts}
 	if cfg.ListPageSize > 0 && cfg.ListPageSize < 1000 {
 		b.pageSize = cfg.ListPageSize
 	}
@@ -145,6 +160,8 @@ func New(ctx context.Context, cfg Config) (*Store, error) {
 		BatchSize:   1,
 		MaxAttempts: cfg.MaxAttempts,
 		Counter:     counter,
+		// Deletes carry the generation listed (ifGenerationMatch).
+		ConditionalDeletes: true,
 	})
 	return &Store{Store: st, client: client, bucket: cfg.Bucket}, nil
 }
@@ -178,6 +195,11 @@ type backend struct {
 	bucket   *gcs.BucketHandle
 	name     string
 	pageSize int
+
+	raw         *storagev1.Service // for folders
+	maxAttempts int
+	hnsOnce     sync.Once
+	hns         bool
 }
 
 func wrap(op, name string, err error) error {
@@ -234,6 +256,9 @@ func (b *backend) List(ctx context.Context, prefix string, delim bool, limit int
 
 func (b *backend) Head(ctx context.Context, name string) (blobstore.Entry, error) {
 	a, err := b.bucket.Object(name).Attrs(ctx)
+	if errors.Is(err, gcs.ErrObjectNotExist) && !strings.HasSuffix(name, "/") && b.HasDirEntities(ctx) {
+		return b.headFolder(ctx, name)
+	}
 	if err != nil {
 		return blobstore.Entry{}, wrap("head", name, err)
 	}
@@ -294,8 +319,21 @@ func (b *backend) DeleteOne(ctx context.Context, name string) error {
 	return wrap("delete", name, err)
 }
 
-func (b *backend) DeleteDirEntity(ctx context.Context, name string) error {
-	return fmt.Errorf("gcs: no directory entities (%s)", name)
+// DeleteOneIf implements blobstore.VersionDeleter: a delete with ifGenerationMatch, so that
+// an object written again since the listing (a new generation) is kept. version must be a
+// generation as the listing gives it (a positive decimal, no sign, no leading zero): 0 would
+// mean "only if absent" to GCS, and anything else would not be the generation listed.
+func (b *backend) DeleteOneIf(ctx context.Context, name, version string) error {
+	gen, err := strconv.ParseInt(version, 10, 64)
+	if err != nil || gen <= 0 || strconv.FormatInt(gen, 10) != version {
+		return fmt.Errorf("gcs delete %s: %q is not a generation a listing gives; not deleted", name, version)
+	}
+	// Idempotent: a retry after a delete that landed finds no object (gone).
+	err = b.bucket.Object(name).If(gcs.Conditions{GenerationMatch: gen}).Retryer(gcs.WithPolicy(gcs.RetryAlways)).Delete(ctx)
+	if isPreconditionFailed(err) {
+		return fmt.Errorf("%w: %s is no longer generation %d", storage.ErrChanged, name, gen)
+	}
+	return wrap("delete", name, err)
 }
 
 func (b *backend) Retryable(err error) bool {

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strings"
 	"testing"
 
+	gcsapi "cloud.google.com/go/storage"
 	"google.golang.org/api/googleapi"
 
 	"github.com/deltavacuum/deltavacuum/storage/gcs"
@@ -60,4 +62,37 @@ func NewGCSConfig(t *testing.T, cfg gcs.Config) *gcs.Store {
 func NewGCS(t *testing.T) *gcs.Store {
 	t.Helper()
 	return NewGCSConfig(t, GCSConfig(t))
+}
+
+// GCSVersionedConfig returns the configuration of a new bucket of the GCS test server, of its
+// own name, with object versioning enabled (fake-gcs-server keeps noncurrent generations);
+// every generation and the bucket are deleted when the test ends.
+func GCSVersionedConfig(t *testing.T) gcs.Config {
+	t.Helper()
+	cfg := GCSConfig(t)
+	cfg.Bucket = "dv-versioned-" + strings.ToLower(strings.TrimPrefix(UniquePrefix(), "t-"))
+	cfg.Prefix = ""
+	ctx := context.Background()
+	st, err := gcs.New(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := st.Client().Bucket(cfg.Bucket)
+	if err := b.Create(ctx, "deltavacuum-test", &gcsapi.BucketAttrs{VersioningEnabled: true}); err != nil {
+		st.Close()
+		t.Fatalf("creating versioned bucket %s: %v", cfg.Bucket, err)
+	}
+	t.Cleanup(func() {
+		defer st.Close()
+		it := b.Objects(ctx, &gcsapi.Query{Versions: true})
+		for {
+			a, err := it.Next()
+			if err != nil {
+				break
+			}
+			b.Object(a.Name).Generation(a.Generation).Delete(ctx)
+		}
+		b.Delete(ctx)
+	})
+	return cfg
 }

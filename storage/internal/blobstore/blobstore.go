@@ -76,6 +76,32 @@ type Backend interface {
 	Retryable(err error) bool
 }
 
+// VersionDeleter is implemented by backends that delete on a version precondition.
+type VersionDeleter interface {
+	// DeleteOneIf deletes the object name only when it is still at version (an
+	// Entry.Version from a listing): an error wrapping storage.ErrChanged when another
+	// version is there, storage.ErrNotExist when none is. A version it cannot send as a
+	// precondition is an error, and nothing is deleted.
+	DeleteOneIf(ctx context.Context, name, version string) error
+}
+
+// DirEntityProber is implemented by backends whose directory entities depend on a setting of
+// the bucket (GCS: folders exist only with a hierarchical namespace).
+type DirEntityProber interface {
+	// HasDirEntities reports whether the bucket can have directory entities. It is asked
+	// before each use and may cache its answer; what it cannot read counts as false.
+	HasDirEntities(ctx context.Context) bool
+}
+
+// dirEntities reports whether directories may be entities of their own (Entry.Dir).
+func (s *Store) dirEntities(ctx context.Context) bool {
+	if s.cfg.DirEntities {
+		return true
+	}
+	p, ok := s.b.(DirEntityProber)
+	return ok && p.HasDirEntities(ctx)
+}
+
 // Config configures a Store.
 type Config struct {
 	// Location is the URI of the root, for Location(); it never holds a secret.
@@ -89,7 +115,13 @@ type Config struct {
 	// MaxAttempts bounds the attempts for per-key batch failures and conditional puts.
 	MaxAttempts int
 	// DirEntities is set when the store can have directory entities (Entry.Dir): Azure.
+	// A backend that can tell only at run time implements DirEntityProber instead.
 	DirEntities bool
+	// ConditionalDeletes is set when the backend deletes on the condition that the object is
+	// still the version listed (VersionDeleter; GCS, whose Entry.Version is the generation):
+	// Walk then reports Entry.Version as Object.Version. Elsewhere Entry.Version (an ETag)
+	// only pins reads and is never reported.
+	ConditionalDeletes bool
 	// Counter, when set, is reported by Requests.
 	Counter *counting.Counter
 	// BackoffBase and BackoffMax shape the exponential backoff between attempts.
@@ -218,7 +250,7 @@ func (s *Store) Stat(ctx context.Context, key string) (storage.Object, error) {
 	if found != nil {
 		return *found, nil
 	}
-	if s.cfg.DirEntities {
+	if s.dirEntities(ctx) {
 		e, err := s.b.Head(ctx, strings.TrimSuffix(full, "/"))
 		if err == nil && e.Dir {
 			return storage.Object{Key: key, IsDir: true, ModTime: e.ModTime}, nil

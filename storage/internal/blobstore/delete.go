@@ -16,8 +16,27 @@ import (
 // retryable error are retried with backoff. Directory keys follow, one by one, in the order
 // given: the marker or directory entity is deleted only when nothing is below it.
 func (s *Store) Delete(ctx context.Context, keys []string) ([]storage.DeleteResult, error) {
+	return s.delete(ctx, keys, nil)
+}
+
+var _ storage.ConditionalDeleter = (*Store)(nil)
+
+// DeleteIfUnchanged implements storage.ConditionalDeleter: a file key with a version is
+// deleted singly, with the backend's precondition (VersionDeleter); on a store without
+// conditional deletes such a key fails, so that no version is ever ignored.
+func (s *Store) DeleteIfUnchanged(ctx context.Context, keys, versions []string) ([]storage.DeleteResult, error) {
+	if len(versions) != len(keys) {
+		return nil, fmt.Errorf("delete: %d versions for %d keys", len(versions), len(keys))
+	}
+	return s.delete(ctx, keys, versions)
+}
+
+// delete is Delete, with versions[i] the precondition of keys[i] when versions is not nil.
+func (s *Store) delete(ctx context.Context, keys, versions []string) ([]storage.DeleteResult, error) {
 	res := make([]storage.DeleteResult, len(keys))
-	var files, dirs []int
+	var files, conditional, dirs []int
+	vd, canCondition := s.b.(VersionDeleter)
+	canCondition = canCondition && s.cfg.ConditionalDeletes
 	for i, k := range keys {
 		res[i].Key = k
 		switch {
@@ -27,6 +46,10 @@ func (s *Store) Delete(ctx context.Context, keys []string) ([]storage.DeleteResu
 			res[i].Err = errors.New("refusing to delete the store root")
 		case strings.HasSuffix(k, "/"):
 			dirs = append(dirs, i)
+		case versions != nil && versions[i] != "" && !canCondition:
+			res[i].Err = fmt.Errorf("delete %s: this store cannot delete on the condition that the object is unchanged; not deleted", k)
+		case versions != nil && versions[i] != "":
+			conditional = append(conditional, i)
 		default:
 			files = append(files, i)
 		}
@@ -48,6 +71,9 @@ func (s *Store) Delete(ctx context.Context, keys []string) ([]storage.DeleteResu
 	} else {
 		s.deleteSingles(ctx, keys, files, res, &wg)
 	}
+	s.concurrently(ctx, conditional, res, &wg, func(i int) error {
+		return vd.DeleteOneIf(ctx, s.cfg.Root+keys[i], versions[i])
+	})
 	wg.Wait()
 	for _, i := range dirs {
 		if err := ctx.Err(); err != nil {
@@ -73,6 +99,12 @@ func (s *Store) Delete(ctx context.Context, keys []string) ([]storage.DeleteResu
 var errNotAttempted = errors.New("not attempted")
 
 func (s *Store) deleteSingles(ctx context.Context, keys []string, idx []int, res []storage.DeleteResult, wg *sync.WaitGroup) {
+	s.concurrently(ctx, idx, res, wg, func(i int) error { return s.b.DeleteOne(ctx, s.cfg.Root+keys[i]) })
+}
+
+// concurrently runs del(i) for each i of idx, each its own request under the store's bound on
+// requests in flight, and records the outcomes in res.
+func (s *Store) concurrently(ctx context.Context, idx []int, res []storage.DeleteResult, wg *sync.WaitGroup, del func(i int) error) {
 	for _, i := range idx {
 		if err := s.acquire(ctx); err != nil {
 			res[i].Err = err
@@ -82,13 +114,13 @@ func (s *Store) deleteSingles(ctx context.Context, keys []string, idx []int, res
 		go func() {
 			defer wg.Done()
 			defer s.release()
-			s.deleteOne(ctx, keys[i], &res[i])
+			setResult(&res[i], del(i))
 		}()
 	}
 }
 
-func (s *Store) deleteOne(ctx context.Context, key string, r *storage.DeleteResult) {
-	err := s.b.DeleteOne(ctx, s.cfg.Root+key)
+// setResult records the outcome of a single delete: a missing object counts as gone.
+func setResult(r *storage.DeleteResult, err error) {
 	switch {
 	case err == nil:
 		r.Err = nil
@@ -213,7 +245,7 @@ func (s *Store) deleteDirOnce(ctx context.Context, key string) (gone bool, err e
 		}
 		return false, nil
 	}
-	if !s.cfg.DirEntities {
+	if !s.dirEntities(ctx) {
 		return true, nil
 	}
 	name := strings.TrimSuffix(full, "/")

@@ -74,7 +74,11 @@ func (s *Store) list(ctx context.Context, dir string, found func(time.Time)) (wa
 			case e.Dir:
 				addDir(dir+name+"/", e.ModTime)
 			default:
-				l.Children = append(l.Children, storage.Object{Key: dir + name, Size: e.Size, ModTime: e.ModTime})
+				o := storage.Object{Key: dir + name, Size: e.Size, ModTime: e.ModTime}
+				if s.cfg.ConditionalDeletes {
+					o.Version = e.Version
+				}
+				l.Children = append(l.Children, o)
 			}
 		}
 		for _, p := range p.Prefixes {
