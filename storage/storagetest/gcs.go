@@ -64,6 +64,15 @@ func NewGCS(t *testing.T) *gcs.Store {
 	return NewGCSConfig(t, GCSConfig(t))
 }
 
+// NewGCSStrict is NewGCS through a GCSProxy, which enforces the generation preconditions
+// fake-gcs-server ignores (on deletes and on a copy's destination), as GCS does.
+func NewGCSStrict(t *testing.T) *gcs.Store {
+	t.Helper()
+	cfg := GCSConfig(t)
+	cfg.Endpoint = NewGCSProxy(t, cfg.Endpoint).Endpoint
+	return NewGCSConfig(t, cfg)
+}
+
 // GCSVersionedConfig returns the configuration of a new bucket of the GCS test server, of its
 // own name, with object versioning enabled (fake-gcs-server keeps noncurrent generations);
 // every generation and the bucket are deleted when the test ends.
