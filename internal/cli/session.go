@@ -156,3 +156,12 @@ func printStatement(w, stderr io.Writer, r *deltavacuum.Result) {
 		}
 	}
 }
+
+// openTable opens the table a command names, with the session its flags describe.
+func (f *sessionFlags) openTable(cmd *cobra.Command, arg string) (*deltavacuum.Table, error) {
+	s, err := f.session()
+	if err != nil {
+		return nil, err
+	}
+	return s.OpenArg(cmd.Context(), arg)
+}

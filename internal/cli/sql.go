@@ -112,11 +112,7 @@ func newHistoryCmd() *cobra.Command {
 		Short: "Show the table history (DESCRIBE HISTORY)",
 		Args:  exactArgs(1, "one TABLE"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			s, err := sf.session()
-			if err != nil {
-				return err
-			}
-			t, err := s.OpenArg(cmd.Context(), args[0])
+			t, err := sf.openTable(cmd, args[0])
 			if err != nil {
 				return err
 			}

@@ -25,11 +25,7 @@ run started, its status, what it deleted, where the files went (deleted, or move
 what the store keeps of them (versioning, soft delete), and whether it was undone.`,
 		Args: exactArgs(1, "one TABLE"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			s, err := sf.session()
-			if err != nil {
-				return err
-			}
-			t, err := s.OpenArg(cmd.Context(), args[0])
+			t, err := sf.openTable(cmd, args[0])
 			if err != nil {
 				return err
 			}
@@ -106,11 +102,7 @@ served works again; a later VACUUM deletes them again unless the retention is ra
 			if runID != "" && !undo.ValidID(runID) {
 				return usagef("--run %q is not a run id (they look like 20261201T153000Z-1a2b3c4d; deltavacuum runs TABLE lists them)", runID)
 			}
-			s, err := sf.session()
-			if err != nil {
-				return err
-			}
-			t, err := s.OpenArg(cmd.Context(), args[0])
+			t, err := sf.openTable(cmd, args[0])
 			if err != nil {
 				return err
 			}
@@ -181,11 +173,7 @@ DURATION ago (30d, 72h, 90m; 0 empties the whole trash). Those runs can no longe
 			if _, err := undo.TrashFolder(folder); err != nil {
 				return &UsageError{Err: err}
 			}
-			s, err := sf.session()
-			if err != nil {
-				return err
-			}
-			t, err := s.OpenArg(cmd.Context(), args[0])
+			t, err := sf.openTable(cmd, args[0])
 			if err != nil {
 				return err
 			}

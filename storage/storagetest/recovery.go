@@ -20,16 +20,7 @@ import (
 func NewS3Versioned(t *testing.T) *s3.Store {
 	t.Helper()
 	ep := requireServer(t, "versioned S3", EnvS3VersionedEndpoint)
-	cfg := s3.Config{
-		Bucket:          "deltavacuum-versioned",
-		Prefix:          UniquePrefix(),
-		Region:          envOr(EnvS3Region, "us-east-1"),
-		Endpoint:        ep,
-		PathStyle:       true,
-		AllowHTTP:       true,
-		AccessKeyID:     envOr(EnvS3AccessKeyID, "deltavacuum-test"),
-		SecretAccessKey: envOr(EnvS3SecretAccessKey, "deltavacuum-test-secret"),
-	}
+	cfg := s3TestConfig(ep, "deltavacuum-versioned")
 	ensureOnce(t, "versioned s3 bucket "+ep+"/"+cfg.Bucket, func(ctx context.Context) error {
 		c := cfg
 		c.Prefix = ""

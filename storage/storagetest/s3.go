@@ -17,16 +17,7 @@ import (
 func S3Config(t *testing.T) s3.Config {
 	t.Helper()
 	ep := requireServer(t, "S3", EnvS3Endpoint)
-	cfg := s3.Config{
-		Bucket:          envOr(EnvS3Bucket, "deltavacuum-test"),
-		Prefix:          UniquePrefix(),
-		Region:          envOr(EnvS3Region, "us-east-1"),
-		Endpoint:        ep,
-		PathStyle:       true,
-		AllowHTTP:       true,
-		AccessKeyID:     envOr(EnvS3AccessKeyID, "deltavacuum-test"),
-		SecretAccessKey: envOr(EnvS3SecretAccessKey, "deltavacuum-test-secret"),
-	}
+	cfg := s3TestConfig(ep, envOr(EnvS3Bucket, "deltavacuum-test"))
 	ensureOnce(t, "s3 bucket "+ep+"/"+cfg.Bucket, func(ctx context.Context) error {
 		c := cfg
 		c.Prefix = ""
@@ -42,6 +33,20 @@ func S3Config(t *testing.T) s3.Config {
 		return err
 	})
 	return cfg
+}
+
+// s3TestConfig is the configuration of a fresh prefix of bucket on the test server at ep.
+func s3TestConfig(ep, bucket string) s3.Config {
+	return s3.Config{
+		Bucket:          bucket,
+		Prefix:          UniquePrefix(),
+		Region:          envOr(EnvS3Region, "us-east-1"),
+		Endpoint:        ep,
+		PathStyle:       true,
+		AllowHTTP:       true,
+		AccessKeyID:     envOr(EnvS3AccessKeyID, "deltavacuum-test"),
+		SecretAccessKey: envOr(EnvS3SecretAccessKey, "deltavacuum-test-secret"),
+	}
 }
 
 // NewS3Config returns a store for cfg, emptied when the test ends.
