@@ -89,7 +89,7 @@ type Config struct {
 	// WrapTransport, whose injected faults say nothing of the host: that store keeps its
 	// refusals to itself.
 	BatchScope string
-	// Location overrides the URI reported by Location.
+	// Location overrides the URI reported by Location (and named in errors); it holds no secret.
 	Location string
 }
 
@@ -164,6 +164,13 @@ func New(ctx context.Context, cfg Config) (*Store, error) {
 			cfg.BatchSize = 1 // the workspace root: keys of many items, no batch scope
 		}
 	}
+	loc := cfg.Location
+	if loc == "" {
+		loc = strings.TrimSuffix(cfg.ServiceURL, "/") + "/" + cfg.Container
+		if prefix != "" {
+			loc += "/" + strings.TrimSuffix(prefix, "/")
+		}
+	}
 	sas := strings.TrimPrefix(cfg.SASToken, "?")
 	var cc, bc *container.Client
 	var auth policy.Policy
@@ -203,9 +210,13 @@ func New(ctx context.Context, cfg Config) (*Store, error) {
 		if cred == nil {
 			cred, err = azidentity.NewDefaultAzureCredential(&azidentity.DefaultAzureCredentialOptions{})
 			if err != nil {
-				return nil, fmt.Errorf("azure: no credentials: give an account key or a SAS token, or sign in (environment, managed identity, Azure CLI): %w", err)
+				// Only a bad AZURE_TOKEN_CREDENTIALS gets here; the SDK's message says which values it takes.
+				return nil, fmt.Errorf("azure: the SDK's default credential chain: %w", err)
 			}
 		}
+		// A credential that gives no token fails the first request: in one paragraph, not the
+		// SDK's dump of every credential it tried.
+		cred = explain(cred, loc, isOneLake(su)) // loc holds no secret (Config.Location)
 		newClient = func(u string) (*container.Client, error) {
 			return container.NewClient(u, cred, &container.ClientOptions{ClientOptions: copts})
 		}
@@ -222,13 +233,6 @@ func New(ctx context.Context, cfg Config) (*Store, error) {
 	}
 	if err != nil {
 		return nil, fmt.Errorf("azure: %w", blobstore.SafeError(err))
-	}
-	loc := cfg.Location
-	if loc == "" {
-		loc = strings.TrimSuffix(cfg.ServiceURL, "/") + "/" + cfg.Container
-		if prefix != "" {
-			loc += "/" + strings.TrimSuffix(prefix, "/")
-		}
 	}
 	b := &backend{cc: cc, bc: bc, container: cfg.Container, pageSize: 5000, dfsOptions: copts}
 	if batchItem != "" {

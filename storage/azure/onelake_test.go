@@ -3,6 +3,7 @@ package azure
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"mime"
@@ -295,5 +296,47 @@ func TestBatchRefusalSharedByEndpoint(t *testing.T) {
 	}
 	if f.batches != 1 {
 		t.Errorf("%d refused batches for two tables of one endpoint, want 1", f.batches)
+	}
+}
+
+// failingToken is a Microsoft Entra credential that fails as the SDK's do: many lines.
+type failingToken struct{}
+
+func (failingToken) GetToken(context.Context, policy.TokenRequestOptions) (azcore.AccessToken, error) {
+	return azcore.AccessToken{}, errors.New("ClientSecretCredential authentication failed. \n\tPOST https://login.example/token\n\t----\n\tRESPONSE 401: 401 Unauthorized\n\t{\"error\": \"invalid_client\", \"error_description\": \"AADSTS7000215: Invalid client secret provided.\"}\n")
+}
+
+// A OneLake table whose credential gives no token: one paragraph naming the table and the
+// Entra credentials OneLake takes; no request reaches the service.
+func TestOneLakeCredentialFailureIsOneParagraph(t *testing.T) {
+	f, srv := newFakeOneLake(t, true)
+	s, err := New(context.Background(), Config{
+		ServiceURL:    "https://onelake.blob.fabric.microsoft.com",
+		Container:     "ws",
+		Prefix:        "lh.Lakehouse/Tables/t",
+		Credential:    failingToken{},
+		WrapTransport: toLoopback(srv),
+		Location:      "abfss://ws@onelake.dfs.fabric.microsoft.com/lh.Lakehouse/Tables/t",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = s.Put(context.Background(), "_delta_log/x.json", []byte("x"))
+	var ce *CredentialError
+	if !errors.As(err, &ce) {
+		t.Fatalf("Put without a token: %v, want a CredentialError", err)
+	}
+	msg := err.Error()
+	for _, want := range []string{"abfss://ws@onelake.dfs.fabric.microsoft.com/lh.Lakehouse/Tables/t", "OneLake takes Microsoft Entra credentials",
+		"azure_storage_token", "azure_client_id", "HTTP 401 AADSTS7000215"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("message does not say %q: %s", want, msg)
+		}
+	}
+	if strings.ContainsAny(msg, "\n\t") || strings.Contains(msg, "azure_storage_account_key") {
+		t.Errorf("message %q: more than one line, or advice OneLake cannot take", msg)
+	}
+	if len(f.files) != 0 {
+		t.Error("a request reached OneLake without a token")
 	}
 }
