@@ -4,9 +4,11 @@
 // Everything goes through the Blob API, which all three serve: delimited, paginated listings
 // (with metadata, so that hierarchical-namespace directories, reported as blobs with
 // hdi_isfolder=true, are directories), Blob Batch deletes of up to 256 keys, and Put with
-// If-None-Match: * (409 BlobAlreadyExists means taken). Stores that refuse batches (OneLake,
-// some hierarchical-namespace accounts) are detected on the first refusal, and the store
-// deletes singly, concurrently, from then on. An empty hierarchical-namespace directory is
+// If-None-Match: * (409 BlobAlreadyExists means taken). OneLake's batches are scoped to the
+// item (/WORKSPACE/ITEM?restype=container&comp=batch), since it refuses the workspace-scoped
+// form. Endpoints that refuse batches (some hierarchical-namespace accounts) are detected on
+// the first refusal, and every store of that endpoint in the process deletes singly,
+// concurrently, from then on. An empty hierarchical-namespace directory is
 // deleted with the Blob API, or with the ADLS Gen2 (DFS) API when the Blob API refuses.
 package azure
 
@@ -81,7 +83,13 @@ type Config struct {
 
 	// WrapTransport, when set, wraps the HTTP transport (tests inject faults with it).
 	WrapTransport func(http.RoundTripper) http.RoundTripper
-	// Location overrides the URI reported by Location.
+	// BatchScope names the service whose refusal of Blob Batch this store shares with the
+	// other stores of the process (blobstore.Config.BatchScope). Empty: the Blob endpoint
+	// (scheme, host, port and path, which name the account, or OneLake), except with
+	// WrapTransport, whose injected faults say nothing of the host: that store keeps its
+	// refusals to itself.
+	BatchScope string
+	// Location overrides the URI reported by Location (and named in errors); it holds no secret.
 	Location string
 }
 
@@ -142,12 +150,36 @@ func New(ctx context.Context, cfg Config) (*Store, error) {
 		copts.Retry.MaxRetries = -1
 	}
 	containerURL := strings.TrimSuffix(cfg.ServiceURL, "/") + "/" + url.PathEscape(cfg.Container)
+	prefix := strings.Trim(cfg.Prefix, "/")
+	if prefix != "" {
+		prefix += "/"
+	}
+	// OneLake takes Blob Batch only scoped to an item: the batch URL is
+	// /WORKSPACE/ITEM?restype=container&comp=batch, and the workspace-scoped request every
+	// other store takes is answered 400 "Either WorkspaceId or ArtifactId are missing".
+	batchItem := ""
+	if isOneLake(su) {
+		batchItem, _, _ = strings.Cut(prefix, "/")
+		if batchItem == "" {
+			cfg.BatchSize = 1 // the workspace root: keys of many items, no batch scope
+		}
+	}
+	loc := cfg.Location
+	if loc == "" {
+		loc = strings.TrimSuffix(cfg.ServiceURL, "/") + "/" + cfg.Container
+		if prefix != "" {
+			loc += "/" + strings.TrimSuffix(prefix, "/")
+		}
+	}
 	sas := strings.TrimPrefix(cfg.SASToken, "?")
-	var cc *container.Client
+	var cc, bc *container.Client
 	var auth policy.Policy
+	var newClient func(u string) (*container.Client, error)
 	switch {
 	case cfg.Anonymous:
-		cc, err = container.NewClientWithNoCredential(containerURL, &container.ClientOptions{ClientOptions: copts})
+		newClient = func(u string) (*container.Client, error) {
+			return container.NewClientWithNoCredential(u, &container.ClientOptions{ClientOptions: copts})
+		}
 	case cfg.AccountKey != "":
 		account := cfg.Account
 		if account == "" {
@@ -161,42 +193,51 @@ func New(ctx context.Context, cfg Config) (*Store, error) {
 		if err != nil {
 			return nil, errors.New("azure: the account key is not valid base64")
 		}
-		cc, err = container.NewClientWithSharedKeyCredential(containerURL, cred, &container.ClientOptions{ClientOptions: copts})
-		if err == nil {
-			auth, err = newSharedKeyPolicy(account, cfg.AccountKey)
+		newClient = func(u string) (*container.Client, error) {
+			return container.NewClientWithSharedKeyCredential(u, cred, &container.ClientOptions{ClientOptions: copts})
 		}
+		auth, err = newSharedKeyPolicy(account, cfg.AccountKey)
 	case sas != "":
 		if _, perr := url.ParseQuery(sas); perr != nil {
 			return nil, errors.New("azure: the SAS token is not a query string")
 		}
-		cc, err = container.NewClientWithNoCredential(containerURL+"?"+sas, &container.ClientOptions{ClientOptions: copts})
+		newClient = func(u string) (*container.Client, error) {
+			return container.NewClientWithNoCredential(u+"?"+sas, &container.ClientOptions{ClientOptions: copts})
+		}
 		auth = sasPolicy(sas)
 	default:
 		cred := cfg.Credential
 		if cred == nil {
 			cred, err = azidentity.NewDefaultAzureCredential(&azidentity.DefaultAzureCredentialOptions{})
 			if err != nil {
-				return nil, fmt.Errorf("azure: no credentials: give an account key or a SAS token, or sign in (environment, managed identity, Azure CLI): %w", err)
+				// Only a bad AZURE_TOKEN_CREDENTIALS gets here; the SDK's message says which values it takes.
+				return nil, fmt.Errorf("azure: the SDK's default credential chain: %w", err)
 			}
 		}
-		cc, err = container.NewClient(containerURL, cred, &container.ClientOptions{ClientOptions: copts})
+		// A credential that gives no token fails the first request: in one paragraph, not the
+		// SDK's dump of every credential it tried.
+		cred = explain(cred, loc, isOneLake(su)) // loc holds no secret (Config.Location)
+		newClient = func(u string) (*container.Client, error) {
+			return container.NewClient(u, cred, &container.ClientOptions{ClientOptions: copts})
+		}
 		auth = bearerPolicy(cred, cfg.AllowHTTP)
+	}
+	if err == nil {
+		cc, err = newClient(containerURL)
+	}
+	if err == nil {
+		bc = cc
+		if batchItem != "" {
+			bc, err = newClient(containerURL + "/" + url.PathEscape(batchItem))
+		}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("azure: %w", blobstore.SafeError(err))
 	}
-	prefix := strings.Trim(cfg.Prefix, "/")
-	if prefix != "" {
-		prefix += "/"
+	b := &backend{cc: cc, bc: bc, container: cfg.Container, pageSize: 5000, dfsOptions: copts}
+	if batchItem != "" {
+		b.batchTrim = batchItem + "/"
 	}
-	loc := cfg.Location
-	if loc == "" {
-		loc = strings.TrimSuffix(cfg.ServiceURL, "/") + "/" + cfg.Container
-		if prefix != "" {
-			loc += "/" + strings.TrimSuffix(prefix, "/")
-		}
-	}
-	b := &backend{cc: cc, container: cfg.Container, pageSize: 5000, dfsOptions: copts}
 	if cfg.ListPageSize > 0 && cfg.ListPageSize < 5000 {
 		b.pageSize = cfg.ListPageSize
 	}
@@ -211,9 +252,29 @@ func New(ctx context.Context, cfg Config) (*Store, error) {
 		BatchSize:   cfg.BatchSize,
 		MaxAttempts: cfg.MaxAttempts,
 		DirEntities: true,
+		BatchScope:  batchScope(cfg, su),
 		Counter:     counter,
 	})
 	return &Store{Store: st, b: b}, nil
+}
+
+// isOneLake reports whether u is a OneLake endpoint (onelake.blob.fabric.microsoft.com, or a
+// regional one).
+func isOneLake(u *url.URL) bool {
+	h, ok := ParseHost(u.Hostname())
+	return ok && h.Account == ""
+}
+
+// batchScope is the key under which the store's service remembers a refused Blob Batch: the
+// Blob endpoint (an account, or OneLake, whose refusal holds for all its workspaces).
+func batchScope(cfg Config, su *url.URL) string {
+	switch {
+	case cfg.BatchScope != "":
+		return cfg.BatchScope
+	case cfg.WrapTransport != nil:
+		return ""
+	}
+	return "azure:" + strings.ToLower(su.Scheme) + "://" + strings.ToLower(su.Host) + strings.TrimSuffix(su.EscapedPath(), "/")
 }
 
 // Client returns the SDK container client (for tests and tools).
@@ -305,7 +366,11 @@ func retryableStatus(code int) bool {
 }
 
 type backend struct {
-	cc        *container.Client
+	cc *container.Client
+	// bc sends Blob Batch requests: cc, or for OneLake a client scoped to the item (the
+	// first path segment below the workspace), with batchTrim the item and its '/'.
+	bc        *container.Client
+	batchTrim string
 	container string
 	dfs       *dfsClient
 	pageSize  int
@@ -461,12 +526,17 @@ func (b *backend) Put(ctx context.Context, name string, data []byte, ifAbsent bo
 }
 
 func (b *backend) DeleteBatch(ctx context.Context, names []string) (errs []error, err error) {
-	bb, err := b.cc.NewBatchBuilder()
+	bb, err := b.bc.NewBatchBuilder()
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", blobstore.ErrBatchUnsupported, blobstore.SafeError(err))
 	}
 	for _, n := range names {
-		if err := bb.Delete(n, nil); err != nil {
+		rel, ok := strings.CutPrefix(n, b.batchTrim)
+		if !ok || rel == "" {
+			// Never expected: every key of the store is below its root, inside the item.
+			return nil, fmt.Errorf("azure batch delete: %s is not inside the item %s of the batch", n, strings.TrimSuffix(b.batchTrim, "/"))
+		}
+		if err := bb.Delete(rel, nil); err != nil {
 			return nil, fmt.Errorf("%w: %v", blobstore.ErrBatchUnsupported, blobstore.SafeError(err))
 		}
 	}
@@ -476,7 +546,7 @@ func (b *backend) DeleteBatch(ctx context.Context, names []string) (errs []error
 			errs, err = nil, fmt.Errorf("%w: unparsable batch response (%v)", blobstore.ErrBatchUnsupported, r)
 		}
 	}()
-	resp, err := b.cc.SubmitBatch(ctx, bb, nil)
+	resp, err := b.bc.SubmitBatch(ctx, bb, nil)
 	if err != nil {
 		var re *azcore.ResponseError
 		if errors.As(err, &re) {

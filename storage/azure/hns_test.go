@@ -22,8 +22,9 @@ import (
 // fakeHNS is an in-process hierarchical-namespace account (ADLS Gen2, or OneLake) serving the
 // parts of the Blob and DFS APIs the store uses, with their HNS behaviour: writing a file
 // creates its parent directories, which listings report as blobs with hdi_isfolder=true;
-// deleting a file leaves them; Blob Batch is refused with a 400 (as OneLake does); and the
-// Blob API refuses to delete directories when blobDeletesDirs is false, so the DFS API must.
+// deleting a file leaves them; Blob Batch is refused with a 400 (as some HNS accounts do,
+// and OneLake to a batch not scoped to an item); and the Blob API refuses to delete
+// directories when blobDeletesDirs is false, so the DFS API must.
 type fakeHNS struct {
 	t               *testing.T
 	blobDeletesDirs bool

@@ -66,7 +66,7 @@ func (b *backend) setupRecovery(serviceURL, root string, auth policy.Policy, cop
 		serviceURL: strings.TrimSuffix(serviceURL, "/"),
 		container:  b.container,
 		root:       root,
-		oneLake:    isOneLake(serviceURL),
+		oneLake:    isOneLakeEndpoint(serviceURL),
 		sas:        isSAS(auth),
 		pl:         runtime.NewPipeline("deltavacuum-azure-recovery", "v1", runtime.PipelineOptions{PerRetry: perRetry}, &copts),
 		pollBase:   200 * time.Millisecond,
@@ -78,14 +78,10 @@ func isSAS(auth policy.Policy) bool {
 	return ok
 }
 
-// isOneLake reports whether a Blob endpoint is OneLake's (global or regional).
-func isOneLake(serviceURL string) bool {
+// isOneLakeEndpoint reports whether a Blob endpoint URL is OneLake's (global or regional).
+func isOneLakeEndpoint(serviceURL string) bool {
 	u, err := url.Parse(serviceURL)
-	if err != nil {
-		return false
-	}
-	h, ok := ParseHost(u.Hostname())
-	return ok && h.Account == "" && strings.HasSuffix(strings.ToLower(u.Hostname()), ".fabric.microsoft.com")
+	return err == nil && isOneLake(u) && strings.HasSuffix(strings.ToLower(u.Hostname()), ".fabric.microsoft.com")
 }
 
 // blobVersion is the x-ms-version of the requests made here: 2020-08-04 or later lists the

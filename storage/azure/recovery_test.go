@@ -372,8 +372,8 @@ func TestIsOneLake(t *testing.T) {
 		"https://onelake.blob.fabric.microsoft.com@evil.example/x": false,
 		"::": false,
 	} {
-		if got := isOneLake(u); got != want {
-			t.Errorf("isOneLake(%q) = %v, want %v", u, got, want)
+		if got := isOneLakeEndpoint(u); got != want {
+			t.Errorf("isOneLakeEndpoint(%q) = %v, want %v", u, got, want)
 		}
 	}
 }

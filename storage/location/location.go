@@ -19,6 +19,7 @@ import (
 	"strings"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/cloud"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/azidentity"
 
@@ -65,7 +66,10 @@ type target struct {
 	azCLI bool
 	azSP  [3]string // client id, secret, tenant
 	azTok string
-	u     *url.URL
+	// azFed is a federated token file (workload identity); azObj and azRes a managed
+	// identity's object or resource id; azAuth the Entra authority host.
+	azFed, azObj, azRes, azAuth string
+	u                           *url.URL
 }
 
 // SafeURI returns uri without what may be secret in it: a password, a query (a SAS token).
@@ -288,8 +292,16 @@ func resolveAzure(t *target, o Options) error {
 	if c.Container == "" {
 		return fmt.Errorf("location %s: no container", safe(u))
 	}
+	if cn, ok := o["azure_container_name"]; ok && cn != c.Container {
+		return fmt.Errorf("location %s: azure_container_name %q is not the container the location names (%q): leave the option out, the location decides", safe(u), cn, c.Container)
+	}
 	if _, pw := u.User.Password(); pw || strings.ContainsAny(c.Container, "@:/?#") {
 		return fmt.Errorf("location %s: the container (before the '@') must be a name only, without '@', ':' or '/'", safe(u))
+	}
+	if o.bool("azure_use_fabric_endpoint") {
+		if err := fabricEndpoint(&c, u, hasHost, endpoint != "", emulator); err != nil {
+			return err
+		}
 	}
 	if hasHost {
 		serviceURL, account, err := azureService(scheme, u)
@@ -343,6 +355,88 @@ func resolveAzure(t *target, o Options) error {
 	t.azCLI = o.bool("azure_use_azure_cli")
 	t.azSP = [3]string{o["azure_client_id"], o["azure_client_secret"], o["azure_tenant_id"]}
 	t.azTok = o["azure_storage_token"]
+	t.azFed, t.azObj, t.azRes, t.azAuth = o["azure_federated_token_file"], o["azure_object_id"], o["azure_msi_resource_id"], o["azure_authority_host"]
+	return t.checkAzureCredential()
+}
+
+// fabricEndpoint applies azure_use_fabric_endpoint=true: the location is in OneLake. An
+// az://WORKSPACE/PATH location gets the OneLake Blob endpoint of the account (onelake, or a
+// regional REGION-onelake); a location that names its host must name a OneLake host; an
+// endpoint option or the emulator contradicts it.
+func fabricEndpoint(c *azure.Config, u *url.URL, hasHost, endpoint, emulator bool) error {
+	switch {
+	case endpoint:
+		return fmt.Errorf("location %s: azure_use_fabric_endpoint=true and azure_endpoint both name the endpoint: give one of them", safe(u))
+	case emulator:
+		return fmt.Errorf("location %s: azure_use_fabric_endpoint=true and azure_storage_use_emulator=true contradict each other: give one of them", safe(u))
+	case hasHost:
+		if h, ok := azure.ParseHost(u.Hostname()); !ok || h.Account != "" {
+			return fmt.Errorf("location %s: azure_use_fabric_endpoint=true, but %s is not a OneLake host (onelake.dfs.fabric.microsoft.com, REGION-onelake.dfs.fabric.microsoft.com): leave the option out for an Azure Storage account", safe(u), u.Hostname())
+		}
+		return nil
+	}
+	account := strings.ToLower(c.Account)
+	if account == "" {
+		account = "onelake"
+	}
+	h, ok := azure.ParseHost(account + ".blob.fabric.microsoft.com")
+	if !ok || h.Account != "" {
+		return fmt.Errorf("location %s: with azure_use_fabric_endpoint=true, azure_storage_account_name must be onelake or REGION-onelake (a OneLake endpoint), not %q", safe(u), c.Account)
+	}
+	c.ServiceURL, c.Account = "https://"+h.Blob(), ""
+	return nil
+}
+
+// checkAzureCredential refuses credential options that contradict each other where one would
+// be used and the other silently dropped: a federated token file or a managed identity id
+// with any other credential, two identities, an authority host with no credential to use it.
+func (t *target) checkAzureCredential() error {
+	c := t.az
+	id, secret := t.azSP[0], t.azSP[1]
+	var others []string
+	for _, o := range []struct {
+		set  bool
+		name string
+	}{
+		{c.AccountKey != "", "azure_storage_account_key"},
+		{c.SASToken != "", "azure_storage_sas_token"},
+		{c.Anonymous, "azure_skip_signature"},
+		{t.azTok != "", "azure_storage_token"},
+		{secret != "", "azure_client_secret"},
+		{t.azCLI, "azure_use_azure_cli"},
+	} {
+		if o.set {
+			others = append(others, o.name)
+		}
+	}
+	mi := t.azObj != "" || t.azRes != ""
+	switch {
+	case t.azObj != "" && t.azRes != "":
+		return errors.New("azure: azure_object_id and azure_msi_resource_id name two managed identities: give one")
+	case mi && t.azFed != "":
+		return errors.New("azure: a managed identity (azure_object_id, azure_msi_resource_id) and a federated token (azure_federated_token_file) are two credentials: give one")
+	case mi && id != "":
+		return errors.New("azure: azure_client_id and azure_object_id or azure_msi_resource_id name the managed identity twice: give azure_object_id or azure_msi_resource_id alone")
+	case (mi || t.azFed != "") && len(others) > 0:
+		what := "azure_federated_token_file"
+		if mi {
+			what = "a managed identity id (azure_object_id, azure_msi_resource_id)"
+		}
+		return fmt.Errorf("azure: %s and %s are two credentials (options or their environment variables): give one", what, strings.Join(others, ", "))
+	case t.azAuth != "" && t.azFed == "" && secret == "":
+		return errors.New("azure: azure_authority_host is used only with a service principal (azure_client_secret) or a federated token (azure_federated_token_file); the default chain reads AZURE_AUTHORITY_HOST")
+	}
+	if t.azAuth != "" {
+		au, err := url.Parse(t.azAuth)
+		if err != nil || au.Scheme != "https" || au.Host == "" || au.User != nil || au.RawQuery != "" {
+			return errors.New("azure: azure_authority_host must be an https:// URL without user information or query, e.g. https://login.microsoftonline.us")
+		}
+	}
+	if t.azFed != "" {
+		if st, err := os.Stat(t.azFed); err != nil || !st.Mode().IsRegular() {
+			return fmt.Errorf("azure: azure_federated_token_file %s is not a readable file", t.azFed)
+		}
+	}
 	return nil
 }
 
@@ -433,14 +527,37 @@ func (t *target) open(ctx context.Context) (storage.Store, error) {
 
 func (t *target) azureCredential() (azcore.TokenCredential, error) {
 	id, secret, tenant := t.azSP[0], t.azSP[1], t.azSP[2]
+	var copts azcore.ClientOptions
+	if t.azAuth != "" {
+		copts.Cloud = cloud.Configuration{ActiveDirectoryAuthorityHost: t.azAuth, Services: cloud.AzurePublic.Services}
+	}
 	switch {
 	case t.azTok != "":
 		return staticToken(t.azTok), nil
+	case t.azFed != "":
+		cred, err := azidentity.NewWorkloadIdentityCredential(&azidentity.WorkloadIdentityCredentialOptions{
+			ClientOptions: copts, ClientID: id, TenantID: tenant, TokenFilePath: t.azFed,
+		})
+		if err != nil {
+			return nil, errors.New("azure: a federated token (azure_federated_token_file) needs azure_client_id and azure_tenant_id (or AZURE_CLIENT_ID and AZURE_TENANT_ID)")
+		}
+		return cred, nil
+	case t.azObj != "" || t.azRes != "":
+		var mid azidentity.ManagedIDKind = azidentity.ObjectID(t.azObj)
+		if t.azRes != "" {
+			mid = azidentity.ResourceID(t.azRes)
+		}
+		cred, err := azidentity.NewManagedIdentityCredential(&azidentity.ManagedIdentityCredentialOptions{ID: mid})
+		if err != nil {
+			return nil, fmt.Errorf("azure: managed identity: %v", oneLineErr(err))
+		}
+		return cred, nil
 	case id != "" || secret != "":
 		if id == "" || secret == "" || tenant == "" {
-			return nil, errors.New("azure: a service principal needs azure_client_id, azure_client_secret and azure_tenant_id")
+			return nil, errors.New("azure: a service principal needs azure_client_id, azure_client_secret and azure_tenant_id " +
+				"(a federated token: azure_client_id, azure_tenant_id and azure_federated_token_file; a user-assigned managed identity: azure_object_id or azure_msi_resource_id)")
 		}
-		cred, err := azidentity.NewClientSecretCredential(tenant, id, secret, nil)
+		cred, err := azidentity.NewClientSecretCredential(tenant, id, secret, &azidentity.ClientSecretCredentialOptions{ClientOptions: copts})
 		if err != nil {
 			return nil, errors.New("azure: invalid service principal settings (azure_tenant_id, azure_client_id)")
 		}
@@ -453,6 +570,12 @@ func (t *target) azureCredential() (azcore.TokenCredential, error) {
 		return cred, nil
 	}
 	return nil, nil // the default chain, built by azure.New
+}
+
+// oneLineErr is the first line of an SDK error.
+func oneLineErr(err error) string {
+	first, _, _ := strings.Cut(strings.TrimSpace(err.Error()), "\n")
+	return first
 }
 
 // staticToken is a bearer token given as is.

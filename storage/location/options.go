@@ -21,6 +21,10 @@ type Key struct {
 	Secret bool // never printed
 	For    string
 	Doc    string
+	// Refused, when set, is why the key is refused and what to use instead: a key other
+	// tools take that would change the credential or the endpoint in a way deltavacuum
+	// cannot honour, so that accepting it would be a silent lie.
+	Refused string
 }
 
 // Keys are all the options, in documentation order.
@@ -45,7 +49,7 @@ var Keys = []Key{
 	// Azure
 	{Name: "azure_storage_account_name", Aliases: []string{"account_name", "azure_account_name"}, Env: []string{"AZURE_STORAGE_ACCOUNT_NAME", "AZURE_STORAGE_ACCOUNT"}, For: "azure",
 		Doc: "storage account, for az:// URIs and account keys (abfss://, wasbs:// and https:// URIs name it)"},
-	{Name: "azure_storage_account_key", Aliases: []string{"azure_storage_access_key", "azure_storage_key", "account_key", "access_key"}, Env: []string{"AZURE_STORAGE_ACCOUNT_KEY", "AZURE_STORAGE_ACCESS_KEY", "AZURE_STORAGE_KEY"}, Secret: true, For: "azure",
+	{Name: "azure_storage_account_key", Aliases: []string{"azure_storage_access_key", "azure_storage_key", "azure_storage_master_key", "account_key", "access_key", "master_key"}, Env: []string{"AZURE_STORAGE_ACCOUNT_KEY", "AZURE_STORAGE_ACCESS_KEY", "AZURE_STORAGE_KEY"}, Secret: true, For: "azure",
 		Doc: "account key (Shared Key)"},
 	{Name: "azure_storage_sas_token", Aliases: []string{"azure_storage_sas_key", "sas_token", "sas_key"}, Env: []string{"AZURE_STORAGE_SAS_TOKEN", "AZURE_STORAGE_SAS_KEY"}, Secret: true, For: "azure",
 		Doc: "shared access signature (the query string; an https:// URI may carry it too)"},
@@ -54,12 +58,35 @@ var Keys = []Key{
 	{Name: "azure_client_id", Aliases: []string{"azure_storage_client_id", "client_id"}, For: "azure",
 		Doc: "service principal (with azure_client_secret and azure_tenant_id); otherwise the SDK's default chain: AZURE_CLIENT_ID/AZURE_CLIENT_SECRET/AZURE_TENANT_ID (or a certificate), workload identity (AZURE_FEDERATED_TOKEN_FILE), managed identity, Azure CLI, Azure Developer CLI"},
 	{Name: "azure_client_secret", Aliases: []string{"azure_storage_client_secret", "client_secret"}, Secret: true, For: "azure", Doc: "service principal secret"},
-	{Name: "azure_tenant_id", Aliases: []string{"azure_storage_tenant_id", "tenant_id", "azure_authority_id"}, For: "azure", Doc: "service principal tenant"},
+	{Name: "azure_tenant_id", Aliases: []string{"azure_storage_tenant_id", "tenant_id", "azure_authority_id", "azure_storage_authority_id", "authority_id"}, For: "azure", Doc: "tenant of the service principal or of the federated token"},
+	{Name: "azure_authority_host", Aliases: []string{"azure_storage_authority_host", "authority_host"}, For: "azure",
+		Doc: "Microsoft Entra authority of a service principal or a federated token (https://login.microsoftonline.us for Azure Government, ...); the default chain reads AZURE_AUTHORITY_HOST itself"},
+	{Name: "azure_federated_token_file", Aliases: []string{"federated_token_file"}, For: "azure",
+		Doc: "workload identity: the file of a federated (Kubernetes service account) token, with azure_client_id and azure_tenant_id (or AZURE_CLIENT_ID, AZURE_TENANT_ID)"},
+	{Name: "azure_object_id", Aliases: []string{"object_id"}, For: "azure", Doc: "managed identity: the object (principal) id of a user-assigned identity"},
+	{Name: "azure_msi_resource_id", Aliases: []string{"msi_resource_id"}, For: "azure", Doc: "managed identity: the resource id of a user-assigned identity"},
+	{Name: "azure_msi_endpoint", Aliases: []string{"azure_identity_endpoint", "identity_endpoint", "msi_endpoint"}, For: "azure",
+		Refused: "the Azure SDK for Go reaches managed identity only where its host says (the instance metadata service, or IDENTITY_ENDPOINT and IDENTITY_HEADER on App Service, Functions, Container Apps, Arc and Service Fabric, which it reads itself); " +
+			"remove the option, and give a token with azure_storage_token if the identity endpoint is elsewhere"},
+	{Name: "azure_use_fabric_endpoint", Aliases: []string{"use_fabric_endpoint", "azure_storage_use_fabric_endpoint"}, For: "azure",
+		Doc: "true: az://WORKSPACE/ITEM/PATH is in OneLake, at ACCOUNT.blob.fabric.microsoft.com (account onelake unless azure_storage_account_name names a regional one, REGION-onelake); abfss:// and https:// OneLake hosts need no option"},
+	{Name: "azure_container_name", Aliases: []string{"container_name"}, For: "azure",
+		Doc: "the container (OneLake: workspace); the URI names it, and the option must agree with it"},
+	{Name: "azure_disable_tagging", Aliases: []string{"disable_tagging"}, For: "azure",
+		Doc: "accepted and ignored: deltavacuum writes no blob index tags (its commits are plain Put Blob requests)"},
+	{Name: "azure_fabric_token_service_url", Aliases: []string{"fabric_token_service_url"}, For: "azure", Refused: fabricRefused},
+	{Name: "azure_fabric_workload_host", Aliases: []string{"fabric_workload_host"}, For: "azure", Refused: fabricRefused},
+	{Name: "azure_fabric_session_token", Aliases: []string{"fabric_session_token"}, Secret: true, For: "azure", Refused: fabricRefused},
+	{Name: "azure_fabric_cluster_identifier", Aliases: []string{"fabric_cluster_identifier"}, For: "azure", Refused: fabricRefused},
+	{Name: "azure_credential_type", Aliases: []string{"credential_type"}, For: "azure",
+		Refused: "deltavacuum picks the credential from the keys given (account key, SAS, bearer token, service principal, federated token, managed identity, Azure CLI, else the default chain): remove it and give only the keys of the credential wanted"},
+	{Name: "azure_storage_encryption_key", Aliases: []string{"encryption_key"}, Secret: true, For: "azure",
+		Refused: "customer-provided encryption keys are not supported: deltavacuum would fail to read such a table's log and to write its commits"},
 	{Name: "azure_use_azure_cli", Aliases: []string{"use_azure_cli"}, Env: []string{"AZURE_USE_AZURE_CLI"}, For: "azure", Doc: "true: authenticate with the Azure CLI's login only"},
 	{Name: "azure_endpoint", Aliases: []string{"azure_storage_endpoint", "azure_blob_endpoint"}, Env: []string{"AZURE_STORAGE_ENDPOINT", "AZURE_ENDPOINT"}, For: "azure",
 		Doc: "Blob endpoint, with the account for emulators: e.g. http://127.0.0.1:10000/devstoreaccount1"},
 	{Name: "azure_dfs_endpoint", For: "azure", Doc: "ADLS Gen2 (DFS) endpoint, derived from the Blob endpoint only for the hosts whose twin Microsoft documents (ACCOUNT.blob.core.windows.net, ACCOUNT.zNN.blob.storage.azure.net, OneLake, ...); used only to delete empty hierarchical-namespace directories the Blob API refuses to"},
-	{Name: "azure_storage_use_emulator", Aliases: []string{"use_emulator", "azure_use_emulator"}, Env: []string{"AZURE_STORAGE_USE_EMULATOR"}, For: "azure",
+	{Name: "azure_storage_use_emulator", Aliases: []string{"use_emulator", "azure_use_emulator", "object_store_use_emulator"}, Env: []string{"AZURE_STORAGE_USE_EMULATOR"}, For: "azure",
 		Doc: "true: use Azurite at http://127.0.0.1:10000 (account devstoreaccount1 and its well-known key unless given)"},
 	{Name: "azure_allow_http", Env: []string{"AZURE_ALLOW_HTTP"}, For: "azure", Doc: "true: allow an http:// endpoint"},
 	{Name: "azure_skip_signature", Env: []string{"AZURE_SKIP_SIGNATURE"}, For: "azure", Doc: "true: send no credentials (public containers)"},
@@ -79,6 +106,10 @@ var Keys = []Key{
 	{Name: "max_retries", For: "all", Doc: "retries of a request on throttling, 5xx and connection errors, with exponential backoff (default 7)"},
 	{Name: "list_page_size", For: "all", Doc: "keys per listing page (default: the service's most, 1000 or 5000)"},
 }
+
+// fabricRefused is why the keys of the Fabric notebook token service are refused.
+const fabricRefused = "the Fabric notebook token service (fabric_token_service_url, fabric_workload_host, fabric_session_token, fabric_cluster_identifier) is internal to Fabric and not supported: " +
+	"pass a token instead, --storage-option azure_storage_token with the value of notebookutils.credentials.getToken('storage')"
 
 // SDKSecretEnv are environment variables holding secrets that the cloud SDKs read
 // themselves (Key.Env lists those this package reads): the command line keeps their values
@@ -134,12 +165,22 @@ func ParseStorageOptions(flags []string) (Options, error) {
 
 func (o Options) validate() error {
 	for k, v := range o {
+		if key := byName[k]; key != nil && key.Refused != "" {
+			return fmt.Errorf("storage option %s is not supported: %s", k, key.Refused)
+		}
 		switch k {
 		case "aws_s3_path_style", "aws_virtual_hosted_style_request", "aws_allow_http", "aws_skip_signature",
 			"azure_use_azure_cli", "azure_storage_use_emulator", "azure_allow_http", "azure_skip_signature",
+			"azure_use_fabric_endpoint", "azure_disable_tagging",
 			"google_allow_http", "google_skip_signature":
 			if _, err := parseBool(v); err != nil {
 				return fmt.Errorf("storage option %s: want true or false", k)
+			}
+		case "azure_object_id", "azure_msi_resource_id", "azure_federated_token_file", "azure_authority_host", "azure_container_name":
+			// Each selects a credential or names a place: empty, it would fall back to another
+			// credential or container without a word.
+			if strings.TrimSpace(v) == "" {
+				return fmt.Errorf("storage option %s is empty: give a value, or leave the option out", k)
 			}
 		case "concurrency", "delete_batch_size", "list_page_size":
 			if n, err := strconv.Atoi(v); err != nil || n < 1 {

@@ -14,7 +14,6 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/deltavacuum/deltavacuum/storage"
@@ -122,6 +121,10 @@ type Config struct {
 	// Walk then reports Entry.Version as Object.Version. Elsewhere Entry.Version (an ETag)
 	// only pins reads and is never reported.
 	ConditionalDeletes bool
+	// BatchScope names the service whose answer to batch deletes this store shares with the
+	// other stores of the process that name it too (a host: one table's refused batch sends
+	// the next tables on that host straight to single deletes). "" keeps it to this store.
+	BatchScope string
 	// Counter, when set, is reported by Requests.
 	Counter *counting.Counter
 	// BackoffBase and BackoffMax shape the exponential backoff between attempts.
@@ -136,10 +139,10 @@ const (
 
 // Store implements storage.Store over a Backend.
 type Store struct {
-	b       Backend
-	cfg     Config
-	sem     chan struct{} // delete requests in flight, store-wide
-	noBatch atomic.Bool
+	b     Backend
+	cfg   Config
+	sem   chan struct{} // delete requests in flight, store-wide
+	batch *batchSupport // whether the service takes batch deletes
 }
 
 var _ storage.Store = (*Store)(nil)
@@ -158,7 +161,7 @@ func New(b Backend, cfg Config) *Store {
 	if cfg.BackoffMax <= 0 {
 		cfg.BackoffMax = 5 * time.Second
 	}
-	return &Store{b: b, cfg: cfg, sem: make(chan struct{}, cfg.Concurrency)}
+	return &Store{b: b, cfg: cfg, sem: make(chan struct{}, cfg.Concurrency), batch: batchSupportFor(cfg.BatchScope)}
 }
 
 // Location implements storage.Store.
@@ -181,8 +184,9 @@ func (s *Store) DeleteBatchSize() int {
 }
 
 // BatchDisabled reports whether the store deletes singly: it has no batches, or it fell back
-// to single deletes when the service refused one.
-func (s *Store) BatchDisabled() bool { return s.cfg.BatchSize <= 1 || s.noBatch.Load() }
+// to single deletes when the service (this store's, or another's of the same BatchScope)
+// refused one.
+func (s *Store) BatchDisabled() bool { return s.cfg.BatchSize <= 1 || s.batch.refusal() != nil }
 
 func (s *Store) backoff(ctx context.Context, attempt int) error {
 	d := s.cfg.BackoffBase << min(attempt-1, 20)

@@ -59,7 +59,7 @@ func (s *Store) delete(ctx context.Context, keys, versions []string) ([]storage.
 	}
 	var wg sync.WaitGroup
 	batch := s.cfg.BatchSize
-	if batch > 1 && !s.noBatch.Load() && len(files) > 1 {
+	if batch > 1 && s.batch.refusal() == nil && len(files) > 1 {
 		for start := 0; start < len(files); start += batch {
 			chunk := files[start:min(start+batch, len(files))]
 			wg.Add(1)
@@ -135,16 +135,23 @@ func setResult(r *storage.DeleteResult, err error) {
 func (s *Store) deleteChunk(ctx context.Context, keys []string, idx []int, res []storage.DeleteResult) {
 	pending := idx
 	for attempt := 1; len(pending) > 0; attempt++ {
-		if s.noBatch.Load() {
-			var wg sync.WaitGroup
-			s.deleteSingles(ctx, keys, pending, res, &wg)
-			wg.Wait()
-			return
+		send, probe, err := s.batch.begin(ctx)
+		if err == nil && send {
+			err = s.acquire(ctx)
+			if err != nil && probe {
+				s.batch.end(probe, err)
+			}
 		}
-		if err := s.acquire(ctx); err != nil {
+		if err != nil {
 			for _, i := range pending {
 				res[i].Err = err
 			}
+			return
+		}
+		if !send {
+			var wg sync.WaitGroup
+			s.deleteSingles(ctx, keys, pending, res, &wg)
+			wg.Wait()
 			return
 		}
 		names := make([]string, len(pending))
@@ -153,8 +160,8 @@ func (s *Store) deleteChunk(ctx context.Context, keys []string, idx []int, res [
 		}
 		errs, err := s.b.DeleteBatch(ctx, names)
 		s.release()
+		s.batch.end(probe, err)
 		if errors.Is(err, ErrBatchUnsupported) {
-			s.noBatch.Store(true)
 			continue
 		}
 		if err == nil && len(errs) != len(names) {
