@@ -163,6 +163,11 @@ func (t *Table) vacuum(ctx context.Context, opts VacuumOptions) (*vacuum.Result,
 	}
 	rc := t.recovery(ctx)
 	if opts.DryRun {
+		if opts.Trash != "" {
+			if err := t.checkTrash(ctx, opts.Trash); err != nil {
+				return nil, err
+			}
+		}
 		opts.Counters.SetPhase("done")
 		res := vacuum.DryRun(plan)
 		res.Reclaim = vacuum.NewReclaim(rc, opts.Trash, plan.SizeOfDataToDelete)
@@ -205,7 +210,7 @@ func (t *Table) vacuum(ctx context.Context, opts VacuumOptions) (*vacuum.Result,
 	}
 	if rr != nil {
 		if ferr := rr.finish(ctx, res, endVersion, time.Now()); ferr != nil {
-			err = errors.Join(err, fmt.Errorf("the run ended, but its record was not updated (undo still finds the planned files): %w", ferr))
+			err = errors.Join(err, fmt.Errorf("the run ended, but its record was not updated: it still lists the planned files as RUNNING, and undo --unfinished brings back what of them is missing: %w", ferr))
 		}
 	}
 	return res, err

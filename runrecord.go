@@ -95,14 +95,23 @@ func (r *runRecorder) finish(ctx context.Context, res *vacuum.Result, endVersion
 	return undo.Write(context.WithoutCancel(ctx), r.t.Store, &rec)
 }
 
-// trashStore returns the store a trashed run deletes through, after checking the folder.
-func (t *Table) trashStore(ctx context.Context, folder, id string) (storage.Store, error) {
+// checkTrash refuses a trash folder the table's own rule does not hide (a partition column
+// of that name): VACUUM would delete what is moved there, and undo would move live files.
+func (t *Table) checkTrash(ctx context.Context, folder string) error {
 	snap, err := t.Snapshot(ctx)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if !vacuum.HiddenIn(snap, folder) {
-		return nil, fmt.Errorf("--trash %s: VACUUM would not take that folder of %s for hidden (a partition column of that name?): choose another", folder, t.Location)
+		return fmt.Errorf("--trash %s: VACUUM would not take that folder of %s for hidden (a partition column of that name?): choose another", folder, t.Location)
+	}
+	return nil
+}
+
+// trashStore returns the store a trashed run deletes through, after checking the folder.
+func (t *Table) trashStore(ctx context.Context, folder, id string) (storage.Store, error) {
+	if err := t.checkTrash(ctx, folder); err != nil {
+		return nil, err
 	}
 	ts, err := undo.NewTrashStore(t.Store, undo.RunTrash(folder, id))
 	if errors.Is(err, storage.ErrUnsupported) {
@@ -114,7 +123,8 @@ func (t *Table) trashStore(ctx context.Context, folder, id string) (storage.Stor
 // Runs lists the run records of the table, oldest first.
 func (t *Table) Runs(ctx context.Context) ([]undo.Summary, error) { return undo.List(ctx, t.Store) }
 
-// Undo restores what run id deleted (the newest run when id is empty).
+// Undo restores what run id deleted (by default the newest run that deleted files and was not
+// completely undone: a partial undo is retried, never skipped for an older run).
 func (t *Table) Undo(ctx context.Context, id string, opts undo.Options) (*undo.Report, error) {
 	if id == "" {
 		runs, err := t.Runs(ctx)
@@ -122,7 +132,7 @@ func (t *Table) Undo(ctx context.Context, id string, opts undo.Options) (*undo.R
 			return nil, err
 		}
 		for i := len(runs) - 1; i >= 0 && id == ""; i-- {
-			if runs[i].Err == "" && runs[i].NumFiles > 0 && runs[i].Undone == nil {
+			if runs[i].Err == "" && runs[i].NumFiles > 0 && !runs[i].UndoComplete {
 				id = runs[i].ID
 			}
 		}
@@ -130,6 +140,11 @@ func (t *Table) Undo(ctx context.Context, id string, opts undo.Options) (*undo.R
 			return nil, fmt.Errorf("%s has no run that deleted files and was not undone (deltavacuum runs lists them)", t.Location)
 		}
 	}
+	snap, err := t.Snapshot(ctx)
+	if err != nil {
+		return nil, err
+	}
+	opts.Hidden = func(dir string) bool { return vacuum.HiddenIn(snap, dir) }
 	return undo.Undo(ctx, t.Store, id, opts)
 }
 

@@ -101,6 +101,9 @@ func purgeRun(ctx context.Context, store storage.Store, dir string, rep *PurgeRe
 		return nil
 	}
 	slices.Reverse(dirs) // children before parents
+	if len(dirs) == 0 || dirs[len(dirs)-1] != dir {
+		dirs = append(dirs, dir) // the run's own folder, last
+	}
 	for start := 0; start < len(files); start += 1000 {
 		res, err := store.Delete(ctx, files[start:min(start+1000, len(files))])
 		for _, r := range res {

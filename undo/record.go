@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"runtime"
 	"sort"
 	"strings"
 	"time"
@@ -215,7 +216,7 @@ func (r *Record) check(id string) error {
 		return fmt.Errorf("unknown status %q", r.Status)
 	}
 	if r.Trash != "" {
-		if err := CheckTrashFolder(r.Trash); err != nil {
+		if err := checkRunTrash(r.Trash, r.ID); err != nil {
 			return err
 		}
 	}
@@ -225,12 +226,15 @@ func (r *Record) check(id string) error {
 // checkEntry refuses a path an undo must never write: outside the table, in the log, in the
 // tool's own folder.
 func checkEntry(e Entry) error {
+	lower := strings.ToLower(e.Path) // case-insensitive file systems (macOS, Windows)
 	switch {
 	case e.Path == "" || strings.HasSuffix(e.Path, "/") || !storage.ValidKey(e.Path):
 		return fmt.Errorf("invalid path %q", e.Path)
-	case strings.HasPrefix(e.Path, "_delta_log/"):
+	case strings.ContainsAny(e.Path, `\:`) && runtime.GOOS == "windows":
+		return fmt.Errorf("path %q holds a character Windows reads as a separator or a drive", e.Path)
+	case strings.HasPrefix(lower, "_delta_log/"):
 		return fmt.Errorf("path %q is in the Delta log, which VACUUM never deletes", e.Path)
-	case strings.HasPrefix(e.Path, "_deltavacuum/"):
+	case strings.HasPrefix(lower, "_deltavacuum/"):
 		return fmt.Errorf("path %q is in the tool's own folder", e.Path)
 	case e.Size < -1:
 		return fmt.Errorf("path %q: size %d", e.Path, e.Size)
@@ -238,14 +242,24 @@ func checkEntry(e Entry) error {
 	return nil
 }
 
-// CheckTrashFolder checks a trash folder as a record holds it: a clean relative key ending
-// in '/', neither in the log nor in the runs folder.
+// CheckTrashFolder checks a trash folder (relative to the table root, ending in '/'): a clean
+// key whose first name is hidden by name ('_' or '.', not _change_data or _delta_index,
+// which VACUUM cleans), neither in the Delta log nor holding or inside the runs folder. Whether
+// the table's own rule hides it too (a partition column named like it) is the caller's to
+// check, with the snapshot (vacuum.HiddenIn).
 func CheckTrashFolder(dir string) error {
 	if dir == "" || !strings.HasSuffix(dir, "/") || !storage.ValidKey(dir) {
 		return fmt.Errorf("invalid trash folder %q", dir)
 	}
-	if dir == "_delta_log/" || strings.HasPrefix(dir, "_delta_log/") || strings.HasPrefix(dir, RunsDir) || RunsDir == dir {
-		return fmt.Errorf("trash folder %q lies in the Delta log or the runs folder", dir)
+	if strings.ContainsAny(dir, `\:`) && runtime.GOOS == "windows" {
+		return fmt.Errorf("trash folder %q holds a character Windows reads as a separator or a drive", dir)
+	}
+	lower := strings.ToLower(dir)
+	if strings.HasPrefix(lower, "_delta_log/") {
+		return fmt.Errorf("trash folder %q lies in the Delta log", dir)
+	}
+	if strings.HasPrefix(lower, RunsDir) || strings.HasPrefix(RunsDir, lower) {
+		return fmt.Errorf("trash folder %q holds or lies in the runs folder %s", dir, RunsDir)
 	}
 	first, _, _ := strings.Cut(dir, "/")
 	if first[0] != '_' && first[0] != '.' || strings.HasPrefix(first, "_change_data") || strings.HasPrefix(first, "_delta_index") {
@@ -254,11 +268,22 @@ func CheckTrashFolder(dir string) error {
 	return nil
 }
 
+// checkRunTrash checks the trash folder a record names: a trash folder, then the run's id.
+func checkRunTrash(dir, id string) error {
+	parent, ok := strings.CutSuffix(dir, id+"/")
+	if !ok || parent == "" {
+		return fmt.Errorf("trash %q is not a trash folder followed by the run id %s", dir, id)
+	}
+	return CheckTrashFolder(parent)
+}
+
 // Summary is one run as `deltavacuum runs` lists it.
 type Summary struct {
 	Record
-	// Undone is the time of the last undo of the run, if any.
-	Undone *time.Time `json:"undoneAt,omitempty"`
+	// Undone is the time of the last undo of the run, if any; UndoComplete says whether it
+	// restored (or found in place) every file.
+	Undone       *time.Time `json:"undoneAt,omitempty"`
+	UndoComplete bool       `json:"undoComplete,omitempty"`
 	// Err is set when the record could not be read.
 	Err string `json:"error,omitempty"`
 }
@@ -302,11 +327,19 @@ func List(ctx context.Context, store storage.Store) ([]Summary, error) {
 		if undone[id] {
 			if rep, err := ReadReport(ctx, store, id); err == nil {
 				t := rep.At
-				s.Undone = &t
+				s.Undone, s.UndoComplete = &t, rep.NumLost+rep.NumFailed == 0
 			}
 		}
 		out = append(out, s)
 	}
+	// Ids have one-second resolution: runs of one second are ordered by their start time.
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.ID[:16] == b.ID[:16] && !a.StartedAt.IsZero() && !b.StartedAt.IsZero() {
+			return a.StartedAt.Before(b.StartedAt)
+		}
+		return a.ID < b.ID
+	})
 	return out, nil
 }
 

@@ -24,6 +24,12 @@ type Options struct {
 	Concurrency int
 	// Now is the clock (zero: time.Now()).
 	Now time.Time
+	// Hidden reports whether VACUUM takes a folder key (ending in '/') of the table for hidden,
+	// by the table's own rule (vacuum.HiddenIn with the latest snapshot). When set, the undo of
+	// a trashed run whose trash is not hidden is refused (a planted record naming a partition
+	// folder as its trash would move live files), and no file is restored into a hidden
+	// folder, where VACUUM never deletes.
+	Hidden func(dir string) bool
 }
 
 // How a file was, or would be, brought back.
@@ -60,6 +66,8 @@ type Report struct {
 	// Restored counts the files brought back (or, in a dry run, that would be tried).
 	NumRestored   int64 `json:"numRestored"`
 	BytesRestored int64 `json:"bytesRestored"`
+	// NumCompanions counts the Hadoop checksum companions among the files restored.
+	NumCompanions int64 `json:"numChecksumCompanions"`
 	// NumPresent are files that are there already (restored before, or written again: left
 	// as they are); NumLost those nothing can bring back; NumFailed those a request failed.
 	NumPresent int64        `json:"numPresent"`
@@ -91,6 +99,9 @@ func Undo(ctx context.Context, store storage.Store, id string, opts Options) (*R
 	}
 	rep := &Report{Run: id, Table: store.Location(), At: opts.Now.UTC(), DryRun: opts.DryRun, Files: make([]FileResult, len(rec.Files))}
 	var restore func(ctx context.Context, e Entry) (string, string)
+	if opts.Hidden != nil && rec.Trash != "" && !opts.Hidden(rec.Trash) {
+		return nil, fmt.Errorf("run %s of %s names %s as its trash, which this table does not hide (a partition folder?): the record is not used", id, store.Location(), rec.Trash)
+	}
 	switch {
 	case rec.Trash != "":
 		rep.Via = ViaTrash
@@ -120,6 +131,9 @@ func Undo(ctx context.Context, store storage.Store, id string, opts Options) (*R
 			defer wg.Done()
 			defer func() { <-sem }()
 			out, why := OutcomeFailed, ctx.Err()
+			if dir := storage.Dir(e.Path); why == nil && dir != "" && opts.Hidden != nil && opts.Hidden(dir) {
+				why = fmt.Errorf("refused: VACUUM never deletes in the hidden folder %s, so no run can have deleted it", dir)
+			}
 			if why == nil {
 				var w string
 				out, w = restore(ctx, e)
@@ -135,6 +149,9 @@ func Undo(ctx context.Context, store storage.Store, id string, opts Options) (*R
 		case OutcomeRestored, OutcomeWouldRestore:
 			rep.NumRestored++
 			rep.BytesRestored += max(f.Size, 0)
+			if f.Size < 0 {
+				rep.NumCompanions++
+			}
 		case OutcomePresent:
 			rep.NumPresent++
 		case OutcomeLost:

@@ -69,6 +69,9 @@ func printRuns(w io.Writer, table string, runs []undo.Summary) {
 		undone := ""
 		if r.Undone != nil {
 			undone = r.Undone.Format(time.RFC3339)
+			if !r.UndoComplete {
+				undone += " (partial: undo again to retry)"
+			}
 		}
 		status := r.Status
 		if !r.Complete && status == undo.StatusRunning {
@@ -139,8 +142,12 @@ func printUndo(w io.Writer, rep *undo.Report) {
 	if rep.DryRun {
 		verb = "Would restore"
 	}
-	fmt.Fprintf(w, "%s %d files (%s) of run %s from the %s; %d already at their path, %d not restorable, %d failed.\n",
-		verb, rep.NumRestored, humanBytes(rep.BytesRestored), rep.Run, rep.Via, rep.NumPresent, rep.NumLost, rep.NumFailed)
+	companions := ""
+	if rep.NumCompanions > 0 {
+		companions = fmt.Sprintf(", %d of them checksum companions", rep.NumCompanions)
+	}
+	fmt.Fprintf(w, "%s %d files (%s%s) of run %s from the %s; %d already at their path, %d not restorable, %d failed.\n",
+		verb, rep.NumRestored, humanBytes(rep.BytesRestored), companions, rep.Run, rep.Via, rep.NumPresent, rep.NumLost, rep.NumFailed)
 }
 
 func newTrashCmd() *cobra.Command {

@@ -38,15 +38,28 @@ TABLE is a directory path, a file:// URI, or a table name (schema.table) resolve
 delta.deletedFileRetentionDuration (default 168 hours) unless --retain-hours is given.`,
 		Example: `  deltavacuum vacuum /data/sales --dry-run
   deltavacuum vacuum file:///data/sales --retain-hours 0 --conf spark.databricks.delta.retentionDurationCheck.enabled=false --json`,
-		Args: exactArgs(1, "one TABLE"),
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 2 && cmd.Flags().Changed("trash") && trash == undo.DefaultTrash {
+				return usagef("expects one TABLE (got 2 arguments): to name the trash folder, write --trash=%s", args[1])
+			}
+			return exactArgs(1, "one TABLE")(cmd, args)
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			s, err := sf.session()
 			if err != nil {
 				return err
 			}
 			req := deltavacuum.VacuumRequest{DryRun: dryRun, Trash: trash, NoRunRecord: noRecord}
-			if cmd.Flags().Changed("trash") && trash == "" {
-				return usagef("--trash needs a folder of the table, such as %s", undo.DefaultTrash)
+			if cmd.Flags().Changed("trash") {
+				if trash == "" {
+					return usagef("--trash needs a folder of the table, such as %s", undo.DefaultTrash)
+				}
+				if _, err := undo.TrashFolder(trash); err != nil {
+					return &UsageError{Err: err}
+				}
+				if noRecord {
+					return usagef("--trash needs the run record (it says where each file went): drop --no-run-record")
+				}
 			}
 			switch {
 			case lite && full:

@@ -59,10 +59,9 @@ func (b *backend) Restore(ctx context.Context, d storage.Deleted) error {
 	if !all[0].marker {
 		return fmt.Errorf("%w: %s: an object is there now; it is left as it is", storage.ErrExist, d.Key)
 	}
-	for i, v := range all {
-		if v.marker || !d.SizeMatches(v.size) {
-			continue
-		}
+	i := pickVersion(all, d)
+	if i >= 0 {
+		v := all[i]
 		if i == 1 {
 			_, err := b.client.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String(b.bucket), Key: aws.String(d.Key), VersionId: aws.String(all[0].id)})
 			if err != nil {
@@ -81,6 +80,25 @@ func (b *backend) Restore(ctx context.Context, d storage.Deleted) error {
 		return nil
 	}
 	return fmt.Errorf("%w: %s: no kept version has its size (%d bytes)", storage.ErrNotExist, d.Key, d.Size)
+}
+
+// pickVersion returns the index in all (newest first) of the version to bring back: of d's
+// size and, when the record knows it, of d's modification time (S3 keeps seconds); failing
+// that, the newest of d's size. -1: none.
+func pickVersion(all []version, d storage.Deleted) int {
+	newest := -1
+	for i, v := range all {
+		if v.marker || !d.SizeMatches(v.size) {
+			continue
+		}
+		if !d.ModTime.IsZero() && v.at.Unix() == d.ModTime.Unix() {
+			return i
+		}
+		if newest < 0 {
+			newest = i
+		}
+	}
+	return newest
 }
 
 // version is one entry of ListObjectVersions for one key.
@@ -114,6 +132,9 @@ func (b *backend) versionsOf(ctx context.Context, name string) ([]types.ObjectVe
 		}
 		if !aws.ToBool(out.IsTruncated) {
 			return versions, markers, nil
+		}
+		if aws.ToString(out.NextKeyMarker) == aws.ToString(in.KeyMarker) && aws.ToString(out.NextVersionIdMarker) == aws.ToString(in.VersionIdMarker) {
+			return nil, nil, fmt.Errorf("s3 list versions of %s: the store says the listing goes on but gives no next marker", name)
 		}
 		in.KeyMarker, in.VersionIdMarker = out.NextKeyMarker, out.NextVersionIdMarker
 	}

@@ -3,6 +3,7 @@ package storagetest_test
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/deltavacuum/deltavacuum/storage"
 	"github.com/deltavacuum/deltavacuum/storage/storagetest"
@@ -36,5 +37,37 @@ func TestMove(t *testing.T) {
 			}
 			storagetest.RunMove(t, s)
 		})
+	}
+}
+
+// A key written again with the same size after the run, then deleted again: the restore
+// brings back the version the run deleted (by its modification time), not the newer bytes.
+func TestS3RestorePicksTheRecordedVersion(t *testing.T) {
+	s := storagetest.NewS3Versioned(t)
+	ctx := context.Background()
+	const k = "x.parquet"
+	del := func() {
+		if res, err := s.Delete(ctx, []string{k}); err != nil || res[0].Err != nil {
+			t.Fatal(err, res)
+		}
+	}
+	if err := s.Put(ctx, k, []byte("AAAA")); err != nil {
+		t.Fatal(err)
+	}
+	o, err := s.Stat(ctx, k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	del()
+	time.Sleep(1100 * time.Millisecond) // S3 keeps seconds
+	if err := s.Put(ctx, k, []byte("BBBB")); err != nil {
+		t.Fatal(err)
+	}
+	del()
+	if err := s.Restore(ctx, storage.Deleted{Key: k, Size: 4, ModTime: o.ModTime}); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := storage.ReadAll(ctx, s, k); string(b) != "AAAA" {
+		t.Errorf("restored %q, the run deleted AAAA", b)
 	}
 }
