@@ -360,19 +360,9 @@ func (s *Session) Vacuum(ctx context.Context, t *Table, req VacuumRequest) (*vac
 	}
 	opts := VacuumOptions{DryRun: req.DryRun}
 	if req.Inventory != nil {
-		src, err := s.inventorySource(ctx, req.Inventory, req.InventoryFormat)
+		listing, err := s.openInventory(ctx, t, req.Inventory, req.InventoryFormat)
 		if err != nil {
 			return nil, err
-		}
-		listing, err := inventory.Open(ctx, src, t.Location, inventory.Options{Open: func(ctx context.Context, loc string) (storage.Store, error) {
-			return location.Open(ctx, loc, s.cfg.StorageOptions)
-		}})
-		if err != nil {
-			return nil, err
-		}
-		if listing.Rows() > 0 && listing.Ignored() == listing.Rows() {
-			return nil, fmt.Errorf("inventory %s: none of its %d rows lies inside the table %s; check that the inventory is of this table's storage (paths must be fully qualified URIs such as %s/part-0.parquet)",
-				listing.Inventory(), listing.Rows(), t.Location, t.Location)
 		}
 		opts.Inventory = listing
 	}
@@ -387,6 +377,25 @@ func (s *Session) Vacuum(ctx context.Context, t *Table, req VacuumRequest) (*vac
 		opts.Logging = &b
 	}
 	return t.Vacuum(ctx, opts)
+}
+
+// openInventory opens the inventory of a statement as the listing of table t.
+func (s *Session) openInventory(ctx context.Context, t *Table, inv *sql.Inventory, format string) (*inventory.Listing, error) {
+	src, err := s.inventorySource(ctx, inv, format)
+	if err != nil {
+		return nil, err
+	}
+	listing, err := inventory.Open(ctx, src, t.Location, inventory.Options{Open: func(ctx context.Context, loc string) (storage.Store, error) {
+		return location.Open(ctx, loc, s.cfg.StorageOptions)
+	}})
+	if err != nil {
+		return nil, err
+	}
+	if listing.Rows() > 0 && listing.Ignored() == listing.Rows() {
+		return nil, fmt.Errorf("inventory %s: none of its %d rows lies inside the table %s; check that the inventory is of this table's storage (paths must be fully qualified URIs such as %s/part-0.parquet)",
+			listing.Inventory(), listing.Rows(), t.Location, t.Location)
+	}
+	return listing, nil
 }
 
 // inventorySource turns the inventory of a statement into a source: a path (with its format),

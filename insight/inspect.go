@@ -109,7 +109,7 @@ func reclaimableOf(plan *vacuum.Plan, price Price) Reclaimable {
 		c.add(f.Size)
 		r.ByReason[f.Reason] = c
 		if f.Checksum != "" {
-			r.Checksums.Files++
+			r.ChecksumFiles++
 		}
 	}
 	r.CostPerMonth = price.cost(r.Bytes)

@@ -61,9 +61,9 @@ type Reclaimable struct {
 	Directories int64 `json:"directories"`
 	// ByReason splits Count by the plan's reasons.
 	ByReason map[vacuum.Reason]Count `json:"byReason"`
-	// Checksums: the Hadoop .crc companions deleted with the files (not in Count, as VACUUM
-	// does not count them either).
-	Checksums Count `json:"checksums"`
+	// ChecksumFiles counts the Hadoop .crc companions deleted with the files (not in Count,
+	// as VACUUM does not count them either).
+	ChecksumFiles int64 `json:"checksumFiles"`
 	// CostPerMonth is Bytes at the report's price.
 	CostPerMonth float64 `json:"costPerMonth"`
 }
