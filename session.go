@@ -13,6 +13,7 @@ import (
 
 	"github.com/deltavacuum/deltavacuum/catalog"
 	"github.com/deltavacuum/deltavacuum/deltalog"
+	"github.com/deltavacuum/deltavacuum/insight"
 	"github.com/deltavacuum/deltavacuum/internal/redact"
 	"github.com/deltavacuum/deltavacuum/inventory"
 	"github.com/deltavacuum/deltavacuum/sql"
@@ -79,6 +80,12 @@ type Result struct {
 	Properties map[string]string       `json:"properties,omitempty"`
 	History    []deltalog.HistoryEntry `json:"history,omitempty"`
 	Detail     *deltalog.Detail        `json:"detail,omitempty"`
+	// Reclaimable is what DESCRIBE DETAIL adds to Spark's columns: what a VACUUM at the
+	// table's retention, run now, deletes (its DRY RUN).
+	Reclaimable *DetailReclaimable `json:"reclaimable,omitempty"`
+	// Inspect and Explain are the results of INSPECT and EXPLAIN VACUUM.
+	Inspect *insight.Report    `json:"inspect,omitempty"`
+	Explain *insight.Explained `json:"explain,omitempty"`
 	// Version is the version an ALTER TABLE wrote.
 	Version *int64 `json:"version,omitempty"`
 }
@@ -152,6 +159,8 @@ func (s *Session) Exec(ctx context.Context, st sql.Statement) (*Result, error) {
 		return r, nil
 	case *sql.Vacuum:
 		return s.execVacuum(ctx, st, r)
+	case *sql.Inspect, *sql.ExplainVacuum:
+		return s.execInsight(ctx, st, r)
 	}
 	ref, ok := tableOf(st)
 	if !ok {
@@ -202,6 +211,10 @@ func (s *Session) Exec(ctx context.Context, st sql.Statement) (*Result, error) {
 				props[k] = shown(k, v)
 			}
 			r.Detail.Properties = props
+			r.Reclaimable, err = s.detailReclaimable(ctx, t)
+			if err != nil {
+				r.Warnings = append(r.Warnings, fmt.Sprintf("the reclaimable figures of %s are not shown: %v", t.Location, err))
+			}
 			break
 		}
 		key := st.(*sql.ShowTblProperties).Key
@@ -237,6 +250,10 @@ func kindOf(st sql.Statement) string {
 		return "DESCRIBE HISTORY"
 	case *sql.DescribeDetail:
 		return "DESCRIBE DETAIL"
+	case *sql.Inspect:
+		return "INSPECT"
+	case *sql.ExplainVacuum:
+		return "EXPLAIN VACUUM"
 	}
 	return fmt.Sprintf("%T", st)
 }
@@ -253,6 +270,10 @@ func tableOf(st sql.Statement) (sql.TableRef, bool) {
 	case *sql.DescribeHistory:
 		return st.Table, true
 	case *sql.DescribeDetail:
+		return st.Table, true
+	case *sql.Inspect:
+		return st.Table, true
+	case *sql.ExplainVacuum:
 		return st.Table, true
 	}
 	return sql.TableRef{}, false

@@ -87,7 +87,7 @@ func Explain(ctx context.Context, store storage.Store, paths []string, opts Expl
 	}
 	if opts.RetainHours != nil {
 		if err := checkHours(*opts.RetainHours); err != nil {
-			return nil, fmt.Errorf("explaining table %s: retention: %v; give --retain-hours n with n a number of hours, 0 or more", loc, err)
+			return nil, fmt.Errorf("explaining table %s: retention: %v; give RETAIN n HOURS (--retain-hours n) with n a number of hours, 0 or more", loc, err)
 		}
 	}
 	out := make([]Explanation, len(paths))

@@ -64,7 +64,7 @@ func (a *account) report(ctx context.Context, store storage.Store, snap *deltalo
 	r := newReport(plan, s)
 	r.Files = a.files
 	r.NestedTables = plan.NestedTables
-	r.Reclaimable = reclaimableOf(plan, s.price)
+	r.Reclaimable = ReclaimableOf(plan, s.price)
 	hz, err := newHorizons(ctx, store, snap, a.oldestVersion(snap))
 	if err != nil {
 		return nil, err
@@ -100,8 +100,8 @@ func newReport(plan *vacuum.Plan, s settings) *Report {
 	}
 }
 
-// reclaimableOf is what the plan deletes.
-func reclaimableOf(plan *vacuum.Plan, price Price) Reclaimable {
+// ReclaimableOf is what the plan deletes, and its monthly cost at the price.
+func ReclaimableOf(plan *vacuum.Plan, price Price) Reclaimable {
 	r := Reclaimable{Directories: int64(len(plan.Dirs)), ByReason: map[vacuum.Reason]Count{}}
 	for _, f := range plan.Files {
 		r.add(f.Size)

@@ -81,7 +81,7 @@ func (o Options) settle(table string) (settings, error) {
 	}
 	if o.RetainHours != nil {
 		if err := checkHours(*o.RetainHours); err != nil {
-			return bad("retention: %v; give --retain-hours n with n a number of hours, 0 or more", err)
+			return bad("retention: %v; give RETAIN n HOURS (--retain-hours n) with n a number of hours, 0 or more", err)
 		}
 	}
 	if o.WhatIfHours != nil {

@@ -197,6 +197,10 @@ func registerStatements(r *redact.Redactor, stmts []sql.Statement) {
 			ref(&st.Table)
 		case *sql.DescribeDetail:
 			ref(&st.Table)
+		case *sql.Inspect:
+			ref(&st.Table)
+		case *sql.ExplainVacuum:
+			ref(&st.Table)
 		}
 	}
 }
