@@ -19,26 +19,24 @@ type horizons struct {
 	commitAt map[int64]time.Time
 }
 
-// newHorizons reads every commit in the log for the versions of its removes. (A remove
-// recorded only in a checkpoint was made in a commit no longer in the log, before the
-// oldest version the log rebuilds.)
+// newHorizons takes the versions of the removes from every commit in the log (those after the
+// checkpoint as the snapshot parsed them). A remove recorded only in a checkpoint was made in
+// a commit no longer in the log, before the oldest version the log rebuilds.
 func newHorizons(ctx context.Context, store storage.Store, snap *deltalog.Snapshot, oldest int64) (*horizons, error) {
 	h := &horizons{oldest: oldest, removed: map[string]int64{}, commitAt: map[int64]time.Time{}}
-	for _, c := range snap.Segment.AllCommits {
-		err := deltalog.CommitFileRefs(ctx, store, snap.Root, c, func(r deltalog.LogRef) error {
-			if r.CDC {
-				return nil
-			}
-			for _, k := range []string{r.Key, r.DVKey} {
-				if k != "" && r.Version > h.removed[k] {
-					h.removed[k] = r.Version
-				}
-			}
+	err := snap.LogFileRefs(ctx, store, func(r deltalog.LogRef) error {
+		if r.CDC {
 			return nil
-		})
-		if err != nil {
-			return nil, err
 		}
+		for _, k := range []string{r.Key, r.DVKey} {
+			if k != "" && r.Version > h.removed[k] {
+				h.removed[k] = r.Version
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	times, err := snap.CommitTimestamps(ctx, store)
 	if err != nil {

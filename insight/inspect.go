@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -77,7 +78,7 @@ func (a *account) report(ctx context.Context, store storage.Store, snap *deltalo
 	if a.small.Files > 0 {
 		r.SmallFiles.Share = float64(a.small.Files) / float64(a.files.Live.Files)
 	}
-	if err := lastOperations(ctx, store, r); err != nil {
+	if err := lastOperations(ctx, store, snap, r); err != nil {
 		return nil, err
 	}
 	return r, nil
@@ -186,22 +187,24 @@ func partitions(plan *vacuum.Plan, acc *account, top int) ([]Partition, int) {
 
 // lastOperations finds the newest VACUUM and OPTIMIZE in the history (the newest
 // historyDepth commits).
-func lastOperations(ctx context.Context, store storage.Store, r *Report) error {
-	history, err := deltalog.History(ctx, store, historyDepth)
+func lastOperations(ctx context.Context, store storage.Store, snap *deltalog.Snapshot, r *Report) error {
+	seen := 0
+	err := snap.Operations(ctx, store, historyDepth, func(c deltalog.CommitOperation) bool {
+		seen++
+		op := Operation{Version: c.Version, Timestamp: c.Timestamp, Operation: c.Operation}
+		switch {
+		case r.LastVacuum == nil && strings.HasPrefix(c.Operation, "VACUUM"):
+			r.LastVacuum = &op
+		case r.LastOptimize == nil && c.Operation == "OPTIMIZE":
+			r.LastOptimize = &op
+		}
+		return r.LastVacuum == nil || r.LastOptimize == nil
+	})
 	if err != nil {
 		return err
 	}
-	for _, e := range history {
-		op := Operation{Version: e.Version, Timestamp: e.Timestamp, Operation: e.Operation}
-		switch {
-		case r.LastVacuum == nil && strings.HasPrefix(e.Operation, "VACUUM"):
-			r.LastVacuum = &op
-		case r.LastOptimize == nil && e.Operation == "OPTIMIZE":
-			r.LastOptimize = &op
-		}
-	}
-	if len(history) == historyDepth && (r.LastVacuum == nil || r.LastOptimize == nil) {
-		r.Notes = append(r.Notes, "the last VACUUM and OPTIMIZE were looked for in the newest 1000 commits only")
+	if seen == historyDepth && (r.LastVacuum == nil || r.LastOptimize == nil) {
+		r.Notes = append(r.Notes, fmt.Sprintf("the last VACUUM and OPTIMIZE were looked for in the newest %d commits only", historyDepth))
 	}
 	return nil
 }

@@ -480,7 +480,7 @@ func (p *Planner) planListing(ctx context.Context, plan *Plan, walker Walker) (*
 		parent := stack[len(stack)-1]
 		parent.children++
 		if nested != "" && strings.HasPrefix(o.Key, nested) {
-			p.observe(o, 0, RuleNestedTable, "")
+			p.observe(o, 0, -1, RuleNestedTable, "")
 			if o.IsDir {
 				return storage.SkipDir
 			}
@@ -495,8 +495,8 @@ func (p *Planner) planListing(ctx context.Context, plan *Plan, walker Walker) (*
 				// "_delta_log") and skip the rest.
 				nested = parent.key
 				plan.NestedTables = append(plan.NestedTables, strings.TrimSuffix(nested, "/"))
-				p.observe(storage.Object{Key: nested, IsDir: true}, 0, RuleNestedTable, "")
-				p.observe(o, 0, RuleNestedTable, "")
+				p.observe(storage.Object{Key: nested, IsDir: true}, 0, -1, RuleNestedTable, "")
+				p.observe(o, 0, -1, RuleNestedTable, "")
 				for n := len(plan.Files); n > 0 && strings.HasPrefix(plan.Files[n-1].Path, nested); n = len(plan.Files) {
 					f := plan.Files[n-1]
 					plan.Files = plan.Files[:n-1]
@@ -515,7 +515,7 @@ func (p *Planner) planListing(ctx context.Context, plan *Plan, walker Walker) (*
 				}
 				return nil
 			}
-			p.observe(o, 0, RuleHidden, "")
+			p.observe(o, 0, -1, RuleHidden, "")
 			if o.IsDir {
 				return storage.SkipDir
 			}
@@ -533,23 +533,23 @@ func (p *Planner) planListing(ctx context.Context, plan *Plan, walker Walker) (*
 			return nil
 		}
 		if o.IsDir {
-			p.observe(o, 0, RuleDirectory, "")
+			p.observe(o, 0, -1, RuleDirectory, "")
 			plan.TotalDirectories++
 			stack = append(stack, &dirState{key: o.Key, modTime: o.ModTime})
 			return nil
 		}
 		plan.Listed++
 		h := p.hash(o.Key)
-		rule, err := p.decide(o, h)
+		rule, kept, err := p.decide(o, h)
 		if err != nil {
 			return err
 		}
 		if rule != RuleUnreferenced {
-			p.observe(o, h, rule, "")
+			p.observe(o, h, kept, rule, "")
 			return nil
 		}
 		f := File{Path: o.Key, Size: o.Size, ModificationTime: o.ModTime.UTC(), Reason: p.reason(o.Key, h), eligible: p.eligible(h, o.ModTime)}
-		p.observe(o, h, rule, f.Reason)
+		p.observe(o, h, -1, rule, f.Reason)
 		parent.removed++
 		crc := storage.Dir(o.Key) + "." + name + ".crc"
 		ch := p.hash(crc)
@@ -625,9 +625,12 @@ func (l *hashList) seal() {
 }
 
 func (l *hashList) has(h uint64) bool {
-	_, ok := slices.BinarySearch(l.s, h)
+	_, ok := l.find(h)
 	return ok
 }
+
+// find returns the place of h in the sealed list.
+func (l *hashList) find(h uint64) (int, bool) { return slices.BinarySearch(l.s, h) }
 
 func (l *hashList) len() int { return len(l.s) }
 

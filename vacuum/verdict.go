@@ -118,25 +118,19 @@ func (l *whyList) seal() {
 	l.s = slices.Clip(out)
 }
 
-func (l *whyList) find(h uint64) (why, bool) {
-	i, ok := slices.BinarySearchFunc(l.s, h, func(w why, h uint64) int { return cmp.Compare(w.h, h) })
-	if !ok {
-		return why{}, false
-	}
-	return l.s[i], true
-}
-
 // decide is the rule for one visible listed file whose key hashes to h, in the order the
 // planner applies it: protected by the log, too new, another spelling of a protected key, a
-// protected path through it; otherwise unreferenced and deleted.
-func (p *Planner) decide(o storage.Object, h uint64) (Rule, error) {
+// protected path through it; otherwise unreferenced and deleted. kept is the place of h in the
+// protected set when the log protects it, -1 otherwise.
+func (p *Planner) decide(o storage.Object, h uint64) (rule Rule, kept int, err error) {
+	if i, ok := p.keep.find(h); ok {
+		return RuleLive, i, nil // refined by observe when an observer asks why
+	}
 	switch {
-	case p.keep.has(h):
-		return RuleLive, nil // refined by observe when an observer asks why
 	case !o.ModTime.Before(p.cutoff):
-		return RuleTooNew, nil
+		return RuleTooNew, -1, nil
 	case p.keptByFold(o.Key):
-		return RuleOtherSpelling, nil // a live file's key in another spelling (case, normalization)
+		return RuleOtherSpelling, -1, nil // a live file's key in another spelling (case, normalization)
 	case p.keepDir.has(p.hash(o.Key + "/")):
 		// A protected path passes through this entry: a symbolic link (a partition folder
 		// that is a link; an inventory reports it as a file), or an object store's key that
@@ -144,32 +138,33 @@ func (p *Planner) decide(o storage.Object, h uint64) (Rule, error) {
 		if o.IsLink && o.LinkIntoStore {
 			// And the live files below it are also listed under their real names, which no
 			// action names: they would be deleted as untracked.
-			return "", &LinkIntoTableError{Table: p.snap.Location, Link: o.Key}
+			return "", -1, &LinkIntoTableError{Table: p.snap.Location, Link: o.Key}
 		}
-		return RuleProtectedBelow, nil
+		return RuleProtectedBelow, -1, nil
 	}
-	return RuleUnreferenced, nil
+	return RuleUnreferenced, -1, nil
 }
 
-// observe tells the observer, if any, the rule that decided o (h: its key's hash, for files).
-func (p *Planner) observe(o storage.Object, h uint64, rule Rule, reason Reason) {
+// observe tells the observer, if any, the rule that decided o (h: its key's hash, for files;
+// kept: its place in the protected set, or -1).
+func (p *Planner) observe(o storage.Object, h uint64, kept int, rule Rule, reason Reason) {
 	if p.opts.Observe == nil {
 		return
 	}
 	v := Verdict{Object: o, Rule: rule, Reason: reason, NewestRemoval: -1}
-	if rule == RuleHidden || rule == RuleNestedTable || rule == RuleDirectory {
+	switch rule {
+	case RuleHidden, RuleNestedTable, RuleDirectory:
 		p.opts.Observe(v)
 		return
-	}
-	w, protected := p.why.find(h)
-	if rule == RuleLive {
-		if !protected {
-			// Protected through a hash collision (see keySet): kept, as the planner keeps it.
-			w.kind = protectLive
-		}
+	case RuleLive:
+		// why holds the same hashes as keep, in the same order (both are sealed sorted sets
+		// of the keys protect marks).
+		w := p.why.s[kept]
 		v.Rule = w.kind.rule()
-	}
-	if protected && w.kind >= protectRetained {
+		if w.kind < protectRetained {
+			p.opts.Observe(v) // kept at every cutoff: no removal time matters
+			return
+		}
 		v.NewestRemoval = w.ts
 	}
 	if ts, ok := p.expired.newest(h); ok {
