@@ -64,6 +64,15 @@ func fixtureTable(t *testing.T, name string) (dir string, store *local.Store, no
 	return dir, store, now
 }
 
+// eachFixture runs fn for every fixture table the planner accepts, as a subtest.
+func eachFixture(t *testing.T, fn func(t *testing.T, name string)) {
+	for _, tbl := range fixtures.Tables(t) {
+		if !refused[tbl.Name] {
+			t.Run(tbl.Name, func(t *testing.T) { fn(t, tbl.Name) })
+		}
+	}
+}
+
 func plan(t *testing.T, store storage.Store, now time.Time, retain *float64) *vacuum.Plan {
 	t.Helper()
 	p, err := vacuum.NewPlanner(context.Background(), store, vacuum.Options{Now: now, RetainHours: retain, DisableRetentionCheck: true})
@@ -87,42 +96,37 @@ var whatIfHours = []float64{0, 1, 24, 48, 72, 168, 720, 2555}
 // file; that the forecast of day d is the plan of a run with the clock d days later; that each
 // what-if row is the plan at that retention; and that the categories account for every file.
 func TestFixtureInspect(t *testing.T) {
-	for _, tbl := range fixtures.Tables(t) {
-		if refused[tbl.Name] {
-			continue
+	eachFixture(t, func(t *testing.T, name string) {
+		dir, store, now := fixtureTable(t, name)
+		days := 12
+		r, err := insight.Inspect(context.Background(), store, insight.Options{Now: now, ForecastDays: &days, WhatIfHours: whatIfHours})
+		if err != nil {
+			t.Fatal(err)
 		}
-		t.Run(tbl.Name, func(t *testing.T) {
-			dir, store, now := fixtureTable(t, tbl.Name)
-			days := 12
-			r, err := insight.Inspect(context.Background(), store, insight.Options{Now: now, ForecastDays: &days, WhatIfHours: whatIfHours})
-			if err != nil {
-				t.Fatal(err)
+		p := plan(t, store, now, nil)
+		if got, want := r.Reclaimable.Count, totals(p); got != want {
+			t.Errorf("reclaimable %+v, the plan deletes %+v", got, want)
+		}
+		if got, want := r.Reclaimable.Directories, int64(len(p.Dirs)); got != want {
+			t.Errorf("reclaimable directories %d, the plan deletes %d", got, want)
+		}
+		if len(r.Forecast) != days {
+			t.Fatalf("forecast has %d days, want %d", len(r.Forecast), days)
+		}
+		for _, d := range r.Forecast {
+			want := totals(plan(t, store, now.Add(time.Duration(d.Day)*day), nil))
+			if d.Total != want {
+				t.Errorf("forecast day %d: %+v, the plan with the clock then deletes %+v", d.Day, d.Total, want)
 			}
-			p := plan(t, store, now, nil)
-			if got, want := r.Reclaimable.Count, totals(p); got != want {
-				t.Errorf("reclaimable %+v, the plan deletes %+v", got, want)
+		}
+		for _, w := range r.WhatIf {
+			h := w.RetentionHours
+			if want := totals(plan(t, store, now, &h)); w.Reclaimable != want {
+				t.Errorf("what-if %gh: %+v, the plan at that retention deletes %+v", h, w.Reclaimable, want)
 			}
-			if got, want := r.Reclaimable.Directories, int64(len(p.Dirs)); got != want {
-				t.Errorf("reclaimable directories %d, the plan deletes %d", got, want)
-			}
-			if len(r.Forecast) != days {
-				t.Fatalf("forecast has %d days, want %d", len(r.Forecast), days)
-			}
-			for _, d := range r.Forecast {
-				want := totals(plan(t, store, now.Add(time.Duration(d.Day)*day), nil))
-				if d.Total != want {
-					t.Errorf("forecast day %d: %+v, the plan with the clock then deletes %+v", d.Day, d.Total, want)
-				}
-			}
-			for _, w := range r.WhatIf {
-				h := w.RetentionHours
-				if want := totals(plan(t, store, now, &h)); w.Reclaimable != want {
-					t.Errorf("what-if %gh: %+v, the plan at that retention deletes %+v", h, w.Reclaimable, want)
-				}
-			}
-			checkAccounted(t, dir, r)
-		})
-	}
+		}
+		checkAccounted(t, dir, r)
+	})
 }
 
 // checkAccounted checks that the categories of the report add up to the files on disk.
@@ -137,16 +141,9 @@ func checkAccounted(t *testing.T, dir string, r *insight.Report) {
 		want.Files++
 		want.Bytes += fi.Size()
 	}
-	b := r.Files
-	var got insight.Count
-	for _, c := range []insight.Count{b.Live, b.DeletionVectors, b.TombstonedInRetention, b.TombstonedExpired, b.ChangeData,
-		b.Untracked, b.UnreferencedDeletionVectors, b.KeptOther, b.Hidden, b.NestedTables,
-		b.DeltaLog.Commits, b.DeltaLog.Checkpoints, b.DeltaLog.Other} {
-		got.Files += c.Files
-		got.Bytes += c.Bytes
-	}
+	got := sum(r.Files)
 	if got != want {
-		t.Errorf("the categories count %+v, the table holds %+v: %+v", got, want, b)
+		t.Errorf("the categories count %+v, the table holds %+v: %+v", got, want, r.Files)
 	}
 }
 
@@ -154,46 +151,41 @@ func checkAccounted(t *testing.T, dir string, r *insight.Report) {
 // version the what-if table says time travel still reaches: all its files (and those of every
 // later version) are there, and the version before it, when the log can rebuild it, lost one.
 func TestFixtureTimeTravel(t *testing.T) {
-	for _, tbl := range fixtures.Tables(t) {
-		if refused[tbl.Name] {
-			continue
-		}
-		t.Run(tbl.Name, func(t *testing.T) {
-			for _, h := range []float64{0, 24, 168, 2555} {
-				dir, store, now := fixtureTable(t, tbl.Name)
-				r, err := insight.Inspect(context.Background(), store, insight.Options{Now: now, WhatIfHours: []float64{h}})
-				if err != nil {
-					t.Fatal(err)
-				}
-				w := r.WhatIf[0]
-				// Files a version names that were never on disk (a fixture copied without
-				// them) are not the vacuum's doing.
-				before := map[int64]int{}
-				for v := r.OldestVersion; v <= r.Version; v++ {
-					before[v] = len(missingFiles(t, store, dir, v))
-				}
-				p := plan(t, store, now, &h)
-				if _, err := vacuum.Execute(context.Background(), store, p, vacuum.ExecOptions{}); err != nil {
-					t.Fatal(err)
-				}
-				for v := w.OldestVersion; v <= r.Version; v++ {
-					if missing := missingFiles(t, store, dir, v); len(missing) > before[v] {
-						t.Errorf("retention %gh: version %d (oldest readable: %d) lost %v", h, v, w.OldestVersion, missing)
-					}
-				}
-				if v := w.OldestVersion - 1; v >= r.OldestVersion {
-					if missing := missingFiles(t, store, dir, v); len(missing) == before[v] {
-						t.Errorf("retention %gh: the report says time travel reaches version %d, but version %d is whole too", h, w.OldestVersion, v)
-					}
+	eachFixture(t, func(t *testing.T, name string) {
+		for _, h := range []float64{0, 24, 168, 2555} {
+			_, store, now := fixtureTable(t, name)
+			r, err := insight.Inspect(context.Background(), store, insight.Options{Now: now, WhatIfHours: []float64{h}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			w := r.WhatIf[0]
+			// Files a version names that were never on disk (a fixture copied without
+			// them) are not the vacuum's doing.
+			before := map[int64]int{}
+			for v := r.OldestVersion; v <= r.Version; v++ {
+				before[v] = len(missingFiles(t, store, v))
+			}
+			p := plan(t, store, now, &h)
+			if _, err := vacuum.Execute(context.Background(), store, p, vacuum.ExecOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			for v := w.OldestVersion; v <= r.Version; v++ {
+				if missing := missingFiles(t, store, v); len(missing) > before[v] {
+					t.Errorf("retention %gh: version %d (oldest readable: %d) lost %v", h, v, w.OldestVersion, missing)
 				}
 			}
-		})
-	}
+			if v := w.OldestVersion - 1; v >= r.OldestVersion {
+				if missing := missingFiles(t, store, v); len(missing) == before[v] {
+					t.Errorf("retention %gh: the report says time travel reaches version %d, but version %d is whole too", h, w.OldestVersion, v)
+				}
+			}
+		}
+	})
 }
 
 // missingFiles returns the files of version v (live adds and their deletion vectors) that
-// are not on disk.
-func missingFiles(t *testing.T, store *local.Store, dir string, v int64) []string {
+// are not in the store.
+func missingFiles(t *testing.T, store storage.Store, v int64) []string {
 	t.Helper()
 	ctx := context.Background()
 	seg, err := deltalog.ListLogAt(ctx, store, v)
@@ -206,14 +198,8 @@ func missingFiles(t *testing.T, store *local.Store, dir string, v int64) []strin
 	}
 	var missing []string
 	err = snap.Files(ctx, store, func(f deltalog.File) error {
-		if f.Removed {
-			return nil
-		}
 		for _, k := range []string{f.Key, f.DVKey} {
-			if k == "" {
-				continue
-			}
-			if _, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(k))); errors.Is(err, fs.ErrNotExist) {
+			if _, err := store.Stat(ctx, k); !f.Removed && k != "" && errors.Is(err, storage.ErrNotExist) {
 				missing = append(missing, k)
 			}
 		}
@@ -229,58 +215,60 @@ func missingFiles(t *testing.T, store *local.Store, dir string, v int64) []strin
 // against the plan: "would delete" exactly for what the plan deletes (files, their checksum
 // companions, directories), "kept" for everything else, never "not in the table".
 func TestFixtureExplain(t *testing.T) {
-	for _, tbl := range fixtures.Tables(t) {
-		if refused[tbl.Name] {
-			continue
-		}
-		t.Run(tbl.Name, func(t *testing.T) {
-			dir, store, now := fixtureTable(t, tbl.Name)
-			var paths []string
-			err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-				if err != nil || p == dir {
-					return err
-				}
-				rel, _ := filepath.Rel(dir, p)
-				paths = append(paths, filepath.ToSlash(rel))
-				return nil
-			})
-			if err != nil {
-				t.Fatal(err)
+	eachFixture(t, func(t *testing.T, name string) {
+		dir, store, now := fixtureTable(t, name)
+		var paths []string
+		err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || p == dir {
+				return err
 			}
-			x, err := insight.Explain(context.Background(), store, paths, insight.ExplainOptions{Now: now})
-			if err != nil {
-				t.Fatal(err)
-			}
-			p := plan(t, store, now, nil)
-			deleted := map[string]bool{}
-			for _, f := range p.Files {
-				deleted[f.Path] = true
-				if f.Checksum != "" {
-					deleted[f.Checksum] = true
-				}
-			}
-			for _, d := range p.Dirs {
-				deleted[d.Path] = true
-			}
-			n := 0
-			for _, e := range x.Paths {
-				want := insight.VerdictKept
-				if deleted[e.Key] {
-					want = insight.VerdictWouldDelete
-					n++
-				}
-				if e.Verdict != want {
-					t.Errorf("%s: %s (%s), the plan says %s", e.Path, e.Verdict, e.Text, want)
-				}
-				if !strings.HasPrefix(e.Text, e.Verdict+":") {
-					t.Errorf("%s: the explanation %q does not start with its verdict %q", e.Path, e.Text, e.Verdict)
-				}
-				checkEvidence(t, e)
-			}
-			if n != len(deleted) {
-				t.Errorf("%d paths explained as deleted, the plan deletes %d", n, len(deleted))
-			}
+			rel, _ := filepath.Rel(dir, p)
+			paths = append(paths, filepath.ToSlash(rel))
+			return nil
 		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		x, err := insight.Explain(context.Background(), store, paths, insight.ExplainOptions{Now: now})
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkExplained(t, x, plan(t, store, now, nil), true)
+	})
+}
+
+// checkExplained checks each explanation against the plan: "would delete" exactly for what
+// the plan deletes (files, their checksum companions and, with dirs, directories), "kept" for
+// everything else; and the evidence of each rule.
+func checkExplained(t *testing.T, x *insight.Explained, p *vacuum.Plan, dirs bool) {
+	t.Helper()
+	deleted := map[string]bool{}
+	for _, f := range p.Files {
+		deleted[f.Path] = true
+		if f.Checksum != "" {
+			deleted[f.Checksum] = true
+		}
+	}
+	for _, d := range p.Dirs {
+		deleted[d.Path] = dirs
+	}
+	n := 0
+	for _, e := range x.Paths {
+		want := insight.VerdictKept
+		if deleted[e.Key] {
+			want = insight.VerdictWouldDelete
+			n++
+		}
+		if e.Verdict != want {
+			t.Errorf("%s: %s (%s), the plan says %s", e.Path, e.Verdict, e.Text, want)
+		}
+		if !strings.HasPrefix(e.Text, e.Verdict+":") {
+			t.Errorf("%s: the explanation %q does not start with its verdict %q", e.Path, e.Text, e.Verdict)
+		}
+		checkEvidence(t, e)
+	}
+	if dirs && n != len(deleted) {
+		t.Errorf("%d paths explained as deleted, the plan deletes %d", n, len(deleted))
 	}
 }
 
@@ -390,32 +378,27 @@ func nanOf() float64 {
 // TestInspectLite checks the log-only estimate on every fixture: it counts the live files of
 // the snapshot, and what it calls reclaimable is named by expired tombstones.
 func TestInspectLite(t *testing.T) {
-	for _, tbl := range fixtures.Tables(t) {
-		if refused[tbl.Name] {
-			continue
+	eachFixture(t, func(t *testing.T, name string) {
+		_, store, now := fixtureTable(t, name)
+		full, err := insight.Inspect(context.Background(), store, insight.Options{Now: now})
+		if err != nil {
+			t.Fatal(err)
 		}
-		t.Run(tbl.Name, func(t *testing.T) {
-			_, store, now := fixtureTable(t, tbl.Name)
-			full, err := insight.Inspect(context.Background(), store, insight.Options{Now: now})
-			if err != nil {
-				t.Fatal(err)
-			}
-			lite, err := insight.Inspect(context.Background(), store, insight.Options{Now: now, Lite: true})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if lite.Source != "log" {
-				t.Errorf("source %q, want log", lite.Source)
-			}
-			if lite.Files.Live.Files < full.Files.Live.Files {
-				t.Errorf("lite counts %d live files, the listing finds %d", lite.Files.Live.Files, full.Files.Live.Files)
-			}
-			if full.Reclaimable.ByReason[vacuum.ReasonTombstone].Files > lite.Reclaimable.Files {
-				t.Errorf("lite estimates %d reclaimable, FULL deletes %d tombstoned files", lite.Reclaimable.Files, full.Reclaimable.ByReason[vacuum.ReasonTombstone].Files)
-			}
-			if !slices.ContainsFunc(lite.Notes, func(n string) bool { return strings.Contains(n, "log alone") }) {
-				t.Errorf("lite report does not say it is an estimate: %v", lite.Notes)
-			}
-		})
-	}
+		lite, err := insight.Inspect(context.Background(), store, insight.Options{Now: now, Lite: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if lite.Source != "log" {
+			t.Errorf("source %q, want log", lite.Source)
+		}
+		if lite.Files.Live.Files < full.Files.Live.Files {
+			t.Errorf("lite counts %d live files, the listing finds %d", lite.Files.Live.Files, full.Files.Live.Files)
+		}
+		if full.Reclaimable.ByReason[vacuum.ReasonTombstone].Files > lite.Reclaimable.Files {
+			t.Errorf("lite estimates %d reclaimable, FULL deletes %d tombstoned files", lite.Reclaimable.Files, full.Reclaimable.ByReason[vacuum.ReasonTombstone].Files)
+		}
+		if !slices.ContainsFunc(lite.Notes, func(n string) bool { return strings.Contains(n, "log alone") }) {
+			t.Errorf("lite report does not say it is an estimate: %v", lite.Notes)
+		}
+	})
 }

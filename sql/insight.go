@@ -50,16 +50,21 @@ func (s *ExplainVacuum) String() string {
 func (*Inspect) statement()       {}
 func (*ExplainVacuum) statement() {}
 
-// retainHours parses the rest of RETAIN n HOURS, after RETAIN.
-func (p *parser) retainHours() (Number, error) {
+// retainClause parses the rest of a RETAIN n HOURS clause starting at t into *retain,
+// recording a duplicate.
+func (p *parser) retainClause(t token, retain **Number) error {
 	n, err := p.number()
 	if err != nil {
-		return n, err
+		return err
 	}
 	if !p.accept("HOURS") && !p.accept("HOUR") {
-		return n, p.unexpected("HOURS")
+		return p.unexpected("HOURS")
 	}
-	return n, nil
+	if *retain != nil {
+		p.semantic(&DuplicateClauseError{Position: position(p.src, t.pos), Clause: "RETAIN"})
+	}
+	*retain = &n
+	return nil
 }
 
 // inspect parses INSPECT table [LITE] [RETAIN n HOURS], clauses in any order.
@@ -79,14 +84,9 @@ func (p *parser) inspect() (Statement, error) {
 			}
 			s.Lite = true
 		case isKeyword(t, "RETAIN"):
-			n, err := p.retainHours()
-			if err != nil {
+			if err := p.retainClause(t, &s.Retain); err != nil {
 				return nil, err
 			}
-			if s.Retain != nil {
-				p.semantic(&DuplicateClauseError{Position: position(p.src, t.pos), Clause: "RETAIN"})
-			}
-			s.Retain = &n
 		default:
 			p.i--
 			return nil, p.unexpected("LITE", "RETAIN", "end of statement")
@@ -111,14 +111,9 @@ func (p *parser) explain() (Statement, error) {
 		t := p.next()
 		switch {
 		case isKeyword(t, "RETAIN"):
-			n, err := p.retainHours()
-			if err != nil {
+			if err := p.retainClause(t, &s.Retain); err != nil {
 				return nil, err
 			}
-			if s.Retain != nil {
-				p.semantic(&DuplicateClauseError{Position: position(p.src, t.pos), Clause: "RETAIN"})
-			}
-			s.Retain = &n
 		case isKeyword(t, "PATHS"):
 			paths, err := p.stringList()
 			if err != nil {
