@@ -152,12 +152,19 @@ func inAny(key string, folders []string) bool {
 func (a *account) partition(key string) *Partition {
 	path := ""
 	if a.partitionDepth > 0 {
-		parts := strings.Split(key, "/")
-		parts = parts[:len(parts)-1] // the file's name
-		path = strings.Join(parts[:min(len(parts), a.partitionDepth)], "/")
+		// The first partitionDepth folders of the key, without allocating: this runs once per
+		// live file.
+		end, depth := 0, 0
+		for i := 0; i < len(key) && depth < a.partitionDepth; i++ {
+			if key[i] == '/' {
+				end, depth = i, depth+1
+			}
+		}
+		path = key[:end]
 	}
 	p, ok := a.parts[path]
 	if !ok {
+		path = strings.Clone(path) // a copy: the substring would keep the whole key alive
 		p = &Partition{Path: path}
 		a.parts[path] = p
 	}

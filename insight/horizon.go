@@ -48,14 +48,26 @@ func newHorizons(ctx context.Context, store storage.Store, snap *deltalog.Snapsh
 	return h, nil
 }
 
+// removedIn returns, for each entry, the newest commit of the log removing its key (-1 when
+// none does), looked up once for all the cutoffs asked.
+func (h *horizons) removedIn(entries []entry) []int64 {
+	out := make([]int64, len(entries))
+	for i := range entries {
+		out[i] = -1
+		if r, ok := h.removed[entries[i].v.Object.Key]; ok {
+			out[i] = r
+		}
+	}
+	return out
+}
+
 // after returns the oldest version time travel reads after a vacuum with the cutoff, and its
-// commit time when its commit file is in the log.
-func (h *horizons) after(entries []entry, cutoff time.Time) (int64, *time.Time) {
+// commit time when its commit file is in the log; removed is removedIn(entries).
+func (h *horizons) after(entries []entry, removed []int64, cutoff time.Time) (int64, *time.Time) {
 	v := h.oldest
 	for i := range entries {
-		e := &entries[i]
-		if r, ok := h.removed[e.v.Object.Key]; ok && r > v && e.v.DeletableAt(cutoff) {
-			v = r
+		if removed[i] > v && entries[i].v.DeletableAt(cutoff) {
+			v = removed[i]
 		}
 	}
 	if t, ok := h.commitAt[v]; ok {

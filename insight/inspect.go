@@ -138,6 +138,7 @@ func forecast(plan *vacuum.Plan, days int, entries []entry) []Day {
 func whatIf(plan *vacuum.Plan, s settings, entries []entry, hz *horizons) []WhatIf {
 	now := plan.Cutoff.Add(retentionOf(plan.RetentionHours))
 	out := make([]WhatIf, 0, len(s.whatIf))
+	removed := hz.removedIn(entries)
 	for _, h := range s.whatIf {
 		run := retentionOf(h)
 		cutoff := now.Add(-run)
@@ -147,7 +148,7 @@ func whatIf(plan *vacuum.Plan, s settings, entries []entry, hz *horizons) []What
 			w.Preset = "table retention"
 		}
 		w.CostPerMonth = s.price.cost(w.Reclaimable.Bytes)
-		w.OldestVersion, w.OldestVersionTime = hz.after(entries, cutoff)
+		w.OldestVersion, w.OldestVersionTime = hz.after(entries, removed, cutoff)
 		out = append(out, w)
 	}
 	return out

@@ -307,6 +307,7 @@ func (p *Planner) protect(ctx context.Context) error {
 				p.expired.add(p.hash(key), f.DeletionTimestamp)
 				return
 			}
+			h := p.hash(key)
 			if p.opts.Observe != nil {
 				kind := protectLive
 				if f.Removed {
@@ -315,9 +316,10 @@ func (p *Planner) protect(ctx context.Context) error {
 				if key == f.DVKey && key != f.Key {
 					kind++ // the DV variant of either
 				}
-				p.why.add(p.hash(key), kind, f.DeletionTimestamp)
+				p.why.add(h, kind, f.DeletionTimestamp) // and keep is made from it (seal)
+			} else {
+				p.keep.add(h)
 			}
-			p.keep.add(p.hash(key))
 			p.protectFolded(key)
 			p.protectAncestors(key)
 		}
@@ -331,10 +333,13 @@ func (p *Planner) protect(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	p.keep.seal()
+	if p.opts.Observe != nil {
+		p.keep = p.why.seal()
+	} else {
+		p.keep.seal()
+	}
 	p.keepFolded.seal()
 	p.expired.seal()
-	p.why.seal()
 	return nil
 }
 

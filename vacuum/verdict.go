@@ -90,32 +90,43 @@ func (k protection) rule() Rule {
 }
 
 // whyList records, for each protected key hash, why it is protected and the newest
-// deletionTimestamp of the unexpired removes naming it. It is built only for an observer: a
-// plain plan needs no more than the hash (hashList).
+// deletionTimestamp of the unexpired removes naming it. It is built only for an observer, and
+// then replaces the building of the protected set: sealed, its hashes are that set, in the
+// same order, so that the place decide finds a key at is its place here too.
 type whyList struct{ s []why }
 
+// why is a key hash with its protection and time packed in 16 bytes: tk = ts<<2 | kind.
 type why struct {
-	h    uint64
-	ts   int64
-	kind protection
+	h  uint64
+	tk int64
 }
 
-func (l *whyList) add(h uint64, kind protection, ts int64) { l.s = append(l.s, why{h, ts, kind}) }
+func (w why) kind() protection { return protection(w.tk & 3) }
+func (w why) ts() int64        { return w.tk >> 2 }
 
-// seal sorts by hash and merges the entries of one hash: the strongest protection, the newest
-// deletion time.
-func (l *whyList) seal() {
+func (l *whyList) add(h uint64, kind protection, ts int64) {
+	l.s = append(l.s, why{h, ts<<2 | int64(kind)})
+}
+
+// seal sorts by hash and merges the entries of one hash (the strongest protection, the newest
+// deletion time), and returns the protected set: the hashes, in the same order.
+func (l *whyList) seal() hashList {
 	slices.SortFunc(l.s, func(a, b why) int { return cmp.Compare(a.h, b.h) })
 	out := l.s[:0]
 	for _, w := range l.s {
 		if n := len(out); n > 0 && out[n-1].h == w.h {
-			out[n-1].kind = min(out[n-1].kind, w.kind)
-			out[n-1].ts = max(out[n-1].ts, w.ts)
+			last := out[n-1]
+			out[n-1].tk = max(last.ts(), w.ts())<<2 | int64(min(last.kind(), w.kind()))
 			continue
 		}
 		out = append(out, w)
 	}
 	l.s = slices.Clip(out)
+	keep := hashList{s: make([]uint64, len(l.s))}
+	for i, w := range l.s {
+		keep.s[i] = w.h
+	}
+	return keep
 }
 
 // decide is the rule for one visible listed file whose key hashes to h, in the order the
@@ -160,12 +171,12 @@ func (p *Planner) observe(o storage.Object, h uint64, kept int, rule Rule, reaso
 		// why holds the same hashes as keep, in the same order (both are sealed sorted sets
 		// of the keys protect marks).
 		w := p.why.s[kept]
-		v.Rule = w.kind.rule()
-		if w.kind < protectRetained {
+		v.Rule = w.kind().rule()
+		if w.kind() < protectRetained {
 			p.opts.Observe(v) // kept at every cutoff: no removal time matters
 			return
 		}
-		v.NewestRemoval = w.ts
+		v.NewestRemoval = w.ts()
 	}
 	if ts, ok := p.expired.newest(h); ok {
 		v.NewestRemoval = max(v.NewestRemoval, ts)
