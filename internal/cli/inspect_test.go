@@ -121,4 +121,11 @@ func TestInspectRedactsTheSAS(t *testing.T) {
 	if strings.Contains(out+errs, "SECRETSIG123") || strings.Contains(out+errs, "S3CR3TKEY") {
 		t.Errorf("a secret is printed: %s%s", out, errs)
 	}
+	for _, st := range []string{"INSPECT '%s'", "EXPLAIN VACUUM '%s' PATHS ('a')", "DESCRIBE DETAIL '%s'"} {
+		st = strings.Replace(st, "%s", "file:///tmp/t?sv=2022&sig=SECRETSIG123", 1) // refused at once, and never printed
+		code, out, errs := run(t, "sql", st, "--json")
+		if code == ExitOK || strings.Contains(out+errs, "SECRETSIG123") {
+			t.Errorf("%s: exit %d, a secret may be printed: %s%s", st, code, out, errs)
+		}
+	}
 }
