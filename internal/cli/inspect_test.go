@@ -2,6 +2,9 @@ package cli
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -127,5 +130,36 @@ func TestInspectRedactsTheSAS(t *testing.T) {
 		if code == ExitOK || strings.Contains(out+errs, "SECRETSIG123") {
 			t.Errorf("%s: exit %d, a secret may be printed: %s%s", st, code, out, errs)
 		}
+	}
+}
+
+func TestInspectInventory(t *testing.T) {
+	dir := fixtures.Copy(t, "delta/basic-with-inserts-deletes-checkpoint", time.Now().Add(-30*24*time.Hour))
+	inv := filepath.Join(t.TempDir(), "inv.csv")
+	old := strconv.FormatInt(time.Now().Add(-30*24*time.Hour).UnixMilli(), 10)
+	body := "path,length,isDir,modificationTime\nfile:" + dir + "/stray.parquet,5,false," + old + "\n"
+	if err := os.WriteFile(inv, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "stray.parquet"), []byte("12345"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := run(t, "inspect", dir, "--inventory", inv, "--inventory-format", "csv", "--retain-hours", "0", "--json")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var doc struct {
+		Source      string
+		Reclaimable struct{ Files, Bytes int64 }
+		Files       struct {
+			Untracked struct{ Files int64 }
+			DeltaLog  struct{ Commits struct{ Files int64 } }
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Source != "inventory" || doc.Reclaimable.Files != 1 || doc.Reclaimable.Bytes != 5 || doc.Files.Untracked.Files != 1 || doc.Files.DeltaLog.Commits.Files != 14 {
+		t.Errorf("inspect with an inventory listing only stray.parquet: %+v", doc)
 	}
 }
