@@ -13,6 +13,7 @@ import (
 
 	"github.com/deltavacuum/deltavacuum/catalog"
 	"github.com/deltavacuum/deltavacuum/deltalog"
+	"github.com/deltavacuum/deltavacuum/insight"
 	"github.com/deltavacuum/deltavacuum/internal/redact"
 	"github.com/deltavacuum/deltavacuum/inventory"
 	"github.com/deltavacuum/deltavacuum/sql"
@@ -80,6 +81,12 @@ type Result struct {
 	Properties map[string]string       `json:"properties,omitempty"`
 	History    []deltalog.HistoryEntry `json:"history,omitempty"`
 	Detail     *deltalog.Detail        `json:"detail,omitempty"`
+	// Reclaimable is what DESCRIBE DETAIL adds to Spark's columns: what a VACUUM at the
+	// table's retention, run now, deletes (its DRY RUN).
+	Reclaimable *DetailReclaimable `json:"reclaimable,omitempty"`
+	// Inspect and Explain are the results of INSPECT and EXPLAIN VACUUM.
+	Inspect *insight.Report    `json:"inspect,omitempty"`
+	Explain *insight.Explained `json:"explain,omitempty"`
 	// Version is the version an ALTER TABLE wrote.
 	Version *int64 `json:"version,omitempty"`
 }
@@ -153,6 +160,8 @@ func (s *Session) Exec(ctx context.Context, st sql.Statement) (*Result, error) {
 		return r, nil
 	case *sql.Vacuum:
 		return s.execVacuum(ctx, st, r)
+	case *sql.Inspect, *sql.ExplainVacuum:
+		return s.execInsight(ctx, st, r)
 	}
 	ref, ok := tableOf(st)
 	if !ok {
@@ -203,6 +212,10 @@ func (s *Session) Exec(ctx context.Context, st sql.Statement) (*Result, error) {
 				props[k] = shown(k, v)
 			}
 			r.Detail.Properties = props
+			r.Reclaimable, err = s.detailReclaimable(ctx, t)
+			if err != nil {
+				r.Warnings = append(r.Warnings, fmt.Sprintf("the reclaimable figures of %s are not shown: %v", t.Location, err))
+			}
 			break
 		}
 		key := st.(*sql.ShowTblProperties).Key
@@ -238,6 +251,10 @@ func kindOf(st sql.Statement) string {
 		return "DESCRIBE HISTORY"
 	case *sql.DescribeDetail:
 		return "DESCRIBE DETAIL"
+	case *sql.Inspect:
+		return "INSPECT"
+	case *sql.ExplainVacuum:
+		return "EXPLAIN VACUUM"
 	}
 	return fmt.Sprintf("%T", st)
 }
@@ -254,6 +271,10 @@ func tableOf(st sql.Statement) (sql.TableRef, bool) {
 	case *sql.DescribeHistory:
 		return st.Table, true
 	case *sql.DescribeDetail:
+		return st.Table, true
+	case *sql.Inspect:
+		return st.Table, true
+	case *sql.ExplainVacuum:
 		return st.Table, true
 	}
 	return sql.TableRef{}, false
@@ -373,19 +394,9 @@ func (s *Session) Vacuum(ctx context.Context, t *Table, req VacuumRequest) (*vac
 		opts.Trash = folder
 	}
 	if req.Inventory != nil {
-		src, err := s.inventorySource(ctx, req.Inventory, req.InventoryFormat)
+		listing, err := s.openInventory(ctx, t, req.Inventory, req.InventoryFormat)
 		if err != nil {
 			return nil, err
-		}
-		listing, err := inventory.Open(ctx, src, t.Location, inventory.Options{Open: func(ctx context.Context, loc string) (storage.Store, error) {
-			return location.Open(ctx, loc, s.cfg.StorageOptions)
-		}})
-		if err != nil {
-			return nil, err
-		}
-		if listing.Rows() > 0 && listing.Ignored() == listing.Rows() {
-			return nil, fmt.Errorf("inventory %s: none of its %d rows lies inside the table %s; check that the inventory is of this table's storage (paths must be fully qualified URIs such as %s/part-0.parquet)",
-				listing.Inventory(), listing.Rows(), t.Location, t.Location)
 		}
 		opts.Inventory = listing
 	}
@@ -400,6 +411,25 @@ func (s *Session) Vacuum(ctx context.Context, t *Table, req VacuumRequest) (*vac
 		opts.Logging = &b
 	}
 	return t.Vacuum(ctx, opts)
+}
+
+// openInventory opens the inventory of a statement as the listing of table t.
+func (s *Session) openInventory(ctx context.Context, t *Table, inv *sql.Inventory, format string) (*inventory.Listing, error) {
+	src, err := s.inventorySource(ctx, inv, format)
+	if err != nil {
+		return nil, err
+	}
+	listing, err := inventory.Open(ctx, src, t.Location, inventory.Options{Open: func(ctx context.Context, loc string) (storage.Store, error) {
+		return location.Open(ctx, loc, s.cfg.StorageOptions)
+	}})
+	if err != nil {
+		return nil, err
+	}
+	if listing.Rows() > 0 && listing.Ignored() == listing.Rows() {
+		return nil, fmt.Errorf("inventory %s: none of its %d rows lies inside the table %s; check that the inventory is of this table's storage (paths must be fully qualified URIs such as %s/part-0.parquet)",
+			listing.Inventory(), listing.Rows(), t.Location, t.Location)
+	}
+	return listing, nil
 }
 
 // inventorySource turns the inventory of a statement into a source: a path (with its format),

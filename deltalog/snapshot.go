@@ -314,6 +314,10 @@ type File struct {
 	// DeletionTimestamp of a tombstone, in milliseconds (0 when the writer omitted it).
 	DeletionTimestamp int64
 	Size              int64
+	// Version is the commit of the action; for a row of the checkpoint, the checkpoint's
+	// version (the action is at or before it) and FromCheckpoint is set.
+	Version        int64
+	FromCheckpoint bool
 }
 
 type fileID struct {
@@ -328,6 +332,7 @@ func (s *Snapshot) Files(ctx context.Context, store storage.Store, fn func(File)
 	seen := map[fileID]struct{}{}
 	for i := len(s.commits) - 1; i >= 0; i-- {
 		c := s.commits[i]
+		emit := at(c.file.Version, false, fn)
 		// The protocol forbids an add and a remove of one key in one commit; should a writer
 		// break that rule, the add is taken first and wins, which keeps the file.
 		for j := len(c.adds) - 1; j >= 0; j-- {
@@ -337,7 +342,7 @@ func (s *Snapshot) Files(ctx context.Context, store storage.Store, fn func(File)
 				continue
 			}
 			seen[id] = struct{}{}
-			if err := s.emitAdd(a, fn); err != nil {
+			if err := s.emitAdd(a, emit); err != nil {
 				return err
 			}
 		}
@@ -348,23 +353,24 @@ func (s *Snapshot) Files(ctx context.Context, store storage.Store, fn func(File)
 				continue
 			}
 			seen[id] = struct{}{}
-			if err := s.emitRemove(r, fn); err != nil {
+			if err := s.emitRemove(r, emit); err != nil {
 				return err
 			}
 		}
 	}
+	fromCheckpoint := at(s.Segment.CheckpointVersion, true, fn)
 	visit := func(a *Action) error {
 		switch {
 		case a.Add != nil:
 			if _, ok := seen[fileID{a.Add.Path, a.Add.DeletionVector.UniqueID()}]; ok {
 				return nil
 			}
-			return s.emitAdd(a.Add, fn)
+			return s.emitAdd(a.Add, fromCheckpoint)
 		case a.Remove != nil:
 			if _, ok := seen[fileID{a.Remove.Path, a.Remove.DeletionVector.UniqueID()}]; ok {
 				return nil
 			}
-			return s.emitRemove(a.Remove, fn)
+			return s.emitRemove(a.Remove, fromCheckpoint)
 		}
 		return nil
 	}
@@ -389,6 +395,14 @@ func (s *Snapshot) Files(ctx context.Context, store storage.Store, fn func(File)
 		}
 	}
 	return nil
+}
+
+// at returns fn with the version of the action filled in.
+func at(version int64, fromCheckpoint bool, fn func(File) error) func(File) error {
+	return func(f File) error {
+		f.Version, f.FromCheckpoint = version, fromCheckpoint
+		return fn(f)
+	}
 }
 
 func (s *Snapshot) emitAdd(a *Add, fn func(File) error) error {

@@ -108,6 +108,12 @@ func CommitFileRefs(ctx context.Context, store storage.Store, root Root, f LogFi
 	if err != nil {
 		return err
 	}
+	return commitFileRefs(root, &c, fn)
+}
+
+// commitFileRefs is CommitFileRefs of a commit already read.
+func commitFileRefs(root Root, c *commit, fn func(r LogRef) error) error {
+	f := c.file
 	for i := range c.removes {
 		rm := &c.removes[i]
 		key, inside, err := root.Key(rm.Path)

@@ -7,7 +7,7 @@ import (
 
 // Statement is a parsed statement: one of *Vacuum, *Set, *Reset,
 // *AlterTableSetProperties, *AlterTableUnsetProperties, *ShowTblProperties,
-// *DescribeHistory and *DescribeDetail.
+// *DescribeHistory, *DescribeDetail, *Inspect and *ExplainVacuum.
 type Statement interface {
 	// String returns the statement in canonical SQL, which parses to an equal value.
 	String() string

@@ -12,6 +12,8 @@
 //	SHOW TBLPROPERTIES table [(key)]
 //	{DESCRIBE | DESC} HISTORY table [LIMIT n]
 //	{DESCRIBE | DESC} DETAIL table
+//	INSPECT table [LITE] [RETAIN n HOURS]                          (deltavacuum extension)
+//	EXPLAIN VACUUM table [RETAIN n HOURS] PATHS ('path', ...)      (deltavacuum extension)
 //
 // The VACUUM clauses may come in any order, each at most once. A table is a name of one
 // to three parts (catalog.schema.table), a quoted path ('/data/t'), or a path in

@@ -70,7 +70,7 @@ func orList(items []string) string {
 }
 
 // supportedStatements is the list UnknownStatementError gives.
-const supportedStatements = "VACUUM, SET, RESET, ALTER TABLE, SHOW TBLPROPERTIES, DESCRIBE HISTORY, DESCRIBE DETAIL"
+const supportedStatements = "VACUUM, SET, RESET, ALTER TABLE, SHOW TBLPROPERTIES, DESCRIBE HISTORY, DESCRIBE DETAIL, INSPECT, EXPLAIN VACUUM"
 
 // UnknownStatementError reports a statement of a kind this package does not support,
 // such as DROP TABLE or OPTIMIZE.

@@ -8,7 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-const unknownSuffix = ": supported statements are VACUUM, SET, RESET, ALTER TABLE, SHOW TBLPROPERTIES, DESCRIBE HISTORY, DESCRIBE DETAIL"
+const unknownSuffix = ": supported statements are VACUUM, SET, RESET, ALTER TABLE, SHOW TBLPROPERTIES, DESCRIBE HISTORY, DESCRIBE DETAIL, INSPECT, EXPLAIN VACUUM"
 
 func TestParseErrors(t *testing.T) {
 	const inv = "VACUUM t USING INVENTORY (SELECT * FROM i WHERE "
@@ -74,7 +74,7 @@ func TestParseErrors(t *testing.T) {
 		{"DESCRIBE HISTORY t LIMIT 1 x", "syntax error at line 1, column 28: unexpected 'x', expected end of statement"},
 		{"DESCRIBE HISTORY t LIMIT 99999999999", "syntax error at line 1, column 26: LIMIT out of range: 99999999999"},
 		{"DESCRIBE DETAIL t LIMIT 1", "syntax error at line 1, column 19: unexpected 'LIMIT', expected end of statement"},
-		{"(VACUUM t)", "syntax error at line 1, column 1: unexpected '(', expected VACUUM, SET, RESET, ALTER TABLE, SHOW TBLPROPERTIES, DESCRIBE HISTORY or DESCRIBE DETAIL"},
+		{"(VACUUM t)", "syntax error at line 1, column 1: unexpected '(', expected VACUUM, SET, RESET, ALTER TABLE, SHOW TBLPROPERTIES, DESCRIBE HISTORY, DESCRIBE DETAIL, INSPECT or EXPLAIN VACUUM"},
 		{"", "syntax error at line 1, column 1: unexpected end of input, expected a statement"},
 		{"  -- nothing but a comment\n", "syntax error at line 2, column 1: unexpected end of input, expected a statement"},
 		{"VACUUM t; VACUUM u", "syntax error at line 1, column 11: unexpected 'VACUUM', expected end of input"},
@@ -125,7 +125,7 @@ func TestParseErrors(t *testing.T) {
 		{"desc t", "unknown statement 'desc'" + unknownSuffix},
 		{"DESC", "syntax error at line 1, column 5: unexpected end of input, expected HISTORY or DETAIL"},
 		{"SHOW", "syntax error at line 1, column 5: unexpected end of input, expected TBLPROPERTIES"},
-		{"`VACUUM` t", "syntax error at line 1, column 1: unexpected '`VACUUM`', expected VACUUM, SET, RESET, ALTER TABLE, SHOW TBLPROPERTIES, DESCRIBE HISTORY or DESCRIBE DETAIL"},
+		{"`VACUUM` t", "syntax error at line 1, column 1: unexpected '`VACUUM`', expected VACUUM, SET, RESET, ALTER TABLE, SHOW TBLPROPERTIES, DESCRIBE HISTORY, DESCRIBE DETAIL, INSPECT or EXPLAIN VACUUM"},
 
 		// Duplicates.
 		{"VACUUM t LITE FULL", "Found duplicate clauses: LITE/FULL"},

@@ -10,6 +10,7 @@ import (
 // statementKeywords is what may start a statement.
 var statementKeywords = []string{
 	"VACUUM", "SET", "RESET", "ALTER TABLE", "SHOW TBLPROPERTIES", "DESCRIBE HISTORY", "DESCRIBE DETAIL",
+	"INSPECT", "EXPLAIN VACUUM",
 }
 
 // Table formats that may precede a backquoted path.
@@ -259,6 +260,10 @@ func (p *parser) statement() (Statement, error) {
 		return p.showTblProperties()
 	case "DESCRIBE", "DESC":
 		return p.describe()
+	case "INSPECT":
+		return p.inspect()
+	case "EXPLAIN":
+		return p.explain()
 	}
 	return nil, p.unknownStatement(t.text)
 }

@@ -70,6 +70,13 @@ type Options struct {
 	Inventory Walker
 	// Counters, when set, receive live counts for progress displays.
 	Counters *Counters
+	// Listing, when set, replaces the store's listing in FULL mode (a listing that also
+	// feeds an inspection); the plan's Source stays "listing".
+	Listing Walker
+	// Observe, when set, is called with the planner's verdict on every entry the listing
+	// (or inventory) gives it, in listing order; see Verdict. It must not retain more than
+	// it needs: it is called once per listed entry.
+	Observe func(Verdict)
 }
 
 // File is one file the plan deletes.
@@ -221,6 +228,7 @@ type Planner struct {
 	keepFolded foldedKeys
 	keepDir    keySet   // ancestors of protected files
 	expired    tombList // files named by expired tombstones, with the newest deletion time
+	why        whyList  // why each protected key is protected; only with Options.Observe
 }
 
 // NewPlanner loads the latest snapshot of the table in store and checks everything that can
@@ -303,7 +311,19 @@ func (p *Planner) protect(ctx context.Context) error {
 				p.expired.add(p.hash(key), f.DeletionTimestamp)
 				return
 			}
-			p.keep.add(p.hash(key))
+			h := p.hash(key)
+			if p.opts.Observe != nil {
+				kind := protectLive
+				if f.Removed {
+					kind = protectRetained
+				}
+				if key == f.DVKey && key != f.Key {
+					kind++ // the DV variant of either
+				}
+				p.why.add(h, kind, f.DeletionTimestamp) // and keep is made from it (seal)
+			} else {
+				p.keep.add(h)
+			}
 			p.protectFolded(key)
 			p.protectAncestors(key)
 		}
@@ -317,7 +337,11 @@ func (p *Planner) protect(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	p.keep.seal()
+	if p.opts.Observe != nil {
+		p.keep = p.why.seal()
+	} else {
+		p.keep.seal()
+	}
 	p.keepFolded.seal()
 	p.expired.seal()
 	return nil
@@ -361,6 +385,9 @@ func (p *Planner) Plan(ctx context.Context) (*Plan, error) {
 	}
 	p.opts.Counters.SetPhase("listing")
 	var walker Walker = p.store
+	if p.opts.Listing != nil {
+		walker = p.opts.Listing
+	}
 	plan.Source = "listing"
 	if p.opts.Inventory == nil {
 		return p.planListing(ctx, plan, walker)
@@ -462,6 +489,7 @@ func (p *Planner) planListing(ctx context.Context, plan *Plan, walker Walker) (*
 		parent := stack[len(stack)-1]
 		parent.children++
 		if nested != "" && strings.HasPrefix(o.Key, nested) {
+			p.observe(o, 0, -1, RuleNestedTable, "")
 			if o.IsDir {
 				return storage.SkipDir
 			}
@@ -476,6 +504,8 @@ func (p *Planner) planListing(ctx context.Context, plan *Plan, walker Walker) (*
 				// "_delta_log") and skip the rest.
 				nested = parent.key
 				plan.NestedTables = append(plan.NestedTables, strings.TrimSuffix(nested, "/"))
+				p.observe(storage.Object{Key: nested, IsDir: true}, 0, -1, RuleNestedTable, "")
+				p.observe(o, 0, -1, RuleNestedTable, "")
 				for n := len(plan.Files); n > 0 && strings.HasPrefix(plan.Files[n-1].Path, nested); n = len(plan.Files) {
 					f := plan.Files[n-1]
 					plan.Files = plan.Files[:n-1]
@@ -494,6 +524,7 @@ func (p *Planner) planListing(ctx context.Context, plan *Plan, walker Walker) (*
 				}
 				return nil
 			}
+			p.observe(o, 0, -1, RuleHidden, "")
 			if o.IsDir {
 				return storage.SkipDir
 			}
@@ -511,31 +542,23 @@ func (p *Planner) planListing(ctx context.Context, plan *Plan, walker Walker) (*
 			return nil
 		}
 		if o.IsDir {
+			p.observe(o, 0, -1, RuleDirectory, "")
 			plan.TotalDirectories++
 			stack = append(stack, &dirState{key: o.Key, modTime: o.ModTime})
 			return nil
 		}
 		plan.Listed++
 		h := p.hash(o.Key)
-		if p.keep.has(h) || !o.ModTime.Before(p.cutoff) {
-			return nil
+		rule, kept, err := p.decide(o, h)
+		if err != nil {
+			return err
 		}
-		if p.keptByFold(o.Key) {
-			return nil // a live file's key in another spelling (case, normalization)
-		}
-		if p.keepDir.has(p.hash(o.Key + "/")) {
-			// A protected path passes through this entry: a symbolic link (a partition
-			// folder that is a link; an inventory reports it as a file), or an object
-			// store's key that is a prefix too. Deleting a link would make every live file
-			// below it unreachable.
-			if o.IsLink && o.LinkIntoStore {
-				// And the live files below it are also listed under their real names, which
-				// no action names: they would be deleted as untracked.
-				return &LinkIntoTableError{Table: p.snap.Location, Link: o.Key}
-			}
+		if rule != RuleUnreferenced {
+			p.observe(o, h, kept, rule, "")
 			return nil
 		}
 		f := File{Path: o.Key, Size: o.Size, ModificationTime: o.ModTime.UTC(), Reason: p.reason(o.Key, h), Version: o.Version, eligible: p.eligible(h, o.ModTime)}
+		p.observe(o, h, -1, rule, f.Reason)
 		parent.removed++
 		crc := storage.Dir(o.Key) + "." + name + ".crc"
 		ch := p.hash(crc)
@@ -611,9 +634,12 @@ func (l *hashList) seal() {
 }
 
 func (l *hashList) has(h uint64) bool {
-	_, ok := slices.BinarySearch(l.s, h)
+	_, ok := l.find(h)
 	return ok
 }
+
+// find returns the place of h in the sealed list.
+func (l *hashList) find(h uint64) (int, bool) { return slices.BinarySearch(l.s, h) }
 
 func (l *hashList) len() int { return len(l.s) }
 

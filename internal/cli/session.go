@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -154,6 +155,14 @@ func printStatement(w, stderr io.Writer, r *deltavacuum.Result) {
 		for _, k := range deltavacuum.SortedKeys(d.Properties) {
 			fmt.Fprintf(w, "properties.%s\t%s\n", k, d.Properties[k])
 		}
+		if rc := r.Reclaimable; rc != nil {
+			fmt.Fprintf(w, "reclaimableFiles\t%d\nreclaimableSizeInBytes\t%d\nreclaimableDirectories\t%d\nreclaimableRetentionHours\t%g\nreclaimableCutoff\t%s\nreclaimableCostPerMonth\t%.2f %s\n",
+				rc.Files, rc.Bytes, rc.Directories, rc.RetentionHours, rc.Cutoff.Format(time.RFC3339), rc.CostPerMonth, rc.Price.Currency)
+		}
+	case r.Inspect != nil:
+		printReport(w, r.Inspect)
+	case r.Explain != nil:
+		printExplained(w, r.Explain)
 	}
 }
 

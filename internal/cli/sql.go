@@ -21,7 +21,7 @@ func newSQLCmd() *cobra.Command {
 	)
 	cmd := &cobra.Command{
 		Use:   "sql [STATEMENTS]",
-		Short: "Run VACUUM, SET, ALTER TABLE, SHOW TBLPROPERTIES and DESCRIBE statements as in Spark SQL",
+		Short: "Run VACUUM, SET, ALTER TABLE, SHOW TBLPROPERTIES and DESCRIBE statements as in Spark SQL (and INSPECT, EXPLAIN VACUUM)",
 		Long: `Run statements as a Fabric or Databricks notebook runs them, separated by ';', from the
 argument, from -f FILE, or from standard input:
 
@@ -31,7 +31,9 @@ argument, from -f FILE, or from standard input:
   ALTER TABLE table UNSET TBLPROPERTIES [IF EXISTS] ('key', ...)
   SHOW TBLPROPERTIES table [('key')]
   DESCRIBE HISTORY table [LIMIT n]
-  DESCRIBE DETAIL table
+  DESCRIBE DETAIL table              (with the reclaimable figures of a DRY RUN)
+  INSPECT table [LITE] [RETAIN n HOURS]                       (deltavacuum extension)
+  EXPLAIN VACUUM table [RETAIN n HOURS] PATHS ('path', ...)   (deltavacuum extension)
 
 A table is a name (t, schema.t, catalog.schema.t, resolved with --warehouse or --catalog),
 a quoted path ('/data/t'), or delta.` + "`/data/t`" + `.`,
