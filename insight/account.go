@@ -7,6 +7,7 @@ import (
 
 	"github.com/deltavacuum/deltavacuum/deltalog"
 	"github.com/deltavacuum/deltavacuum/storage"
+	"github.com/deltavacuum/deltavacuum/undo"
 	"github.com/deltavacuum/deltavacuum/vacuum"
 )
 
@@ -78,6 +79,10 @@ func (a *account) skipped(o storage.Object, rule vacuum.Rule) {
 		a.logFile(o)
 	case rule == vacuum.RuleNestedTable:
 		a.files.NestedTables.add(o.Size)
+	case strings.HasPrefix(o.Key, undo.DefaultTrash):
+		a.files.Trash.add(o.Size)
+	case strings.HasPrefix(o.Key, undo.RunsDir):
+		a.files.RunRecords.add(o.Size)
 	default:
 		a.files.Hidden.add(o.Size)
 	}

@@ -38,8 +38,14 @@ type Breakdown struct {
 	// KeptOther: kept because a protected key names them in another spelling, or a
 	// protected path passes through them.
 	KeptOther Count `json:"keptOther"`
-	// Hidden: files with a hidden component (_x, .x), outside _delta_log: never vacuumed.
+	// Hidden: files with a hidden component (_x, .x), outside _delta_log and the tool's own
+	// folders below: never vacuumed.
 	Hidden Count `json:"hidden"`
+	// Trash: files runs made with --trash moved into the default trash (_deltavacuum/trash/),
+	// still billed until `deltavacuum trash purge`; RunRecords: the run records
+	// (_deltavacuum/runs/). Both are hidden: never vacuumed.
+	Trash      Count `json:"trash"`
+	RunRecords Count `json:"runRecords"`
 	// NestedTables: files of other Delta tables inside this one: never vacuumed.
 	NestedTables Count `json:"nestedTables"`
 	// DeltaLog is _delta_log/: commits, checkpoints (with sidecars), and the rest

@@ -144,6 +144,8 @@ func printReport(w io.Writer, r *insight.Report) {
 		{"unreferenced deletion vectors", b.UnreferencedDeletionVectors},
 		{"kept for another spelling or a link", b.KeptOther},
 		{"hidden (kept)", b.Hidden},
+		{"trash of --trash runs (billed until trash purge)", b.Trash},
+		{"run records", b.RunRecords},
 		{"nested tables (kept)", b.NestedTables},
 		{"_delta_log commits", b.DeltaLog.Commits},
 		{"_delta_log checkpoints", b.DeltaLog.Checkpoints},

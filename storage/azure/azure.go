@@ -552,6 +552,11 @@ func (b *backend) DeleteBatch(ctx context.Context, names []string) (errs []error
 		if errors.As(err, &re) {
 			if re.StatusCode >= 400 && re.StatusCode < 500 && !retryableStatus(re.StatusCode) {
 				// OneLake answers 400, other stores 400/403/404/405/409/501: no batches here.
+				// 401, 403 and 404 may be this store's credentials or container, not the
+				// service: they are not remembered for the other stores of the host.
+				if re.StatusCode == http.StatusUnauthorized || re.StatusCode == http.StatusForbidden || re.StatusCode == http.StatusNotFound {
+					return nil, fmt.Errorf("%w: %w: %v", blobstore.ErrBatchUnsupported, blobstore.ErrBatchRefusedHere, wrap("batch delete", fmt.Sprintf("(%d keys)", len(names)), err))
+				}
 				return nil, fmt.Errorf("%w: %v", blobstore.ErrBatchUnsupported, wrap("batch delete", fmt.Sprintf("(%d keys)", len(names)), err))
 			}
 			if re.StatusCode == http.StatusNotImplemented {
@@ -595,7 +600,7 @@ func (b *backend) DeleteBatch(ctx context.Context, names []string) (errs []error
 	if refused == len(names) && len(names) > 1 {
 		// Every sub-request refused alike: a store that accepts the batch envelope but not
 		// its contents. Deleting singly tells the keys apart.
-		return nil, fmt.Errorf("%w: every sub-request refused (%v)", blobstore.ErrBatchUnsupported, errs[0])
+		return nil, fmt.Errorf("%w: %w: every sub-request refused (%v)", blobstore.ErrBatchUnsupported, blobstore.ErrBatchRefusedHere, errs[0])
 	}
 	return errs, nil
 }

@@ -42,6 +42,12 @@ type Page struct {
 // ErrStop, returned by a List callback, ends the listing without error.
 var ErrStop = errors.New("stop listing")
 
+// ErrBatchRefusedHere, wrapped beside ErrBatchUnsupported, marks a refusal that may come from
+// this store's credentials or container (401, 403, 404, every sub-request refused alike), not
+// from the service: this store deletes singly from then on, the other stores of its
+// BatchScope are not told.
+var ErrBatchRefusedHere = errors.New("batch refused for this store")
+
 // ErrBatchUnsupported is returned (wrapped) by Backend.DeleteBatch when the service refuses
 // batch requests altogether; the store then deletes singly from then on.
 var ErrBatchUnsupported = errors.New("batch delete not supported by this store")
@@ -142,7 +148,8 @@ type Store struct {
 	b     Backend
 	cfg   Config
 	sem   chan struct{} // delete requests in flight, store-wide
-	batch *batchSupport // whether the service takes batch deletes
+	batch *batchSupport // whether the service takes batch deletes (shared per BatchScope)
+	own   *batchSupport // a refusal that holds for this store only (ErrBatchRefusedHere)
 }
 
 var _ storage.Store = (*Store)(nil)
@@ -161,7 +168,7 @@ func New(b Backend, cfg Config) *Store {
 	if cfg.BackoffMax <= 0 {
 		cfg.BackoffMax = 5 * time.Second
 	}
-	return &Store{b: b, cfg: cfg, sem: make(chan struct{}, cfg.Concurrency), batch: batchSupportFor(cfg.BatchScope)}
+	return &Store{b: b, cfg: cfg, sem: make(chan struct{}, cfg.Concurrency), batch: batchSupportFor(cfg.BatchScope), own: &batchSupport{}}
 }
 
 // Location implements storage.Store.
@@ -186,7 +193,15 @@ func (s *Store) DeleteBatchSize() int {
 // BatchDisabled reports whether the store deletes singly: it has no batches, or it fell back
 // to single deletes when the service (this store's, or another's of the same BatchScope)
 // refused one.
-func (s *Store) BatchDisabled() bool { return s.cfg.BatchSize <= 1 || s.batch.refusal() != nil }
+func (s *Store) BatchDisabled() bool { return s.cfg.BatchSize <= 1 || s.refusal() != nil }
+
+// refusal is why this store deletes singly: its own refusal, or its service's.
+func (s *Store) refusal() error {
+	if err := s.own.refusal(); err != nil {
+		return err
+	}
+	return s.batch.refusal()
+}
 
 func (s *Store) backoff(ctx context.Context, attempt int) error {
 	d := s.cfg.BackoffBase << min(attempt-1, 20)

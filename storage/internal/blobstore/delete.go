@@ -59,7 +59,7 @@ func (s *Store) delete(ctx context.Context, keys, versions []string) ([]storage.
 	}
 	var wg sync.WaitGroup
 	batch := s.cfg.BatchSize
-	if batch > 1 && s.batch.refusal() == nil && len(files) > 1 {
+	if batch > 1 && s.refusal() == nil && len(files) > 1 {
 		for start := 0; start < len(files); start += batch {
 			chunk := files[start:min(start+batch, len(files))]
 			wg.Add(1)
@@ -136,6 +136,12 @@ func (s *Store) deleteChunk(ctx context.Context, keys []string, idx []int, res [
 	pending := idx
 	for attempt := 1; len(pending) > 0; attempt++ {
 		send, probe, err := s.batch.begin(ctx)
+		if err == nil && send && s.own.refusal() != nil {
+			if probe {
+				s.batch.end(probe, errNotAttempted) // decides nothing for the others
+			}
+			send = false
+		}
 		if err == nil && send {
 			err = s.acquire(ctx)
 			if err != nil && probe {
@@ -160,7 +166,12 @@ func (s *Store) deleteChunk(ctx context.Context, keys []string, idx []int, res [
 		}
 		errs, err := s.b.DeleteBatch(ctx, names)
 		s.release()
-		s.batch.end(probe, err)
+		if errors.Is(err, ErrBatchRefusedHere) {
+			s.own.end(false, err)
+			s.batch.end(probe, errNotAttempted) // this store's refusal says nothing of the service
+		} else {
+			s.batch.end(probe, err)
+		}
 		if errors.Is(err, ErrBatchUnsupported) {
 			continue
 		}
