@@ -381,7 +381,7 @@ func (b *backend) Restore(ctx context.Context, d storage.Deleted) error {
 	var version, soft *kept
 	for i := range all {
 		k := &all[i]
-		if k.size != d.Size {
+		if !d.SizeMatches(k.size) {
 			continue
 		}
 		if k.versionID != "" {
@@ -422,7 +422,7 @@ func (b *backend) Restore(ctx context.Context, d storage.Deleted) error {
 	if err != nil {
 		return fmt.Errorf("restore %s: the service accepted the restore, but the blob cannot be read back: %v", name, err)
 	}
-	if e.Dir || e.Size != d.Size {
+	if e.Dir || !d.SizeMatches(e.Size) {
 		return fmt.Errorf("restore %s: the blob restored has %d bytes, not %d", name, e.Size, d.Size)
 	}
 	return nil

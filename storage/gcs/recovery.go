@@ -115,7 +115,7 @@ func (b *backend) newestKept(ctx context.Context, name string, size int64, q *gc
 		if err != nil {
 			return nil, wrap("restore: list", name, err)
 		}
-		if a.Name == name && a.Size == size && kept(a) && (best == nil || a.Generation > best.Generation) {
+		if a.Name == name && (size < 0 || a.Size == size) && kept(a) && (best == nil || a.Generation > best.Generation) {
 			best = a
 		}
 	}
