@@ -80,6 +80,14 @@ type Mover interface {
 	Move(ctx context.Context, from, to string) error
 }
 
+// ConditionalMover is implemented by stores that can move a file only while it is the object
+// a listing saw (GCS: the generation): MoveIfUnchanged is Move, except that a file written
+// again since (another version at from) is left where it is, with nothing at to, and the
+// error wraps ErrChanged. An empty version moves whatever is there, as Move does.
+type ConditionalMover interface {
+	MoveIfUnchanged(ctx context.Context, from, to, version string) error
+}
+
 // CanMove reports whether s moves files: it is a Mover, and (for stores whose backends may
 // lack a server-side copy) says it can.
 func CanMove(s Store) bool {

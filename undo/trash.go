@@ -50,8 +50,36 @@ func NewTrashStore(store storage.Store, folder string) (*TrashStore, error) {
 	return &TrashStore{Store: store, mover: m, folder: folder, Concurrency: 16}, nil
 }
 
+var _ storage.ConditionalDeleter = (*TrashStore)(nil)
+
 // Delete implements storage.Store: files are moved, directories deleted.
 func (t *TrashStore) Delete(ctx context.Context, keys []string) ([]storage.DeleteResult, error) {
+	return t.delete(ctx, keys, nil)
+}
+
+// DeleteIfUnchanged implements storage.ConditionalDeleter, so that the trash keeps the
+// executor's generation check (GCS): a file listed at a version is moved only while it is
+// that version (storage.ConditionalMover); one written again since is kept, its result
+// wrapping storage.ErrChanged. A version the store cannot move on fails that key.
+func (t *TrashStore) DeleteIfUnchanged(ctx context.Context, keys, versions []string) ([]storage.DeleteResult, error) {
+	if len(versions) != len(keys) {
+		return nil, fmt.Errorf("delete: %d versions for %d keys", len(versions), len(keys))
+	}
+	return t.delete(ctx, keys, versions)
+}
+
+func (t *TrashStore) move(ctx context.Context, from, version string) error {
+	if version == "" {
+		return t.mover.Move(ctx, from, t.folder+from)
+	}
+	cm, ok := t.mover.(storage.ConditionalMover)
+	if !ok {
+		return fmt.Errorf("%s cannot move on the condition that the file is unchanged; not moved", t.Location())
+	}
+	return cm.MoveIfUnchanged(ctx, from, t.folder+from, version)
+}
+
+func (t *TrashStore) delete(ctx context.Context, keys, versions []string) ([]storage.DeleteResult, error) {
 	res := make([]storage.DeleteResult, len(keys))
 	var dirs []int
 	sem := make(chan struct{}, max(1, t.Concurrency))
@@ -76,10 +104,16 @@ func (t *TrashStore) Delete(ctx context.Context, keys []string) ([]storage.Delet
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			err := t.mover.Move(ctx, k, t.folder+k)
+			version := ""
+			if versions != nil {
+				version = versions[i]
+			}
+			err := t.move(ctx, k, version)
 			switch {
 			case errors.Is(err, storage.ErrNotExist):
 				res[i].Gone = true
+			case errors.Is(err, storage.ErrChanged):
+				res[i].Err = err // kept: the executor reports it as changed since listing
 			case err != nil:
 				res[i].Err = fmt.Errorf("moving to the trash: %w", err)
 			}

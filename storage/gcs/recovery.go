@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -157,23 +158,47 @@ func isPreconditionFailed(err error) bool {
 // even when it answers a retry of an attempt that landed (the library retries the
 // conditional rewrite): the move then fails with both objects there, never with one lost.
 func (b *backend) Copy(ctx context.Context, from, to string) error {
-	src, err := b.bucket.Object(from).Attrs(ctx)
-	if err != nil {
-		return wrap("copy", from, err)
+	_, err := b.CopyVersion(ctx, from, to, "")
+	return err
+}
+
+// CopyVersion implements blobstore.VersionCopier: the generation version of from (the
+// current one when ""), to to if nothing is there (ifGenerationMatch=0); it returns the
+// generation copied.
+func (b *backend) CopyVersion(ctx context.Context, from, to, version string) (string, error) {
+	var gen int64
+	if version == "" {
+		src, err := b.bucket.Object(from).Attrs(ctx)
+		if err != nil {
+			return "", wrap("copy", from, err)
+		}
+		gen = src.Generation
+	} else {
+		g, err := strconv.ParseInt(version, 10, 64)
+		if err != nil || g <= 0 || strconv.FormatInt(g, 10) != version {
+			return "", fmt.Errorf("gcs copy %s: %q is not a generation a listing gives; not copied", from, version)
+		}
+		gen = g
 	}
 	dst := b.bucket.Object(to).If(gcs.Conditions{DoesNotExist: true})
-	_, err = dst.CopierFrom(b.bucket.Object(from).Generation(src.Generation)).Run(ctx)
-	switch {
-	case err == nil:
-		return nil
-	case isPreconditionFailed(err):
-		return fmt.Errorf("%w: %s", storage.ErrExist, to)
-	case errors.Is(err, gcs.ErrObjectNotExist):
-		return fmt.Errorf("%w: %s", storage.ErrNotExist, from)
-	}
+	_, err := dst.CopierFrom(b.bucket.Object(from).Generation(gen)).Run(ctx)
+	notFound := errors.Is(err, gcs.ErrObjectNotExist)
 	var ge *googleapi.Error
 	if errors.As(err, &ge) && ge.Code == http.StatusNotFound && !strings.Contains(strings.ToLower(ge.Message), "bucket") {
-		return fmt.Errorf("%w: %s", storage.ErrNotExist, from)
+		notFound = true
 	}
-	return fmt.Errorf("gcs copy %s to %s: %w", from, to, blobstore.SafeError(err))
+	switch {
+	case err == nil:
+		return strconv.FormatInt(gen, 10), nil
+	case isPreconditionFailed(err):
+		return "", fmt.Errorf("%w: %s", storage.ErrExist, to)
+	case notFound && version != "":
+		if _, aerr := b.bucket.Object(from).Attrs(ctx); aerr == nil {
+			return "", fmt.Errorf("%w: %s is no longer generation %d", storage.ErrChanged, from, gen)
+		}
+		return "", fmt.Errorf("%w: %s", storage.ErrNotExist, from)
+	case notFound:
+		return "", fmt.Errorf("%w: %s", storage.ErrNotExist, from)
+	}
+	return "", fmt.Errorf("gcs copy %s to %s: %w", from, to, blobstore.SafeError(err))
 }
