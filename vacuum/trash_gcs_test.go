@@ -75,4 +75,3 @@ func TestTrashKeepsTheGenerationCheck(t *testing.T) {
 		t.Error("a copy of the old generation is left in the trash")
 	}
 }
-
