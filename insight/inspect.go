@@ -144,8 +144,9 @@ func whatIf(plan *vacuum.Plan, s settings, entries []entry, hz *horizons) []What
 		cutoff := now.Add(-run)
 		w := WhatIf{RetentionHours: run.Hours(), Cutoff: cutoff.UTC(), Reclaimable: deletableAt(entries, cutoff),
 			BelowTableRetention: run.Hours() < plan.TableRetentionHours}
+		w.Preset = presetOf(w.RetentionHours)
 		if w.RetentionHours == plan.TableRetentionHours {
-			w.Preset = "table retention"
+			w.Preset = join(w.Preset, "table retention")
 		}
 		w.CostPerMonth = s.price.cost(w.Reclaimable.Bytes)
 		w.OldestVersion, w.OldestVersionTime = hz.after(entries, removed, cutoff)
@@ -212,3 +213,37 @@ func lastOperations(ctx context.Context, store storage.Store, snap *deltalog.Sna
 
 // historyDepth bounds the commits read for lastOperations.
 const historyDepth = 1000
+
+// presets are the retentions the Fabric maintenance guidance gives by table type, in hours:
+// streaming sink 24–48, MERGE-heavy (high-churn) fact 48–72, dimensional 168–720, regulated by
+// policy, often 2555 (about 106 days).
+var presets = []struct {
+	name   string
+	lo, hi float64
+}{
+	{"streaming sink", 24, 48},
+	{"high-churn (MERGE-heavy) fact", 48, 72},
+	{"dimensional", 168, 720},
+	{"regulated", 2555, 2555},
+}
+
+// presetOf names the table types whose preset range holds hours ("" when none does).
+func presetOf(hours float64) string {
+	out := ""
+	for _, p := range presets {
+		if hours >= p.lo && hours <= p.hi {
+			out = join(out, p.name)
+		}
+	}
+	return out
+}
+
+func join(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "":
+		return a
+	}
+	return a + ", " + b
+}

@@ -191,7 +191,8 @@ func printReport(w io.Writer, r *insight.Report) {
 		}
 		note := x.Preset
 		if x.BelowTableRetention {
-			note = "needs the retention check off"
+			note += "; needs the retention check off"
+			note = strings.TrimPrefix(note, "; ")
 		}
 		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\n", hours(x.RetentionHours), x.Reclaimable.Files, bytesText(x.Reclaimable.Bytes), money(x.CostPerMonth, r.Price.Currency), reach, note)
 	}
