@@ -78,7 +78,7 @@ func (b *backend) Restore(ctx context.Context, d storage.Deleted) error {
 	} else if !errors.Is(err, gcs.ErrObjectNotExist) {
 		return wrap("restore", name, err)
 	}
-	kept, err := b.newestKept(ctx, name, d.Size, &gcs.Query{Versions: true}, func(a *gcs.ObjectAttrs) bool { return !a.Deleted.IsZero() })
+	kept, err := b.newestKept(ctx, d, &gcs.Query{Versions: true}, func(a *gcs.ObjectAttrs) bool { return !a.Deleted.IsZero() })
 	if err != nil {
 		return err
 	}
@@ -87,7 +87,7 @@ func (b *backend) Restore(ctx context.Context, d storage.Deleted) error {
 		_, err := dst.CopierFrom(b.bucket.Object(name).Generation(kept.Generation)).Run(ctx)
 		return b.restoreErr(ctx, kept, err)
 	}
-	kept, err = b.newestKept(ctx, name, d.Size, &gcs.Query{SoftDeleted: true}, func(a *gcs.ObjectAttrs) bool { return !a.SoftDeleteTime.IsZero() })
+	kept, err = b.newestKept(ctx, d, &gcs.Query{SoftDeleted: true}, func(a *gcs.ObjectAttrs) bool { return !a.SoftDeleteTime.IsZero() })
 	if err != nil {
 		return err
 	}
@@ -99,11 +99,13 @@ func (b *backend) Restore(ctx context.Context, d storage.Deleted) error {
 		name, storage.ErrNotExist, b.name, d.Size)
 }
 
-// newestKept returns the highest generation of exactly name, of size bytes, among the
-// objects q lists that kept accepts (nil: none).
-func (b *backend) newestKept(ctx context.Context, name string, size int64, q *gcs.Query, kept func(*gcs.ObjectAttrs) bool) (*gcs.ObjectAttrs, error) {
+// newestKept returns the generation of exactly d.Key, of d's size, among the objects q lists
+// that kept accepts: the one whose modification time is d's (the one the run deleted, when the
+// record knows it), else the highest (nil: none).
+func (b *backend) newestKept(ctx context.Context, d storage.Deleted, q *gcs.Query, kept func(*gcs.ObjectAttrs) bool) (*gcs.ObjectAttrs, error) {
+	name := d.Key
 	q.Prefix = name
-	if err := q.SetAttrSelection([]string{"Name", "Size", "Generation", "Deleted", "SoftDeleteTime", "CRC32C", "MD5"}); err != nil {
+	if err := q.SetAttrSelection([]string{"Name", "Size", "Generation", "Updated", "Deleted", "SoftDeleteTime", "CRC32C", "MD5"}); err != nil {
 		return nil, err
 	}
 	var best *gcs.ObjectAttrs
@@ -116,7 +118,13 @@ func (b *backend) newestKept(ctx context.Context, name string, size int64, q *gc
 		if err != nil {
 			return nil, wrap("restore: list", name, err)
 		}
-		if a.Name == name && (size < 0 || a.Size == size) && kept(a) && (best == nil || a.Generation > best.Generation) {
+		if a.Name != name || !d.SizeMatches(a.Size) || !kept(a) {
+			continue
+		}
+		if !d.ModTime.IsZero() && a.Updated.UnixMilli() == d.ModTime.UnixMilli() {
+			return a, nil
+		}
+		if best == nil || a.Generation > best.Generation {
 			best = a
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/deltavacuum/deltavacuum/storage"
 	"github.com/deltavacuum/deltavacuum/storage/gcs"
@@ -200,5 +201,32 @@ func TestMove(t *testing.T) {
 	}
 	if !sent {
 		t.Errorf("no rewrite with ifGenerationMatch=0 in %q", p.Requests())
+	}
+}
+
+// A key written again with the same size after the run, then deleted again: the restore
+// brings back the generation the run deleted (by its modification time), not the newer one.
+func TestRestorePicksTheRecordedGeneration(t *testing.T) {
+	st, _ := newVersioned(t)
+	ctx := context.Background()
+	const k = "x.parquet"
+	if err := st.Put(ctx, k, []byte("AAAA")); err != nil {
+		t.Fatal(err)
+	}
+	o, err := st.Stat(ctx, k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	deleteKeys(t, st, k)
+	time.Sleep(20 * time.Millisecond)
+	if err := st.Put(ctx, k, []byte("BBBB")); err != nil {
+		t.Fatal(err)
+	}
+	deleteKeys(t, st, k)
+	if err := st.Restore(ctx, storage.Deleted{Key: k, Size: 4, ModTime: o.ModTime}); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := storage.ReadAll(ctx, st, k); string(b) != "AAAA" {
+		t.Errorf("restored %q, the run deleted AAAA", b)
 	}
 }
