@@ -58,7 +58,7 @@ func checkIdle(ctx context.Context, t *deltavacuum.Table) error {
 	}
 	for _, r := range runs {
 		if r.Status == undo.StatusRunning {
-			return fmt.Errorf("%w: the run record %s under %s says RUNNING since %s (another deltavacuum is vacuuming it; if that process died, `deltavacuum undo --unfinished --run %s` brings back what it deleted, or remove the record)",
+			return fmt.Errorf("%w: the run record %s under %s says RUNNING since %s (another deltavacuum is vacuuming it; if that process died, the record stays RUNNING: deltavacuum undo --unfinished --run %s brings back what it deleted, and removing the record lets runs start again)",
 				ErrBusy, r.ID, undo.RunsDir, r.StartedAt.UTC().Format(time.RFC3339), r.ID)
 		}
 	}
