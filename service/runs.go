@@ -308,13 +308,12 @@ func (s *Server) execute(ctx context.Context, ar *activeRun, t *table, dt *delta
 		if res != nil && len(res.Failed) > 0 {
 			msg = fmt.Sprintf("%d files could not be deleted (first: %s: %s)", len(res.Failed), res.Failed[0].Path, res.Failed[0].Error)
 		}
-	case ctx.Err() != nil:
-		status, msg = state.StatusFailed, "cancelled"
 	}
+	// A cancellation that came after the last batch leaves a run the library (and the table's
+	// history) calls COMPLETED: everything planned was done, and the state says so too.
 	if why != "" && status == state.StatusFailed {
 		msg = why + ": " + msg
 	} else if why != "" {
-		// Cancelled after its last batch: everything planned was done, and the run says so.
 		s.log.Info("run completed before the cancellation took effect", "run", ar.id)
 	}
 	var figs []byte

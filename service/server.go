@@ -63,6 +63,9 @@ type Server struct {
 	busy   map[string]string     // table id -> what holds it (a run id, "undo")
 	sched  *schedule.Scheduler   // nil without scheduled tables
 	closed bool
+
+	// openHook, when set (by tests), opens the tables instead of the library.
+	openHook func(context.Context, *table) (*deltavacuum.Table, error)
 }
 
 // table is a configured table, ready to open.
@@ -163,6 +166,9 @@ func New(opts Options) (*Server, error) {
 
 // open opens the table: by path, or by name through its warehouse or catalog.
 func (s *Server) open(ctx context.Context, t *table) (*deltavacuum.Table, error) {
+	if s.openHook != nil {
+		return s.openHook(ctx, t)
+	}
 	if t.cfg.Path != "" {
 		return deltavacuum.OpenWith(ctx, t.cfg.Path, t.opts)
 	}
