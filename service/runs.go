@@ -245,7 +245,9 @@ func (s *Server) start(ctx context.Context, t *table, trigger string) (string, e
 			s.release(t.cfg.ID)
 		}
 	}()
-	dt, err := s.open(ctx, t)
+	// The table outlives the request: a client an object store builds may keep the context
+	// it was made with (for refreshing credentials).
+	dt, err := s.open(context.WithoutCancel(ctx), t)
 	if err != nil {
 		return "", err
 	}

@@ -76,15 +76,20 @@ func Open(ctx context.Context, dir string) (*DB, error) {
 		return nil, fmt.Errorf("state: data directory: %w", err)
 	}
 	path := filepath.Join(dir, FileName)
-	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)")
+	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=locking_mode(EXCLUSIVE)&_pragma=busy_timeout(1000)&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)")
 	if err != nil {
 		return nil, fmt.Errorf("state: %s: %w", path, err)
 	}
-	// One connection: writes are serialized here rather than failing with SQLITE_BUSY.
+	// One connection, holding the file exclusively (locking_mode EXCLUSIVE): writes are
+	// serialized here, and a second service on the same data directory, which would end this
+	// one's runs FAILED at its start, cannot open it.
 	db.SetMaxOpenConns(1)
 	s := &DB{db: db}
 	if err := s.migrate(ctx); err != nil {
 		db.Close()
+		if strings.Contains(err.Error(), "locked") || strings.Contains(err.Error(), "SQLITE_BUSY") {
+			return nil, fmt.Errorf("state: %s is in use by another process (another deltavacuum serve with this dataDir?): give each service its own data directory: %w", path, err)
+		}
 		return nil, fmt.Errorf("state: %s: %w", path, err)
 	}
 	return s, nil

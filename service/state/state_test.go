@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -219,5 +220,27 @@ func TestConcurrentStarts(t *testing.T) {
 	wg.Wait()
 	if won != 1 {
 		t.Errorf("%d runs started on one table, want 1", won)
+	}
+}
+
+// TestOneProcessPerDataDir: the database is held exclusively: a second service on the same
+// data directory (which would end the first one's runs FAILED) cannot open it.
+func TestOneProcessPerDataDir(t *testing.T) {
+	dir := t.TempDir()
+	first := open(t, dir)
+	if _, err := first.Schedules(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if second, err := Open(context.Background(), dir); err == nil {
+		second.Close()
+		t.Fatal("a second process opened the state database")
+	} else if !strings.Contains(err.Error(), "in use by another process") {
+		t.Errorf("got %v, want it to say the directory is in use", err)
+	}
+	first.Close()
+	if second, err := Open(context.Background(), dir); err != nil {
+		t.Errorf("after the first closed: %v", err)
+	} else {
+		second.Close()
 	}
 }
