@@ -1,0 +1,110 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/deltavacuum/deltavacuum/service"
+	"github.com/deltavacuum/deltavacuum/service/config"
+	"github.com/deltavacuum/deltavacuum/service/state"
+)
+
+// tickEvery is how often serve looks for scheduled runs that are due.
+const tickEvery = 15 * time.Second
+
+func newServeCmd() *cobra.Command {
+	var (
+		cfgPath  string
+		check    bool
+		drainFor time.Duration
+	)
+	cmd := &cobra.Command{
+		Use:   "serve --config FILE",
+		Short: "Run the maintenance service: scheduled VACUUM runs and an HTTP API for pipelines",
+		Long: `Run the maintenance service of maintenance.yaml: each table's VACUUM on its schedule, and an
+HTTP API (docs/openapi.yaml) to list tables, inspect, preview, start, follow, cancel and undo
+runs; Prometheus metrics at /metrics, a health check at /healthz. Listens on 127.0.0.1 unless
+the file says otherwise (then a token is required). Logs are JSON lines on standard error.
+
+On SIGINT or SIGTERM it stops starting runs, lets each run in progress stop after its current
+batch of deletes (VACUUM END and the run are recorded FAILED), and exits.
+docs/service.md describes the file, the schedules and what is not built yet.`,
+		Example: `  deltavacuum serve --config maintenance.yaml
+  deltavacuum serve --config maintenance.yaml --check`,
+		Args: exactArgs(0, "no arguments (the tables are in --config)"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if cfgPath == "" {
+				return usagef("serve needs --config FILE (docs/service.md describes it)")
+			}
+			cfg, err := config.Load(cfgPath)
+			if err != nil {
+				return err
+			}
+			if check {
+				fmt.Fprintf(cmd.OutOrStdout(), "%s: valid, %d tables\n", cfgPath, len(cfg.Tables))
+				return nil
+			}
+			return serve(cmd.Context(), cmd, cfg, drainFor)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&cfgPath, "config", "", "the maintenance.yaml file")
+	f.BoolVar(&check, "check", false, "validate the file and exit")
+	f.DurationVar(&drainFor, "shutdown-timeout", 10*time.Minute, "how long to wait on shutdown for runs to stop after their batch")
+	return cmd
+}
+
+func serve(ctx context.Context, cmd *cobra.Command, cfg *config.Config, drainFor time.Duration) error {
+	db, err := state.Open(ctx, cfg.DataDir)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	logger := slog.New(slog.NewJSONHandler(cmd.ErrOrStderr(), nil))
+	srv, err := service.New(service.Options{Config: cfg, State: db, Logger: logger})
+	if err != nil {
+		return err
+	}
+	if err := srv.StartScheduler(ctx); err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", cfg.Listen)
+	if err != nil {
+		return fmt.Errorf("listen %s: %w", cfg.Listen, err)
+	}
+	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: time.Minute}
+	served := make(chan error, 1)
+	go func() { served <- hs.Serve(ln) }()
+	logger.Info("listening", "address", ln.Addr().String(), "tables", len(cfg.Tables), "dataDir", cfg.DataDir)
+
+	tick := time.NewTicker(tickEvery)
+	defer tick.Stop()
+	var serveErr error
+loop:
+	for {
+		srv.Tick(ctx)
+		select {
+		case <-ctx.Done():
+			break loop
+		case serveErr = <-served:
+			break loop
+		case <-tick.C:
+		}
+	}
+	logger.Info("shutting down")
+	down, cancel := context.WithTimeout(context.WithoutCancel(ctx), drainFor)
+	defer cancel()
+	runsErr := srv.Shutdown(down)
+	httpErr := hs.Shutdown(down)
+	if errors.Is(serveErr, http.ErrServerClosed) {
+		serveErr = nil
+	}
+	return errors.Join(serveErr, runsErr, httpErr)
+}

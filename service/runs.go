@@ -1,0 +1,473 @@
+package service
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/deltavacuum/deltavacuum"
+	"github.com/deltavacuum/deltavacuum/deltalog"
+	"github.com/deltavacuum/deltavacuum/insight"
+	"github.com/deltavacuum/deltavacuum/service/config"
+	"github.com/deltavacuum/deltavacuum/service/schedule"
+	"github.com/deltavacuum/deltavacuum/service/state"
+	"github.com/deltavacuum/deltavacuum/undo"
+	"github.com/deltavacuum/deltavacuum/vacuum"
+)
+
+// ErrBusy is returned (wrapped) when a run or an undo is in progress on the table: in this
+// service, or, by the table's own run records, anywhere.
+var ErrBusy = errors.New("a run is in progress on the table")
+
+// activeRun is a run of this process.
+type activeRun struct {
+	id, table string
+	cancel    context.CancelFunc
+	cancelled string // why it was cancelled, when it was
+}
+
+// retainHours is the retention of a run of t: the policy's, but never shorter than a
+// delta.deletedFileRetentionDuration the table sets itself; nil (no policy retention) is the
+// table's own. A policy shorter than the table's default (not set) retention is passed as
+// it is: the library's safety check refuses it unless the policy turned the check off.
+func retainHours(snap *deltalog.Snapshot, p config.Policy) (*float64, error) {
+	if !p.Retention.Set {
+		return nil, nil
+	}
+	h := p.Retention.Hours
+	if _, set := snap.Metadata.Configuration[deltalog.PropDeletedFileRetention]; set {
+		d, err := snap.DeletedFileRetention()
+		if err != nil {
+			return nil, err
+		}
+		h = max(h, d.Hours())
+	}
+	return &h, nil
+}
+
+// checkIdle refuses when the table's own run records show a run RUNNING: a second service
+// or a CLI run on the same table. It is a check, not a lock (see docs/service.md).
+func checkIdle(ctx context.Context, t *deltavacuum.Table) error {
+	runs, err := t.Runs(ctx)
+	if err != nil {
+		return fmt.Errorf("reading the run records of %s: %w", t.Location, err)
+	}
+	for _, r := range runs {
+		if r.Status == undo.StatusRunning {
+			return fmt.Errorf("%w: the run record %s under %s says RUNNING since %s (another deltavacuum is vacuuming it; if that process died, the record stays RUNNING: deltavacuum undo --unfinished --run %s brings back what it deleted, and removing the record lets runs start again)",
+				ErrBusy, r.ID, undo.RunsDir, r.StartedAt.UTC().Format(time.RFC3339), r.ID)
+		}
+	}
+	return nil
+}
+
+// hold marks table id busy with what in this process; false when it is busy already.
+func (s *Server) hold(id, what string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, busy := s.busy[id]; busy || s.closed {
+		return false
+	}
+	s.busy[id] = what
+	if s.sched != nil {
+		s.sched.Running(id)
+	}
+	return true
+}
+
+func (s *Server) release(id string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.busy, id)
+	if s.sched != nil {
+		s.sched.Finished(id)
+	}
+}
+
+func (s *Server) inspect(w http.ResponseWriter, r *http.Request) {
+	t := s.tableOf(w, r)
+	if t == nil {
+		return
+	}
+	ctx := r.Context()
+	dt, err := s.open(ctx, t)
+	if err != nil {
+		s.fail(w, r, http.StatusBadGateway, err)
+		return
+	}
+	snap, err := dt.Snapshot(ctx)
+	if err != nil {
+		s.fail(w, r, http.StatusBadGateway, err)
+		return
+	}
+	hours, err := retainHours(snap, t.cfg.Policy)
+	if err != nil {
+		s.fail(w, r, http.StatusBadGateway, err)
+		return
+	}
+	rep, err := t.session.Inspect(ctx, dt, deltavacuum.InspectRequest{Options: insight.Options{RetainHours: hours, Now: s.now()}})
+	if err != nil {
+		s.fail(w, r, http.StatusBadGateway, err)
+		return
+	}
+	if b, err := json.Marshal(rep); err == nil {
+		if err := s.st.AddInspection(ctx, state.Inspection{Table: t.cfg.ID, At: rep.Now, Version: rep.Version, Figures: json.RawMessage(s.red.String(string(b)))}); err != nil {
+			s.log.Warn("recording the inspection", "table", t.cfg.ID, "error", err.Error())
+		}
+	}
+	s.metrics.reclaimable.WithLabelValues(t.cfg.ID).Set(float64(rep.Reclaimable.Bytes))
+	s.writeJSON(w, http.StatusOK, rep)
+}
+
+func (s *Server) preview(w http.ResponseWriter, r *http.Request) {
+	t := s.tableOf(w, r)
+	if t == nil {
+		return
+	}
+	var body struct{}
+	if err := decode(r, &body); err != nil {
+		s.fail(w, r, http.StatusBadRequest, err)
+		return
+	}
+	ctx := r.Context()
+	dt, err := s.open(ctx, t)
+	if err != nil {
+		s.fail(w, r, http.StatusBadGateway, err)
+		return
+	}
+	req, err := s.request(ctx, t, dt, true)
+	if err != nil {
+		s.fail(w, r, http.StatusBadGateway, err)
+		return
+	}
+	res, err := t.session.Vacuum(ctx, dt, req)
+	if err != nil && req.Mode == "LITE" && errors.Is(err, vacuum.ErrCannotVacuumLite) {
+		req.Mode = "FULL"
+		res, err = t.session.Vacuum(ctx, dt, req)
+	}
+	if err != nil {
+		s.fail(w, r, http.StatusUnprocessableEntity, err)
+		return
+	}
+	s.writeJSON(w, http.StatusOK, res)
+}
+
+// request is the VACUUM of t's policy now.
+func (s *Server) request(ctx context.Context, t *table, dt *deltavacuum.Table, dryRun bool) (deltavacuum.VacuumRequest, error) {
+	snap, err := dt.Snapshot(ctx)
+	if err != nil {
+		return deltavacuum.VacuumRequest{}, err
+	}
+	hours, err := retainHours(snap, t.cfg.Policy)
+	if err != nil {
+		return deltavacuum.VacuumRequest{}, err
+	}
+	req := deltavacuum.VacuumRequest{DryRun: dryRun, RetainHours: hours}
+	switch t.cfg.Policy.Mode {
+	case config.ModeLite:
+		req.Mode = "LITE"
+	case config.ModeAuto:
+		sch, err := s.st.Schedules(ctx)
+		if err != nil {
+			return deltavacuum.VacuumRequest{}, err
+		}
+		req.Mode = strings.ToUpper(schedule.FullOrLite(sch[t.cfg.ID].LastFull, t.cfg.Policy.FullEvery, s.now()))
+	default:
+		req.Mode = "FULL"
+	}
+	if t.cfg.Policy.Trash {
+		req.Trash = undo.DefaultTrash
+	}
+	return req, nil
+}
+
+// RunStarted is the answer to a run request.
+type RunStarted struct {
+	ID     string `json:"id"`
+	Status string `json:"status"`
+}
+
+func (s *Server) startRun(w http.ResponseWriter, r *http.Request) {
+	t := s.tableOf(w, r)
+	if t == nil {
+		return
+	}
+	var body struct{}
+	if err := decode(r, &body); err != nil {
+		s.fail(w, r, http.StatusBadRequest, err)
+		return
+	}
+	id, err := s.start(r.Context(), t, "api")
+	switch {
+	case errors.Is(err, ErrBusy), errors.Is(err, state.ErrTableBusy):
+		s.fail(w, r, http.StatusConflict, err)
+	case errors.Is(err, errDryRunOnly):
+		s.fail(w, r, http.StatusForbidden, err)
+	case errors.Is(err, errClosed):
+		s.fail(w, r, http.StatusServiceUnavailable, err)
+	case err != nil:
+		s.fail(w, r, http.StatusBadGateway, err)
+	default:
+		w.Header().Set("Location", "/api/runs/"+id)
+		s.writeJSON(w, http.StatusAccepted, RunStarted{ID: id, Status: state.StatusRunning})
+	}
+}
+
+var (
+	errDryRunOnly = errors.New("the table is dryRunOnly in the configuration: POST .../preview shows what a run would delete")
+	errClosed     = errors.New("the service is shutting down")
+)
+
+// start starts a run of t in the background and returns its id. The table must be idle in
+// this service and by its own run records.
+func (s *Server) start(ctx context.Context, t *table, trigger string) (string, error) {
+	if t.cfg.DryRunOnly {
+		return "", fmt.Errorf("table %s: %w", t.cfg.ID, errDryRunOnly)
+	}
+	now := s.now()
+	id := "serve-" + undo.NewID(now)
+	if !s.hold(t.cfg.ID, id) {
+		s.mu.Lock()
+		closed := s.closed
+		s.mu.Unlock()
+		if closed {
+			return "", errClosed
+		}
+		return "", fmt.Errorf("table %s: %w in this service", t.cfg.ID, ErrBusy)
+	}
+	held := true
+	defer func() {
+		if held {
+			s.release(t.cfg.ID)
+		}
+	}()
+	// The table outlives the request: a client an object store builds may keep the context
+	// it was made with (for refreshing credentials).
+	dt, err := s.open(context.WithoutCancel(ctx), t)
+	if err != nil {
+		return "", err
+	}
+	if err := checkIdle(ctx, dt); err != nil {
+		return "", fmt.Errorf("table %s: %w", t.cfg.ID, err)
+	}
+	req, err := s.request(ctx, t, dt, false)
+	if err != nil {
+		return "", err
+	}
+	if err := s.st.StartRun(ctx, state.Run{ID: id, Table: t.cfg.ID, Trigger: trigger, Mode: req.Mode, Started: now}); err != nil {
+		return "", err
+	}
+	runCtx, cancel := context.WithCancel(s.base)
+	ar := &activeRun{id: id, table: t.cfg.ID, cancel: cancel}
+	s.mu.Lock()
+	s.active[id] = ar
+	s.mu.Unlock()
+	s.metrics.inProgress.Inc()
+	s.log.Info("run started", "run", id, "table", t.cfg.ID, "trigger", trigger, "mode", req.Mode)
+	held = false
+	s.wg.Add(1)
+	go s.execute(runCtx, ar, t, dt, req, trigger)
+	return id, nil
+}
+
+// Figures are the figures of a run kept in the state database (the files are in the
+// table's run record).
+type Figures struct {
+	Mode                  string   `json:"mode"`
+	RetentionHours        float64  `json:"retentionHours"`
+	NumFilesToDelete      int64    `json:"numFilesToDelete"`
+	SizeOfDataToDelete    int64    `json:"sizeOfDataToDelete"`
+	NumDeletedFiles       int64    `json:"numDeletedFiles"`
+	SizeOfDeletedData     int64    `json:"sizeOfDeletedData"`
+	NumDeletedDirectories int64    `json:"numDeletedDirectories"`
+	NumFailed             int      `json:"numFailed"`
+	StartVersion          *int64   `json:"startVersion,omitempty"`
+	Warnings              []string `json:"warnings,omitempty"`
+}
+
+func (s *Server) execute(ctx context.Context, ar *activeRun, t *table, dt *deltavacuum.Table, req deltavacuum.VacuumRequest, trigger string) {
+	defer s.wg.Done()
+	defer ar.cancel()
+	res, err := t.session.Vacuum(ctx, dt, req)
+	if err != nil && req.Mode == "LITE" && errors.Is(err, vacuum.ErrCannotVacuumLite) && ctx.Err() == nil {
+		s.log.Info("LITE cannot serve the table; running FULL", "run", ar.id, "table", t.cfg.ID)
+		req.Mode = "FULL"
+		res, err = t.session.Vacuum(ctx, dt, req)
+	}
+	status, msg := state.StatusCompleted, ""
+	s.mu.Lock()
+	why := ar.cancelled
+	s.mu.Unlock()
+	switch {
+	case err != nil:
+		status, msg = state.StatusFailed, err.Error()
+	case res == nil || res.Status != vacuum.StatusCompleted:
+		status, msg = state.StatusFailed, "the run did not complete"
+		if res != nil && len(res.Failed) > 0 {
+			msg = fmt.Sprintf("%d files could not be deleted (first: %s: %s)", len(res.Failed), res.Failed[0].Path, res.Failed[0].Error)
+		}
+	}
+	// A cancellation that came after the last batch leaves a run the library (and the table's
+	// history) calls COMPLETED: everything planned was done, and the state says so too.
+	if why != "" && status == state.StatusFailed {
+		msg = why + ": " + msg
+	} else if why != "" {
+		s.log.Info("run completed before the cancellation took effect", "run", ar.id)
+	}
+	var figs []byte
+	recordID := ""
+	if res != nil {
+		f := Figures{Mode: req.Mode, NumDeletedFiles: res.NumDeletedFiles, SizeOfDeletedData: res.SizeOfDeletedData,
+			NumDeletedDirectories: res.NumDeletedDirectories, NumFailed: len(res.Failed), StartVersion: res.StartVersion, Warnings: res.Warnings}
+		if res.Plan != nil {
+			f.RetentionHours, f.NumFilesToDelete, f.SizeOfDataToDelete = res.RetentionHours, res.NumFilesToDelete, res.SizeOfDataToDelete
+		}
+		figs, _ = json.Marshal(f)
+		figs = []byte(s.red.String(string(figs)))
+		recordID = res.RunID
+		s.metrics.deletedFiles.WithLabelValues(t.cfg.ID).Add(float64(res.NumDeletedFiles))
+		s.metrics.deletedBytes.WithLabelValues(t.cfg.ID).Add(float64(res.SizeOfDeletedData))
+	}
+	bg := context.WithoutCancel(ctx)
+	if err := s.st.EndRun(bg, ar.id, status, s.now(), figs, recordID, s.red.String(msg)); err != nil {
+		s.log.Error("recording the end of the run", "run", ar.id, "error", err.Error())
+	}
+	if status == state.StatusCompleted && req.Mode == "FULL" && t.cfg.Policy.Mode == config.ModeAuto {
+		if err := s.st.SetLastFull(bg, t.cfg.ID, s.now()); err != nil {
+			s.log.Error("recording the FULL run", "table", t.cfg.ID, "error", err.Error())
+		}
+	}
+	s.metrics.runs.WithLabelValues(t.cfg.ID, trigger, status).Inc()
+	s.metrics.inProgress.Dec()
+	s.log.Info("run ended", "run", ar.id, "table", t.cfg.ID, "status", status, "error", msg)
+	s.mu.Lock()
+	delete(s.active, ar.id)
+	s.mu.Unlock()
+	s.release(t.cfg.ID)
+}
+
+func (s *Server) getRun(w http.ResponseWriter, r *http.Request) {
+	run, err := s.st.Run(r.Context(), r.PathValue("id"))
+	if errors.Is(err, state.ErrNotFound) {
+		s.fail(w, r, http.StatusNotFound, err)
+		return
+	}
+	if err != nil {
+		s.fail(w, r, http.StatusInternalServerError, err)
+		return
+	}
+	s.writeJSON(w, http.StatusOK, run)
+}
+
+func (s *Server) cancelRun(w http.ResponseWriter, r *http.Request) {
+	var body struct{}
+	if err := decode(r, &body); err != nil {
+		s.fail(w, r, http.StatusBadRequest, err)
+		return
+	}
+	id := r.PathValue("id")
+	s.mu.Lock()
+	ar, ok := s.active[id]
+	if ok && ar.cancelled == "" {
+		ar.cancelled = "cancelled through the API"
+	}
+	s.mu.Unlock()
+	if !ok {
+		run, err := s.st.Run(r.Context(), id)
+		if err != nil {
+			s.fail(w, r, http.StatusNotFound, err)
+			return
+		}
+		s.fail(w, r, http.StatusConflict, fmt.Errorf("run %s is not in progress in this service (its status is %s)", id, run.Status))
+		return
+	}
+	// The executor stops between batches; the run ends FAILED, with VACUUM END recorded.
+	ar.cancel()
+	s.writeJSON(w, http.StatusAccepted, map[string]any{"id": id, "status": state.StatusRunning, "cancelRequested": true})
+}
+
+func (s *Server) undoRun(w http.ResponseWriter, r *http.Request) {
+	var body struct {
+		DryRun bool `json:"dryRun"`
+	}
+	if err := decode(r, &body); err != nil {
+		s.fail(w, r, http.StatusBadRequest, err)
+		return
+	}
+	ctx := r.Context()
+	run, err := s.st.Run(ctx, r.PathValue("id"))
+	if errors.Is(err, state.ErrNotFound) {
+		s.fail(w, r, http.StatusNotFound, err)
+		return
+	}
+	if err != nil {
+		s.fail(w, r, http.StatusInternalServerError, err)
+		return
+	}
+	t, ok := s.byID[run.Table]
+	switch {
+	case !ok:
+		s.fail(w, r, http.StatusNotFound, fmt.Errorf("run %s was of table %s, which is no longer in the configuration", run.ID, run.Table))
+		return
+	case run.Status == state.StatusRunning:
+		s.fail(w, r, http.StatusConflict, fmt.Errorf("run %s is still running: cancel it, then undo", run.ID))
+		return
+	case run.RecordID == "":
+		s.fail(w, r, http.StatusConflict, fmt.Errorf("run %s has no run record (it deleted nothing, or failed before writing one): nothing to undo", run.ID))
+		return
+	}
+	if !s.hold(t.cfg.ID, "undo of "+run.ID) {
+		s.fail(w, r, http.StatusConflict, fmt.Errorf("table %s: %w in this service", t.cfg.ID, ErrBusy))
+		return
+	}
+	defer s.release(t.cfg.ID)
+	dt, err := s.open(ctx, t)
+	if err != nil {
+		s.fail(w, r, http.StatusBadGateway, err)
+		return
+	}
+	if err := checkIdle(ctx, dt); err != nil {
+		s.fail(w, r, http.StatusConflict, err)
+		return
+	}
+	rep, err := dt.Undo(ctx, run.RecordID, undo.Options{DryRun: body.DryRun, Now: s.now()})
+	if err != nil {
+		if rep != nil {
+			s.writeJSON(w, http.StatusBadGateway, map[string]any{"error": s.red.String(err.Error()), "report": rep})
+			return
+		}
+		s.fail(w, r, http.StatusBadGateway, err)
+		return
+	}
+	s.log.Info("undo", "run", run.ID, "record", run.RecordID, "dryRun", body.DryRun)
+	s.writeJSON(w, http.StatusOK, rep)
+}
+
+// Shutdown stops starting runs, cancels those in progress (each stops between batches of
+// deletes and records VACUUM END and its run as FAILED), and waits for them until ctx ends.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.mu.Lock()
+	s.closed = true
+	for _, ar := range s.active {
+		if ar.cancelled == "" {
+			ar.cancelled = "cancelled: the service is shutting down"
+		}
+	}
+	s.mu.Unlock()
+	s.stop()
+	done := make(chan struct{})
+	go func() { s.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("shutting down: runs still in progress (they stay RUNNING in the state database and end FAILED at the next start): %w", ctx.Err())
+	}
+}
+
+// Wait waits for the runs in progress to end (for tests and the command's exit).
+func (s *Server) Wait() { s.wg.Wait() }
