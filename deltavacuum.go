@@ -157,17 +157,22 @@ func (t *Table) Vacuum(ctx context.Context, opts VacuumOptions) (*vacuum.Result,
 }
 
 func (t *Table) vacuum(ctx context.Context, opts VacuumOptions) (*vacuum.Result, error) {
-	plan, err := t.Plan(ctx, opts.Options)
+	planner, err := vacuum.NewPlanner(ctx, t.Store, opts.Options)
+	if err != nil {
+		return nil, err
+	}
+	if opts.Trash != "" {
+		// Before the listing, with the snapshot the planner read (no second log replay).
+		if err := t.checkTrash(planner.Snapshot(), opts.Trash); err != nil {
+			return nil, err
+		}
+	}
+	plan, err := planner.Plan(ctx)
 	if err != nil {
 		return nil, err
 	}
 	rc := t.recovery(ctx)
 	if opts.DryRun {
-		if opts.Trash != "" {
-			if err := t.checkTrash(ctx, opts.Trash); err != nil {
-				return nil, err
-			}
-		}
 		opts.Counters.SetPhase("done")
 		res := vacuum.DryRun(plan)
 		res.Reclaim = vacuum.NewReclaim(rc, opts.Trash, plan.SizeOfDataToDelete)
@@ -185,7 +190,7 @@ func (t *Table) vacuum(ctx context.Context, opts VacuumOptions) (*vacuum.Result,
 	if !opts.NoRunRecord {
 		rr = newRunRecorder(t, plan, rc, opts.Trash, now)
 		if opts.Trash != "" {
-			if store, err = t.trashStore(ctx, opts.Trash, rr.rec.ID); err != nil {
+			if store, err = t.trashStore(opts.Trash, rr.rec.ID); err != nil {
 				return nil, err
 			}
 		}

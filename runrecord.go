@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/deltavacuum/deltavacuum/deltalog"
 	"github.com/deltavacuum/deltavacuum/storage"
 	"github.com/deltavacuum/deltavacuum/undo"
 	"github.com/deltavacuum/deltavacuum/vacuum"
@@ -97,22 +98,15 @@ func (r *runRecorder) finish(ctx context.Context, res *vacuum.Result, endVersion
 
 // checkTrash refuses a trash folder the table's own rule does not hide (a partition column
 // of that name): VACUUM would delete what is moved there, and undo would move live files.
-func (t *Table) checkTrash(ctx context.Context, folder string) error {
-	snap, err := t.Snapshot(ctx)
-	if err != nil {
-		return err
-	}
+func (t *Table) checkTrash(snap *deltalog.Snapshot, folder string) error {
 	if !vacuum.HiddenIn(snap, folder) {
 		return fmt.Errorf("--trash %s: VACUUM would not take that folder of %s for hidden (a partition column of that name?): choose another", folder, t.Location)
 	}
 	return nil
 }
 
-// trashStore returns the store a trashed run deletes through, after checking the folder.
-func (t *Table) trashStore(ctx context.Context, folder, id string) (storage.Store, error) {
-	if err := t.checkTrash(ctx, folder); err != nil {
-		return nil, err
-	}
+// trashStore returns the store a trashed run deletes through (its folder checked already).
+func (t *Table) trashStore(folder, id string) (storage.Store, error) {
 	ts, err := undo.NewTrashStore(t.Store, undo.RunTrash(folder, id))
 	if errors.Is(err, storage.ErrUnsupported) {
 		return nil, fmt.Errorf("--trash on %s: %w", t.Location, err)

@@ -144,16 +144,24 @@ func (s *Server) preview(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, http.StatusBadGateway, err)
 		return
 	}
-	res, err := t.session.Vacuum(ctx, dt, req)
-	if err != nil && req.Mode == "LITE" && errors.Is(err, vacuum.ErrCannotVacuumLite) {
-		req.Mode = "FULL"
-		res, err = t.session.Vacuum(ctx, dt, req)
-	}
+	res, err := s.vacuum(ctx, t, dt, req, "")
 	if err != nil {
 		s.fail(w, r, http.StatusUnprocessableEntity, err)
 		return
 	}
 	s.writeJSON(w, http.StatusOK, res)
+}
+
+// vacuum runs req (a DRY RUN for a preview, a real run for run), and runs it FULL when it is a
+// LITE the log cannot serve (DELTA_CANNOT_VACUUM_LITE: LITE refuses before deleting anything).
+func (s *Server) vacuum(ctx context.Context, t *table, dt *deltavacuum.Table, req deltavacuum.VacuumRequest, run string) (*vacuum.Result, error) {
+	res, err := t.session.Vacuum(ctx, dt, req)
+	if err != nil && req.Mode == "LITE" && errors.Is(err, vacuum.ErrCannotVacuumLite) && ctx.Err() == nil {
+		s.log.Info("LITE cannot serve the table; running FULL", "run", run, "table", t.cfg.ID, "dryRun", req.DryRun)
+		req.Mode = "FULL"
+		res, err = t.session.Vacuum(ctx, dt, req)
+	}
+	return res, err
 }
 
 // request is the VACUUM of t's policy now.
@@ -292,12 +300,7 @@ type Figures struct {
 func (s *Server) execute(ctx context.Context, ar *activeRun, t *table, dt *deltavacuum.Table, req deltavacuum.VacuumRequest, trigger string) {
 	defer s.wg.Done()
 	defer ar.cancel()
-	res, err := t.session.Vacuum(ctx, dt, req)
-	if err != nil && req.Mode == "LITE" && errors.Is(err, vacuum.ErrCannotVacuumLite) && ctx.Err() == nil {
-		s.log.Info("LITE cannot serve the table; running FULL", "run", ar.id, "table", t.cfg.ID)
-		req.Mode = "FULL"
-		res, err = t.session.Vacuum(ctx, dt, req)
-	}
+	res, err := s.vacuum(ctx, t, dt, req, ar.id)
 	status, msg := state.StatusCompleted, ""
 	s.mu.Lock()
 	why := ar.cancelled

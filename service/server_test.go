@@ -493,3 +493,50 @@ func TestOpenAPIMatchesRoutes(t *testing.T) {
 		}
 	}
 }
+
+// TestPolicyModes: the policy's mode decides what is planned. LITE takes its candidates from
+// the log alone (old.parquet's tombstone, not the never-committed stray.parquet); FULL lists
+// the table; auto runs FULL while no FULL run is recorded, LITE after one.
+func TestPolicyModes(t *testing.T) {
+	f := newFixture(t, "tables:\n"+
+		"  - {id: lite, path: TABLES/lite, policy: {mode: lite}}\n"+
+		"  - {id: full, path: TABLES/full, policy: {mode: full}}\n"+
+		"  - {id: auto, path: TABLES/auto, policy: {mode: auto, fullEvery: 720h}}\n", nil, nil)
+	for id, want := range map[string]struct {
+		mode  string
+		files float64
+	}{"lite": {"LITE", 1}, "full": {"FULL", 2}, "auto": {"FULL", 2}} {
+		code, body := f.do(t, "POST", "/api/tables/"+id+"/preview", "{}")
+		if code != 200 || body["mode"] != want.mode || body["numFilesToDelete"].(float64) != want.files {
+			t.Errorf("preview of %s: %d mode %v files %v, want %s and %v", id, code, body["mode"], body["numFilesToDelete"], want.mode, want.files)
+		}
+	}
+	// After a FULL run of auto, the next is LITE (within fullEvery).
+	code, body := f.do(t, "POST", "/api/tables/auto/runs", "{}")
+	if code != 202 {
+		t.Fatalf("run auto: %d %v", code, body)
+	}
+	f.srv.Wait()
+	if code, run := f.do(t, "GET", "/api/runs/"+body["id"].(string), ""); code != 200 || run["mode"] != "FULL" || run["status"] != "COMPLETED" {
+		t.Fatalf("first auto run: %d %v", code, run)
+	}
+	if code, body := f.do(t, "POST", "/api/tables/auto/preview", "{}"); code != 200 || body["mode"] != "LITE" {
+		t.Errorf("auto after a FULL run: %d mode %v, want LITE", code, body["mode"])
+	}
+}
+
+// Hostile run ids and table ids are unknown ones, never a query, a path or a crash.
+func TestHostileIDs(t *testing.T) {
+	f := newFixture(t, "tables:\n  - {id: a, path: TABLES/a}\n", nil, nil)
+	for _, id := range []string{"' OR '1'='1", "%27%20OR%201%3D1--", "..%2F..%2Fa", "a%00", strings.Repeat("x", 5000), "%E2%80%AE"} {
+		for _, req := range [][2]string{{"GET", "/api/runs/" + id}, {"POST", "/api/runs/" + id + "/cancel"}, {"POST", "/api/runs/" + id + "/undo"}, {"POST", "/api/tables/" + id + "/runs"}, {"GET", "/api/tables/" + id + "/inspect"}} {
+			code, body := f.do(t, req[0], req[1], "{}")
+			if code != 404 && code != 400 {
+				t.Errorf("%s %s: %d %v, want 404 or 400", req[0], req[1], code, body)
+			}
+		}
+	}
+	if exists(t, filepath.Join(f.dir, "a", "_deltavacuum")) {
+		t.Error("a hostile id started a run")
+	}
+}

@@ -45,7 +45,7 @@ func mustRead(t *testing.T, s *Store, key string) []byte {
 
 // Put, delete through the store, restore, read back the same bytes: with soft delete (a flat
 // account, and a hierarchical-namespace one, whose undelete names the deletion id) and with
-// versioning.
+// versioning; a checksum companion, recorded without its size, too.
 func TestRestoreRoundTrip(t *testing.T) {
 	for _, tc := range []struct {
 		name       string
@@ -83,6 +83,18 @@ func TestRestoreRoundTrip(t *testing.T) {
 				if err := s.Restore(ctx, storage.Deleted{Key: key, Size: int64(len(data))}); !errors.Is(err, storage.ErrExist) {
 					t.Fatalf("second Restore(%q): %v, want ErrExist", key, err)
 				}
+			}
+			// A checksum companion is recorded with Size -1: any size matches.
+			const companion = "p/.part-0.parquet.crc"
+			if err := s.Put(ctx, companion, []byte("crc-bytes")); err != nil {
+				t.Fatal(err)
+			}
+			deleteKey(t, s, companion)
+			if err := s.Restore(ctx, storage.Deleted{Key: companion, Size: -1}); err != nil {
+				t.Fatalf("Restore(%q, size -1): %v", companion, err)
+			}
+			if got := mustRead(t, s, companion); string(got) != "crc-bytes" {
+				t.Fatalf("Restore(%q) brought back %q", companion, got)
 			}
 			if tc.hns {
 				for _, src := range f.undeletes {
