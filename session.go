@@ -358,6 +358,10 @@ type VacuumRequest struct {
 	Trash string
 	// NoRunRecord keeps no run record (the run cannot be undone).
 	NoRunRecord bool
+	// ExpectPlan is VacuumOptions.ExpectPlan: the digest of the plan the run must execute.
+	ExpectPlan string
+	// Observe is vacuum.Options.Observe: the planner's verdict on every listed entry.
+	Observe func(vacuum.Verdict)
 }
 
 func (s *Session) execVacuum(ctx context.Context, st *sql.Vacuum, r *Result) (*Result, error) {
@@ -385,7 +389,8 @@ func (s *Session) Vacuum(ctx context.Context, t *Table, req VacuumRequest) (*vac
 	if req.Inventory != nil && mode == "LITE" {
 		return nil, vacuum.ErrInventoryWithLite
 	}
-	opts := VacuumOptions{DryRun: req.DryRun, NoRunRecord: req.NoRunRecord}
+	opts := VacuumOptions{DryRun: req.DryRun, NoRunRecord: req.NoRunRecord, ExpectPlan: req.ExpectPlan}
+	opts.Observe = req.Observe
 	if req.Trash != "" {
 		folder, err := undo.TrashFolder(req.Trash)
 		if err != nil {
