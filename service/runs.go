@@ -27,7 +27,8 @@ var ErrBusy = errors.New("a run is in progress on the table")
 type activeRun struct {
 	id, table string
 	cancel    context.CancelFunc
-	cancelled string // why it was cancelled, when it was
+	cancelled string           // why it was cancelled, when it was
+	counters  *vacuum.Counters // the live progress (GET /api/runs/{id}/progress)
 }
 
 // retainHours is the retention of a run of t: the policy's, but never shorter than a
@@ -144,12 +145,12 @@ func (s *Server) preview(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, http.StatusBadGateway, err)
 		return
 	}
-	res, err := s.vacuum(ctx, t, dt, req, "")
+	p, err := s.previewPlan(ctx, t, dt, req)
 	if err != nil {
 		s.fail(w, r, http.StatusUnprocessableEntity, err)
 		return
 	}
-	s.writeJSON(w, http.StatusOK, res)
+	s.writeJSON(w, http.StatusOK, previewAnswer{Result: p.Result, PlanDigest: p.Digest, PreviewURL: p.url()})
 }
 
 // vacuum runs req (a DRY RUN for a preview, a real run for run), and runs it FULL when it is a
@@ -204,12 +205,19 @@ func (s *Server) startRun(w http.ResponseWriter, r *http.Request) {
 	if t == nil {
 		return
 	}
-	var body struct{}
+	var body struct {
+		// Plan is the digest of a preview: the run executes exactly that plan, or nothing.
+		Plan string `json:"plan"`
+	}
 	if err := decode(r, &body); err != nil {
 		s.fail(w, r, http.StatusBadRequest, err)
 		return
 	}
-	id, err := s.start(r.Context(), t, "api")
+	if body.Plan != "" && !vacuum.ValidDigest(body.Plan) {
+		s.fail(w, r, http.StatusBadRequest, fmt.Errorf("table %s: plan %q is not the planDigest of a preview (POST /api/tables/%s/preview returns one)", t.cfg.ID, body.Plan, t.cfg.ID))
+		return
+	}
+	id, err := s.startPlanned(r.Context(), t, "api", body.Plan)
 	switch {
 	case errors.Is(err, ErrBusy), errors.Is(err, state.ErrTableBusy):
 		s.fail(w, r, http.StatusConflict, err)
@@ -233,6 +241,12 @@ var (
 // start starts a run of t in the background and returns its id. The table must be idle in
 // this service and by its own run records.
 func (s *Server) start(ctx context.Context, t *table, trigger string) (string, error) {
+	return s.startPlanned(ctx, t, trigger, "")
+}
+
+// startPlanned is start of a run that executes the plan of digest plan only ("": any plan):
+// the library compares its new plan with it before deleting or committing anything.
+func (s *Server) startPlanned(ctx context.Context, t *table, trigger, plan string) (string, error) {
 	if t.cfg.DryRunOnly {
 		return "", fmt.Errorf("table %s: %w", t.cfg.ID, errDryRunOnly)
 	}
@@ -266,11 +280,12 @@ func (s *Server) start(ctx context.Context, t *table, trigger string) (string, e
 	if err != nil {
 		return "", err
 	}
+	req.ExpectPlan, req.Counters = plan, vacuum.NewCounters()
 	if err := s.st.StartRun(ctx, state.Run{ID: id, Table: t.cfg.ID, Trigger: trigger, Mode: req.Mode, Started: now}); err != nil {
 		return "", err
 	}
 	runCtx, cancel := context.WithCancel(s.base)
-	ar := &activeRun{id: id, table: t.cfg.ID, cancel: cancel}
+	ar := &activeRun{id: id, table: t.cfg.ID, cancel: cancel, counters: req.Counters}
 	s.mu.Lock()
 	s.active[id] = ar
 	s.mu.Unlock()
@@ -295,6 +310,10 @@ type Figures struct {
 	NumFailed             int      `json:"numFailed"`
 	StartVersion          *int64   `json:"startVersion,omitempty"`
 	Warnings              []string `json:"warnings,omitempty"`
+	// PlanDigest is the previewed plan the run was asked to execute; PlanChanged says the
+	// table had moved and the run deleted nothing.
+	PlanDigest  string `json:"planDigest,omitempty"`
+	PlanChanged bool   `json:"planChanged,omitempty"`
 }
 
 func (s *Server) execute(ctx context.Context, ar *activeRun, t *table, dt *deltavacuum.Table, req deltavacuum.VacuumRequest, trigger string) {
@@ -329,11 +348,15 @@ func (s *Server) execute(ctx context.Context, ar *activeRun, t *table, dt *delta
 		if res.Plan != nil {
 			f.RetentionHours, f.NumFilesToDelete, f.SizeOfDataToDelete = res.RetentionHours, res.NumFilesToDelete, res.SizeOfDataToDelete
 		}
+		f.PlanDigest = req.ExpectPlan
 		figs, _ = json.Marshal(f)
 		figs = []byte(s.red.String(string(figs)))
 		recordID = res.RunID
 		s.metrics.deletedFiles.WithLabelValues(t.cfg.ID).Add(float64(res.NumDeletedFiles))
 		s.metrics.deletedBytes.WithLabelValues(t.cfg.ID).Add(float64(res.SizeOfDeletedData))
+	}
+	if res == nil {
+		figs = planChangedFigures(req, err)
 	}
 	bg := context.WithoutCancel(ctx)
 	if err := s.st.EndRun(bg, ar.id, status, s.now(), figs, recordID, s.red.String(msg)); err != nil {

@@ -2,7 +2,6 @@ package service
 
 import (
 	"context"
-	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -63,6 +62,8 @@ type Server struct {
 	busy   map[string]string     // table id -> what holds it (a run id, "undo")
 	sched  *schedule.Scheduler   // nil without scheduled tables
 	closed bool
+
+	web webState // the web page's previews (web.go)
 
 	// openHook, when set (by tests), opens the tables instead of the library.
 	openHook func(context.Context, *table) (*deltavacuum.Table, error)
@@ -196,7 +197,8 @@ var routes = []route{
 // Handler is the HTTP API.
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
-	for _, r := range routes {
+	s.handlePages(mux)
+	for _, r := range apiRoutes() {
 		var h http.Handler
 		if r.handler == nil {
 			h = promhttp.HandlerFor(s.reg, promhttp.HandlerOpts{})
@@ -222,9 +224,12 @@ func (s *Server) guard(next http.Handler) http.Handler {
 			s.fail(w, r, http.StatusMisdirectedRequest, fmt.Errorf("host %q is not a loopback address: use 127.0.0.1, [::1] or localhost", r.Host))
 			return
 		}
-		if s.token != "" && r.URL.Path != "/healthz" {
-			got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-			if !ok || subtle.ConstantTimeCompare([]byte(got), []byte(s.token)) != 1 {
+		if s.token != "" && !openPath(r) {
+			if !s.authorized(r) {
+				if pageRequest(r) {
+					redirectToLogin(w, r)
+					return
+				}
 				w.Header().Set("WWW-Authenticate", `Bearer realm="deltavacuum"`)
 				s.fail(w, r, http.StatusUnauthorized, errors.New("a valid bearer token is required (Authorization: Bearer TOKEN)"))
 				return
@@ -340,6 +345,11 @@ type ScheduleInfo struct {
 }
 
 func (s *Server) listTables(w http.ResponseWriter, r *http.Request) {
+	s.writeJSON(w, http.StatusOK, map[string]any{"tables": s.tableInfos(r.Context())})
+}
+
+// tableInfos are the tables as GET /api/tables and the web page list them.
+func (s *Server) tableInfos(ctx context.Context) []TableInfo {
 	out := []TableInfo{}
 	s.mu.Lock()
 	busy := map[string]string{}
@@ -383,12 +393,12 @@ func (s *Server) listTables(w http.ResponseWriter, r *http.Request) {
 			}
 			info.Schedule = si
 		}
-		if runs, err := s.st.Runs(r.Context(), c.ID, 1); err == nil && len(runs) == 1 {
+		if runs, err := s.st.Runs(ctx, c.ID, 1); err == nil && len(runs) == 1 {
 			info.LastRun = &runs[0]
 		}
 		out = append(out, info)
 	}
-	s.writeJSON(w, http.StatusOK, map[string]any{"tables": out})
+	return out
 }
 
 func scheduleTable(c *config.Table) *schedule.Table {
