@@ -302,8 +302,17 @@ func when(v any) string {
 	return t.UTC().Format("2006-01-02 15:04:05 UTC")
 }
 
+// money is an amount in the price's currency: cents, and "< 0.01" for less than a cent.
 func money(v float64, p insight.Price) string {
+	if v > 0 && v < 0.01 {
+		return fmt.Sprintf("< %s 0.01", p.Currency)
+	}
 	return fmt.Sprintf("%s %.2f", p.Currency, v)
+}
+
+// unitPrice is the price of a GB-month, as precise as it was given.
+func unitPrice(p insight.Price) string {
+	return p.Currency + " " + strconv.FormatFloat(p.PerGBMonth, 'f', -1, 64)
 }
 
 func compactJSON(b json.RawMessage) string {
