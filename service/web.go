@@ -31,6 +31,7 @@ var pages = template.Must(template.New("").Funcs(template.FuncMap{
 	"num":      humanCount,
 	"when":     when,
 	"money":    money,
+	"price":    unitPrice,
 	"hours":    func(h float64) string { return strconv.FormatFloat(h, 'f', -1, 64) + " h" },
 	"reason":   reasonText,
 	"isVacuum": func(op string) bool { return strings.HasPrefix(op, "VACUUM") },
