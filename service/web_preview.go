@@ -15,9 +15,13 @@ import (
 	"github.com/deltavacuum/deltavacuum/vacuum"
 )
 
-// maxPreviews bounds the previews the service keeps for the web page (each holds its plan's
-// file list); the oldest is forgotten first, and its page then asks for a new preview.
-const maxPreviews = 16
+// maxPreviews and maxPreviewFiles bound the previews the service keeps for the web page (each
+// holds its plan's file list): the oldest is forgotten first (the newest is always kept), and
+// its page then asks for a new preview.
+const (
+	maxPreviews     = 16
+	maxPreviewFiles = 2_000_000
+)
 
 // webState is what the web page needs kept between requests: the recent previews.
 type webState struct {
@@ -153,8 +157,13 @@ func (w *webState) keep(p *preview) {
 	defer w.mu.Unlock()
 	w.previews = slices.DeleteFunc(w.previews, func(q *preview) bool { return q.Table == p.Table && q.Digest == p.Digest })
 	w.previews = append(w.previews, p)
-	if n := len(w.previews) - maxPreviews; n > 0 {
-		w.previews = slices.Delete(w.previews, 0, n)
+	files := 0
+	for _, q := range w.previews {
+		files += len(q.Result.Files)
+	}
+	for len(w.previews) > 1 && (len(w.previews) > maxPreviews || files > maxPreviewFiles) {
+		files -= len(w.previews[0].Result.Files)
+		w.previews = w.previews[1:]
 	}
 }
 

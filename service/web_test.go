@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/url"
 	"os"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/deltavacuum/deltavacuum/deltalog"
 	"github.com/deltavacuum/deltavacuum/storage/local"
+	"github.com/deltavacuum/deltavacuum/vacuum"
 )
 
 // previewDigest previews table id through the API and returns its plan digest.
@@ -194,7 +196,7 @@ func TestWebPagesEscape(t *testing.T) {
 		t.Fatal("inspect failed")
 	}
 	plan, _ := previewDigest(t, f, "a")
-	for _, page := range []string{"/", "/tables/a", "/tables/a/previews/" + plan} {
+	for _, page := range []string{"/", "/tables/a", "/tables/a/previews/" + plan, "/tables/%3Cscript%3Ealert(4)%3C", "/runs/%3Cscript%3Ealert(5)%3C"} {
 		req, _ := http.NewRequest("GET", f.http.URL+page, nil)
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
@@ -208,7 +210,12 @@ func TestWebPagesEscape(t *testing.T) {
 		}
 		resp.Body.Close()
 		html := string(b[:n])
-		if resp.StatusCode != 200 {
+		if want := 200; strings.Contains(page, "%3C") {
+			want = 404
+			if resp.StatusCode != want {
+				t.Fatalf("GET %s: %d %s", page, resp.StatusCode, html)
+			}
+		} else if resp.StatusCode != want {
 			t.Fatalf("GET %s: %d %s", page, resp.StatusCode, html)
 		}
 		for _, raw := range []string{"<script>alert", "<img src=1", "onerror=alert(1)>"} {
@@ -334,5 +341,32 @@ func TestRunProgress(t *testing.T) {
 	_, p = f.do(t, "GET", "/api/runs/"+id+"/progress", "")
 	if p["run"].(map[string]any)["status"] != "COMPLETED" || p["progress"] != nil {
 		t.Errorf("progress after the run: %v", p)
+	}
+}
+
+// TestPreviewsBounded: the kept previews are at most maxPreviews, and their files at most
+// maxPreviewFiles (the newest preview is kept whatever its size); the oldest goes first.
+func TestPreviewsBounded(t *testing.T) {
+	var w webState
+	mk := func(i, files int) *preview {
+		return &preview{Table: "a", Digest: fmt.Sprint(i), Result: &vacuum.Result{Plan: &vacuum.Plan{Files: make([]vacuum.File, files)}}}
+	}
+	for i := range maxPreviews + 3 {
+		w.keep(mk(i, 1))
+	}
+	if len(w.previews) != maxPreviews || w.find("a", "0") != nil || w.find("a", fmt.Sprint(maxPreviews+2)) == nil {
+		t.Errorf("%d previews kept, the oldest there: %v", len(w.previews), w.find("a", "0") != nil)
+	}
+	w.keep(mk(100, maxPreviewFiles))
+	if len(w.previews) != 1 || w.find("a", "100") == nil {
+		t.Errorf("after a preview of %d files: %d kept", maxPreviewFiles, len(w.previews))
+	}
+	w.keep(mk(101, maxPreviewFiles+1))
+	if len(w.previews) != 1 || w.find("a", "101") == nil {
+		t.Error("the newest preview is not kept")
+	}
+	w.keep(mk(101, 1)) // the same plan again replaces the older
+	if len(w.previews) != 1 {
+		t.Errorf("the same plan kept twice: %d", len(w.previews))
 	}
 }
