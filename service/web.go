@@ -166,7 +166,7 @@ func (s *Server) tablePage(w http.ResponseWriter, r *http.Request) {
 		s.errorPage(w, r, http.StatusInternalServerError, err, t.cfg.ID)
 		return
 	}
-	d := map[string]any{"Info": s.infoOf(r, t.cfg.ID), "Points": pts, "Last": last, "Chart": bytesChart(pts, last), "HistoryShown": historyShown}
+	d := map[string]any{"Info": s.infoOf(r, t.cfg.ID), "Points": pts, "Last": last, "Chart": bytesChart(pts), "Forecast": forecastChart(last), "HistoryShown": historyShown}
 	if last != nil {
 		d["Price"] = last.Price
 	} else {

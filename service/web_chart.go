@@ -33,10 +33,9 @@ type chartPoint struct {
 	V float64
 }
 
-// bytesChart draws live and reclaimable bytes over time from the inspections kept, and the
-// forecast of the newest inspection (what becomes reclaimable in the days after it, with no
-// new commit). Empty when nothing was inspected.
-func bytesChart(pts []InspectionPoint, last *insight.Report) template.HTML {
+// bytesChart draws live and reclaimable bytes at each inspection kept. Empty when nothing
+// was inspected.
+func bytesChart(pts []InspectionPoint) template.HTML {
 	if len(pts) == 0 {
 		return ""
 	}
@@ -46,16 +45,21 @@ func bytesChart(pts []InspectionPoint, last *insight.Report) template.HTML {
 		live.Points = append(live.Points, chartPoint{p.At, float64(p.LiveBytes)})
 		recl.Points = append(recl.Points, chartPoint{p.At, float64(p.ReclaimableBytes)})
 	}
-	all := []series{live, recl}
-	if last != nil && len(last.Forecast) > 0 {
-		fc := series{Name: "forecast of reclaimable bytes (no new commits)", Color: colorForecast, Dashed: true}
-		fc.Points = append(fc.Points, chartPoint{last.Now, float64(last.Reclaimable.Bytes)})
-		for _, d := range last.Forecast {
-			fc.Points = append(fc.Points, chartPoint{d.Clock, float64(d.Total.Bytes)})
-		}
-		all = append(all, fc)
+	return lineChart("Live and reclaimable bytes at each inspection", []series{live, recl})
+}
+
+// forecastChart draws the newest inspection's forecast: what a VACUUM at the same retention
+// run each of the next days reclaims if the table receives no new commit.
+func forecastChart(last *insight.Report) template.HTML {
+	if last == nil || len(last.Forecast) == 0 {
+		return ""
 	}
-	return lineChart("Live and reclaimable bytes over time", all)
+	fc := series{Name: "reclaimable bytes, forecast (no new commits)", Color: colorForecast, Dashed: true}
+	fc.Points = append(fc.Points, chartPoint{last.Now, float64(last.Reclaimable.Bytes)})
+	for _, d := range last.Forecast {
+		fc.Points = append(fc.Points, chartPoint{d.Clock, float64(d.Total.Bytes)})
+	}
+	return lineChart("Forecast of the reclaimable bytes", []series{fc})
 }
 
 // lineChart draws the series on a time axis, from 0 to the largest value.
@@ -94,8 +98,12 @@ func lineChart(title string, all []series) template.HTML {
 		fmt.Fprintf(&b, `<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="#e3e5e8" stroke-width="1"/>`, padL, chartW-padR, y(v), y(v))
 		fmt.Fprintf(&b, `<text x="%d" y="%.1f" font-size="11" text-anchor="end" fill="%s">%s</text>`, padL-6, y(v)+4, colorAxisBg, html.EscapeString(humanBytes(int64(v))))
 	}
-	fmt.Fprintf(&b, `<text x="%d" y="%d" font-size="11" fill="%s">%s</text>`, padL, chartH-padB+16, colorAxisBg, html.EscapeString(t0.UTC().Format("2006-01-02 15:04")))
-	fmt.Fprintf(&b, `<text x="%d" y="%d" font-size="11" text-anchor="end" fill="%s">%s</text>`, chartW-padR, chartH-padB+16, colorAxisBg, html.EscapeString(t1.UTC().Format("2006-01-02 15:04")))
+	layout := "2006-01-02 15:04"
+	if span < time.Hour {
+		layout = "2006-01-02 15:04:05"
+	}
+	fmt.Fprintf(&b, `<text x="%d" y="%d" font-size="11" fill="%s">%s</text>`, padL, chartH-padB+16, colorAxisBg, html.EscapeString(t0.UTC().Format(layout)))
+	fmt.Fprintf(&b, `<text x="%d" y="%d" font-size="11" text-anchor="end" fill="%s">%s</text>`, chartW-padR, chartH-padB+16, colorAxisBg, html.EscapeString(t1.UTC().Format(layout)+" UTC"))
 	for _, s := range all {
 		var pts []string
 		for _, p := range s.Points {
@@ -106,7 +114,7 @@ func lineChart(title string, all []series) template.HTML {
 			dash = ` stroke-dasharray="6 4"`
 		}
 		fmt.Fprintf(&b, `<polyline class="series" data-series="%s" fill="none" stroke="%s" stroke-width="2"%s points="%s"/>`, html.EscapeString(s.Name), s.Color, dash, strings.Join(pts, " "))
-		if !s.Dashed {
+		{
 			for _, p := range s.Points {
 				fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="3" fill="%s"><title>%s: %s</title></circle>`, x(p.T), y(p.V), s.Color,
 					html.EscapeString(p.T.UTC().Format("2006-01-02 15:04")), html.EscapeString(humanBytes(int64(p.V))))
