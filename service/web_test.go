@@ -173,6 +173,12 @@ func TestWebHostileParameters(t *testing.T) {
 			}
 		}
 	}
+	// The pages have the API's Host check (DNS rebinding).
+	for _, p := range []string{"/", "/tables/a", "/static/app.js", "/login"} {
+		if code, _ := f.do(t, "GET", p, "", "Host", "evil.example:8080"); code != 421 {
+			t.Errorf("GET %s with a rebound Host: %d, want 421", p, code)
+		}
+	}
 	// The page's moved= names a run only when it is a run of this table.
 	_, prev := f.do(t, "GET", "/tables/b/previews/"+planB+"?moved=%3Cscript%3Ealert(1)%3C/script%3E", "")
 	if html := prev["text"].(string); strings.Contains(html, "alert(1)") || strings.Contains(html, `id="moved"`) {
