@@ -114,6 +114,29 @@ func intParam(r *http.Request, name string, def, lo, hi int) (int, error) {
 	return n, nil
 }
 
+// limitOf reads ?limit= (1 to most, default def), answering 400 when it is refused.
+func (s *Server) limitOf(w http.ResponseWriter, r *http.Request, def, most int) (int, bool) {
+	n, err := intParam(r, "limit", def, 1, most)
+	if err != nil {
+		s.fail(w, r, http.StatusBadRequest, err)
+		return 0, false
+	}
+	return n, true
+}
+
+// paging reads ?offset= and ?limit= (1 to most, default def), answering 400 when one is refused.
+func (s *Server) paging(w http.ResponseWriter, r *http.Request, def, most int) (offset, limit int, ok bool) {
+	if limit, ok = s.limitOf(w, r, def, most); !ok {
+		return 0, 0, false
+	}
+	offset, err := intParam(r, "offset", 0, 0, maxOffset)
+	if err != nil {
+		s.fail(w, r, http.StatusBadRequest, err)
+		return 0, 0, false
+	}
+	return offset, limit, true
+}
+
 // Page is one page of a list: Total items, of which Items from Offset.
 type Page[T any] struct {
 	Total  int `json:"total"`
@@ -147,14 +170,8 @@ func (s *Server) history(w http.ResponseWriter, r *http.Request) {
 	if t == nil {
 		return
 	}
-	limit, err := intParam(r, "limit", 100, 1, maxHistory)
-	if err != nil {
-		s.fail(w, r, http.StatusBadRequest, err)
-		return
-	}
-	offset, err := intParam(r, "offset", 0, 0, maxOffset)
-	if err != nil {
-		s.fail(w, r, http.StatusBadRequest, err)
+	offset, limit, ok := s.paging(w, r, 100, maxHistory)
+	if !ok {
 		return
 	}
 	entries, err := s.historyOf(r, t, offset+limit)
@@ -218,9 +235,8 @@ func (s *Server) inspections(w http.ResponseWriter, r *http.Request) {
 	if t == nil {
 		return
 	}
-	limit, err := intParam(r, "limit", 200, 1, maxInspections)
-	if err != nil {
-		s.fail(w, r, http.StatusBadRequest, err)
+	limit, ok := s.limitOf(w, r, 200, maxInspections)
+	if !ok {
 		return
 	}
 	pts, _, err := s.inspectionsOf(r, t.cfg.ID, limit)
@@ -237,9 +253,8 @@ func (s *Server) tableRuns(w http.ResponseWriter, r *http.Request) {
 	if t == nil {
 		return
 	}
-	limit, err := intParam(r, "limit", 50, 1, maxTableRuns)
-	if err != nil {
-		s.fail(w, r, http.StatusBadRequest, err)
+	limit, ok := s.limitOf(w, r, 50, maxTableRuns)
+	if !ok {
 		return
 	}
 	runs, err := s.st.Runs(r.Context(), t.cfg.ID, limit)
@@ -295,14 +310,8 @@ func (s *Server) getPreview(w http.ResponseWriter, r *http.Request) {
 	if p == nil {
 		return
 	}
-	limit, err := intParam(r, "limit", 100, 1, maxPageSize)
-	if err != nil {
-		s.fail(w, r, http.StatusBadRequest, err)
-		return
-	}
-	offset, err := intParam(r, "offset", 0, 0, maxOffset)
-	if err != nil {
-		s.fail(w, r, http.StatusBadRequest, err)
+	offset, limit, ok := s.paging(w, r, 100, maxPageSize)
+	if !ok {
 		return
 	}
 	s.writeJSON(w, http.StatusOK, previewPageOf(p, offset, limit, 100))
