@@ -27,18 +27,19 @@ import (
 var webFiles embed.FS
 
 var pages = template.Must(template.New("").Funcs(template.FuncMap{
-	"bytes":    humanBytes,
-	"num":      humanCount,
-	"when":     when,
-	"money":    money,
-	"price":    unitPrice,
-	"hours":    func(h float64) string { return strconv.FormatFloat(h, 'f', -1, 64) + " h" },
-	"reason":   reasonText,
-	"isVacuum": func(op string) bool { return strings.HasPrefix(op, "VACUUM") },
-	"compact":  compactJSON,
-	"add":      func(a, b int) int { return a + b },
-	"sub":      func(a, b int) int { return a - b },
-	"pathEsc":  url.PathEscape,
+	"bytes":     humanBytes,
+	"num":       humanCount,
+	"when":      when,
+	"money":     money,
+	"price":     unitPrice,
+	"hours":     func(h float64) string { return strconv.FormatFloat(h, 'f', -1, 64) + " h" },
+	"reason":    reasonText,
+	"isVacuum":  func(op string) bool { return strings.HasPrefix(op, "VACUUM") },
+	"compact":   compactJSON,
+	"add":       func(a, b int) int { return a + b },
+	"sub":       func(a, b int) int { return a - b },
+	"hasPrefix": strings.HasPrefix,
+	"pathEsc":   url.PathEscape,
 }).ParseFS(webFiles, "web/templates/*.html"))
 
 // handlePages adds the pages (GET only; their POSTs are the JSON API's) to mux.
