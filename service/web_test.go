@@ -376,3 +376,31 @@ func TestPreviewsBounded(t *testing.T) {
 		t.Errorf("the same plan kept twice: %d", len(w.previews))
 	}
 }
+
+// TestPreviewPaged: a large preview is shown 100 files a page, says how many there are, and
+// its JSON pages hold what was asked.
+func TestPreviewPaged(t *testing.T) {
+	f := newFixture(t, "tables:\n  - {id: a, path: TABLES/a}\n", nil, nil)
+	manyStray(t, filepath.Join(f.dir, "a"), 250) // 252 files to delete
+	plan, _ := previewDigest(t, f, "a")
+	rows := func(html string) int { return strings.Count(html, `<td data-label="Path" class="path">`) }
+	for page, want := range map[string]int{"": 100, "?page=2": 100, "?page=3": 52} {
+		code, body := f.do(t, "GET", "/tables/a/previews/"+plan+page, "")
+		html := body["text"].(string)
+		if code != 200 || rows(html) != want || !strings.Contains(html, "of 252 (page") {
+			t.Errorf("page %q: %d, %d rows, want %d", page, code, rows(html), want)
+		}
+	}
+	if code, _ := f.do(t, "GET", "/tables/a/previews/"+plan+"?page=4", ""); code != 400 {
+		t.Errorf("page 4 of 3: %d, want 400", code)
+	}
+	_, body := f.do(t, "GET", "/api/tables/a/previews/"+plan+"?offset=250&limit=10", "")
+	files := body["files"].(map[string]any)
+	if files["total"].(float64) != 252 || len(files["items"].([]any)) != 2 {
+		t.Errorf("the last JSON page: %v", files)
+	}
+	_, body = f.do(t, "GET", "/api/tables/a/previews/"+plan+"?offset=5000", "")
+	if files := body["files"].(map[string]any); len(files["items"].([]any)) != 0 {
+		t.Errorf("a page past the end: %v", files)
+	}
+}
