@@ -151,8 +151,9 @@ function setupUndo() {
     const files = rep.files || [];
     files.slice(0, 200).forEach((f) => {
       const tr = document.createElement("tr");
-      [f.path, humanBytes(f.size), f.outcome + (f.why ? ": " + f.why : "")].forEach((v) => {
+      [["Path", f.path], ["Size", humanBytes(f.size)], ["Outcome", f.outcome + (f.why ? ": " + f.why : "")]].forEach(([label, v]) => {
         const td = document.createElement("td");
+        td.dataset.label = label;
         td.textContent = v;
         tr.appendChild(td);
       });
