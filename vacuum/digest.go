@@ -2,6 +2,7 @@ package vacuum
 
 import (
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -21,32 +22,32 @@ const digestPrefix = "plan1-"
 // in it: a plan made later that deletes the same files has the same digest.
 func Digest(p *Plan) string {
 	h := sha256.New()
-	line := func(fields ...string) {
-		for i, f := range fields {
-			if i > 0 {
-				h.Write([]byte{0})
-			}
-			h.Write([]byte(f))
-		}
-		h.Write([]byte{'\n'})
+	// Each field is written with its length first, so no path (which may hold any byte, a
+	// newline or a NUL included) can pass for two fields or two files.
+	field := func(f string) {
+		var n [binary.MaxVarintLen64]byte
+		h.Write(n[:binary.PutUvarint(n[:], uint64(len(f)))])
+		h.Write([]byte(f))
 	}
-	line("deltavacuum plan digest 1", p.Table, strconv.FormatInt(p.Version, 10), string(planMode(p.Mode)),
-		strconv.FormatFloat(p.RetentionHours, 'g', -1, 64))
-	files := make([]string, len(p.Files))
-	for i, f := range p.Files {
-		files[i] = strings.Join([]string{"f", f.Path, strconv.FormatInt(f.Size, 10), strconv.FormatInt(modMillis(f), 10), f.Checksum}, "\x00")
+	for _, f := range []string{"deltavacuum plan digest 1", p.Table, strconv.FormatInt(p.Version, 10), string(planMode(p.Mode)),
+		strconv.FormatFloat(p.RetentionHours, 'g', -1, 64), strconv.Itoa(len(p.Files)), strconv.Itoa(len(p.Dirs))} {
+		field(f)
 	}
-	slices.Sort(files)
+	files := slices.Clone(p.Files)
+	slices.SortFunc(files, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
+	for _, f := range files {
+		field(f.Path)
+		field(strconv.FormatInt(f.Size, 10))
+		field(strconv.FormatInt(modMillis(f), 10))
+		field(f.Checksum)
+	}
 	dirs := make([]string, len(p.Dirs))
 	for i, d := range p.Dirs {
-		dirs[i] = "d\x00" + d.Path
+		dirs[i] = d.Path
 	}
 	slices.Sort(dirs)
-	for _, f := range files {
-		line(f)
-	}
 	for _, d := range dirs {
-		line(d)
+		field(d)
 	}
 	return digestPrefix + hex.EncodeToString(h.Sum(nil))
 }

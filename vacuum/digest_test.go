@@ -90,3 +90,17 @@ func TestCheckDigest(t *testing.T) {
 		}
 	}
 }
+
+// TestDigestPathCannotForgeFiles: a path that holds the bytes of another file's entry (a NUL,
+// a newline) does not make one file the digest of two.
+func TestDigestPathCannotForgeFiles(t *testing.T) {
+	two := &Plan{Table: "file:///t", Version: 1, Files: []File{{Path: "x.parquet", Size: 1}, {Path: "y.parquet", Size: 2}}}
+	one := &Plan{Table: "file:///t", Version: 1, Files: []File{{Path: "x.parquet\x001\x000\x00\nf\x00y.parquet", Size: 2}}}
+	if Digest(two) == Digest(one) {
+		t.Fatal("one file with a forged path has the digest of two files")
+	}
+	nl := &Plan{Table: "file:///t", Version: 1, Files: []File{{Path: "x.parquet\n", Size: 1}}}
+	if Digest(nl) == Digest(&Plan{Table: "file:///t", Version: 1, Files: []File{{Path: "x.parquet", Size: 1}}}) {
+		t.Fatal("a trailing newline in a path is not in the digest")
+	}
+}
