@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"time"
 
 	"github.com/deltavacuum/deltavacuum"
 	"github.com/deltavacuum/deltavacuum/deltalog"
@@ -47,22 +46,6 @@ func retainHours(snap *deltalog.Snapshot, p config.Policy) (*float64, error) {
 		h = max(h, d.Hours())
 	}
 	return &h, nil
-}
-
-// checkIdle refuses when the table's own run records show a run RUNNING: a second service
-// or a CLI run on the same table. It is a check, not a lock (see docs/service.md).
-func checkIdle(ctx context.Context, t *deltavacuum.Table) error {
-	runs, err := t.Runs(ctx)
-	if err != nil {
-		return fmt.Errorf("reading the run records of %s: %w", t.Location, err)
-	}
-	for _, r := range runs {
-		if r.Status == undo.StatusRunning {
-			return fmt.Errorf("%w: the run record %s under %s says RUNNING since %s (another deltavacuum is vacuuming it; if that process died, the record stays RUNNING: deltavacuum undo --unfinished --run %s brings back what it deleted, and removing the record lets runs start again)",
-				ErrBusy, r.ID, undo.RunsDir, r.StartedAt.UTC().Format(time.RFC3339), r.ID)
-		}
-	}
-	return nil
 }
 
 // hold marks table id busy with what in this process; false when it is busy already.
@@ -190,6 +173,7 @@ func (s *Server) request(ctx context.Context, t *table, dt *deltavacuum.Table, d
 	if t.cfg.Policy.Trash {
 		req.Trash = undo.DefaultTrash
 	}
+	req.StaleRunAfter = s.ops.staleAfter
 	return req, nil
 }
 
@@ -259,7 +243,7 @@ func (s *Server) start(ctx context.Context, t *table, trigger string) (string, e
 	if err != nil {
 		return "", err
 	}
-	if err := checkIdle(ctx, dt); err != nil {
+	if err := s.checkIdle(ctx, t, dt); err != nil {
 		return "", fmt.Errorf("table %s: %w", t.cfg.ID, err)
 	}
 	req, err := s.request(ctx, t, dt, false)
@@ -351,6 +335,9 @@ func (s *Server) execute(ctx context.Context, ar *activeRun, t *table, dt *delta
 	delete(s.active, ar.id)
 	s.mu.Unlock()
 	s.release(t.cfg.ID)
+	if status == state.StatusFailed {
+		s.notifyFailed(ar.id, t)
+	}
 }
 
 func (s *Server) getRun(w http.ResponseWriter, r *http.Request) {
@@ -411,7 +398,7 @@ func (s *Server) undoRun(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, http.StatusInternalServerError, err)
 		return
 	}
-	t, ok := s.byID[run.Table]
+	t, ok := s.lookup(run.Table)
 	switch {
 	case !ok:
 		s.fail(w, r, http.StatusNotFound, fmt.Errorf("run %s was of table %s, which is no longer in the configuration", run.ID, run.Table))
@@ -433,7 +420,7 @@ func (s *Server) undoRun(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, http.StatusBadGateway, err)
 		return
 	}
-	if err := checkIdle(ctx, dt); err != nil {
+	if err := s.checkIdle(ctx, t, dt); err != nil {
 		s.fail(w, r, http.StatusConflict, err)
 		return
 	}
