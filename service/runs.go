@@ -307,8 +307,9 @@ func (s *Server) execute(ctx context.Context, ar *activeRun, t *table, dt *delta
 	}
 	var figs []byte
 	recordID := ""
+	mode := ranMode(req, res)
 	if res != nil {
-		f := Figures{Mode: req.Mode, NumDeletedFiles: res.NumDeletedFiles, SizeOfDeletedData: res.SizeOfDeletedData,
+		f := Figures{Mode: mode, NumDeletedFiles: res.NumDeletedFiles, SizeOfDeletedData: res.SizeOfDeletedData,
 			NumDeletedDirectories: res.NumDeletedDirectories, NumFailed: len(res.Failed), StartVersion: res.StartVersion, Warnings: res.Warnings}
 		if res.Plan != nil {
 			f.RetentionHours, f.NumFilesToDelete, f.SizeOfDataToDelete = res.RetentionHours, res.NumFilesToDelete, res.SizeOfDataToDelete
@@ -320,10 +321,11 @@ func (s *Server) execute(ctx context.Context, ar *activeRun, t *table, dt *delta
 		s.metrics.deletedBytes.WithLabelValues(t.cfg.ID).Add(float64(res.SizeOfDeletedData))
 	}
 	bg := context.WithoutCancel(ctx)
+	s.recordMode(bg, ar.id, req.Mode, mode)
 	if err := s.st.EndRun(bg, ar.id, status, s.now(), figs, recordID, s.red.String(msg)); err != nil {
 		s.log.Error("recording the end of the run", "run", ar.id, "error", err.Error())
 	}
-	if status == state.StatusCompleted && req.Mode == "FULL" && t.cfg.Policy.Mode == config.ModeAuto {
+	if status == state.StatusCompleted && mode == "FULL" && t.cfg.Policy.Mode == config.ModeAuto {
 		if err := s.st.SetLastFull(bg, t.cfg.ID, s.now()); err != nil {
 			s.log.Error("recording the FULL run", "table", t.cfg.ID, "error", err.Error())
 		}
