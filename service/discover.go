@@ -198,6 +198,7 @@ func (s *Server) Discover(ctx context.Context, id string, now time.Time) error {
 		return err
 	}
 	found := map[string]*table{}
+	var order []string // the listing's order, so the tables are listed in it
 	for _, rel := range rels {
 		tid := DiscoveredID(d.cfg.ID, rel)
 		tc := d.cfg.Table(tid, tableLocation(d.cfg.Root, rel))
@@ -206,11 +207,13 @@ func (s *Server) Discover(ctx context.Context, id string, now time.Time) error {
 			return err
 		}
 		found[tid] = t
+		order = append(order, tid)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	added, removed := 0, 0
-	for tid, t := range found {
+	for _, tid := range order {
+		t := found[tid]
 		if old, ok := s.byID[tid]; ok {
 			if !d.found[tid] {
 				// A configured table, or one of another root, has the id.
