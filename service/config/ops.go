@@ -83,7 +83,7 @@ var (
 func (p *parser) ops(fs map[string]field, cfg *Config) {
 	cfg.StaleRunAfter = DefaultStaleRunAfter
 	if f, ok := fs["staleRunAfter"]; ok {
-		if d, ok := p.duration(f, "staleRunAfter", time.Minute, 7*24*time.Hour); ok {
+		if d, ok := p.duration(f, "staleRunAfter", 3*time.Minute, 7*24*time.Hour); ok {
 			cfg.StaleRunAfter = d
 		}
 	}
