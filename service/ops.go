@@ -9,6 +9,7 @@ import (
 	"github.com/deltavacuum/deltavacuum"
 	"github.com/deltavacuum/deltavacuum/catalog"
 	"github.com/deltavacuum/deltavacuum/service/config"
+	"github.com/deltavacuum/deltavacuum/storage/location"
 )
 
 // ops is the operations side of the server: rate limits, the failure webhook, the purge of
@@ -31,11 +32,7 @@ func (s *Server) newTable(tc *config.Table, getenv func(string) string) (*table,
 	if err != nil {
 		return nil, err
 	}
-	for k, v := range o.Redacted() {
-		if v != o[k] {
-			s.red.Add(o[k])
-		}
-	}
+	s.redactOptions(o)
 	settings := map[string]string{}
 	if !tc.Policy.RetentionCheck {
 		settings[deltavacuum.SettingRetentionCheck] = "false"
@@ -89,11 +86,7 @@ func (s *Server) setupOps(getenv func(string) string) error {
 		if err != nil {
 			return fmt.Errorf("discover %s: %w", d.ID, err)
 		}
-		for k, v := range o.Redacted() {
-			if v != o[k] {
-				s.red.Add(o[k])
-			}
-		}
+		s.redactOptions(o)
 		s.red.AddURI(d.Root)
 		s.ops.discovery[d.ID] = &discovery{cfg: d, opts: o, getenv: getenv}
 	}
@@ -129,4 +122,13 @@ func (s *Server) tableList() []*table {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]*table(nil), s.tables...)
+}
+
+// redactOptions gives the redactor the secret values of o.
+func (s *Server) redactOptions(o location.Options) {
+	for k, v := range o.Redacted() {
+		if v != o[k] {
+			s.red.Add(o[k])
+		}
+	}
 }

@@ -634,18 +634,7 @@ func (p *parser) table(n *yaml.Node) (Table, bool) {
 	} else if t.Path != "" {
 		p.errf(n, "%s: a table given by path needs an id (the name the API uses for it)", what)
 	}
-	if f, ok := fs["policy"]; ok {
-		t.Policy = p.policy(f.value)
-	}
-	if f, ok := fs["schedule"]; ok {
-		t.Schedule = p.schedule(f.value)
-	}
-	if f, ok := fs["dryRunOnly"]; ok {
-		t.DryRunOnly, _ = p.boolean(f, "dryRunOnly")
-	}
-	if f, ok := fs["storageOptions"]; ok {
-		t.StorageOptions = p.storageOptions(f, "storageOptions")
-	}
+	p.settings(fs, &t.Policy, &t.Schedule, &t.DryRunOnly, &t.StorageOptions)
 	return t, len(p.problems) == before
 }
 

@@ -163,18 +163,7 @@ func (p *parser) discover(n *yaml.Node) (Discover, bool) {
 	} else {
 		p.errf(n, "discover (line %d): refresh is missing (how often the root is listed again, e.g. 1h)", n.Line)
 	}
-	if f, ok := fs["policy"]; ok {
-		d.Policy = p.policy(f.value)
-	}
-	if f, ok := fs["schedule"]; ok {
-		d.Schedule = p.schedule(f.value)
-	}
-	if f, ok := fs["dryRunOnly"]; ok {
-		d.DryRunOnly, _ = p.boolean(f, "dryRunOnly")
-	}
-	if f, ok := fs["storageOptions"]; ok {
-		d.StorageOptions = p.storageOptions(f, "storageOptions")
-	}
+	p.settings(fs, &d.Policy, &d.Schedule, &d.DryRunOnly, &d.StorageOptions)
 	return d, len(p.problems) == before
 }
 
@@ -279,4 +268,21 @@ func checkWebhookURL(s string) string {
 		return "a user or password in the URL is refused: put a URL that carries a secret in an environment variable (url: ${WEBHOOK_URL})"
 	}
 	return ""
+}
+
+// settings parses the keys a table and a discover root share: policy, schedule, dryRunOnly
+// and storageOptions.
+func (p *parser) settings(fs map[string]field, pol *Policy, sched **Schedule, dry *bool, opts *map[string]EnvRef) {
+	if f, ok := fs["policy"]; ok {
+		*pol = p.policy(f.value)
+	}
+	if f, ok := fs["schedule"]; ok {
+		*sched = p.schedule(f.value)
+	}
+	if f, ok := fs["dryRunOnly"]; ok {
+		*dry, _ = p.boolean(f, "dryRunOnly")
+	}
+	if f, ok := fs["storageOptions"]; ok {
+		*opts = p.storageOptions(f, "storageOptions")
+	}
 }
