@@ -20,6 +20,8 @@ import (
 
 	"github.com/deltavacuum/deltavacuum"
 	"github.com/deltavacuum/deltavacuum/deltalog"
+	"github.com/deltavacuum/deltavacuum/service/config"
+	"github.com/deltavacuum/deltavacuum/service/state"
 	"github.com/deltavacuum/deltavacuum/storage/local"
 	"github.com/deltavacuum/deltavacuum/undo"
 	"github.com/deltavacuum/deltavacuum/vacuum"
@@ -394,5 +396,34 @@ func TestLiteFallsBackToFull(t *testing.T) {
 	}
 	if exists(t, filepath.Join(a, "stray.parquet")) || exists(t, filepath.Join(a, "old.parquet")) || !exists(t, filepath.Join(a, "live2.parquet")) {
 		t.Error("the FULL run did not delete what FULL finds, or deleted a live file")
+	}
+}
+
+// New refuses an operations setting it cannot resolve: a webhook URL variable unset or holding
+// a refused URL (never echoed), a discover root's storage option unset.
+func TestNewRefusesOps(t *testing.T) {
+	dir := t.TempDir()
+	db, err := state.Open(context.Background(), filepath.Join(dir, "s"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, tc := range []struct{ name, yaml, hook, want string }{
+		{"webhook unset", "webhook: {url: '${HOOK}'}\ntables: [{id: a, path: /a}]\n", "", "HOOK"},
+		{"webhook ftp", "webhook: {url: '${HOOK}'}\ntables: [{id: a, path: /a}]\n", "ftp://h/s3cr3t", "scheme"},
+		{"webhook http to a public host", "webhook: {url: '${HOOK}'}\ntables: [{id: a, path: /a}]\n", "http://example.com/s3cr3t", "loopback"},
+		{"discover option unset", "discover: [{id: l, root: 's3://b/w', refresh: 1h, storageOptions: {aws_region: '${NOPE}'}}]\n", "", "NOPE"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg, err := config.Parse([]byte("dataDir: /s\n"+tc.yaml), "m.yaml", "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			env := map[string]string{"HOOK": tc.hook}
+			_, err = New(Options{Config: cfg, State: db, Getenv: func(k string) string { return env[k] }})
+			if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "s3cr3t") {
+				t.Errorf("got %v, want a refusal with %q that does not echo the URL", err, tc.want)
+			}
+		})
 	}
 }
