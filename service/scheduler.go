@@ -74,8 +74,13 @@ func (s *Server) Tick(ctx context.Context) {
 	for _, st := range starts {
 		started[st.Table] = true
 		t, ok := s.lookup(st.Table)
-		if !ok {
-			continue // no longer discovered
+		if !ok { // no longer discovered: free the slot the scheduler gave it
+			s.mu.Lock()
+			if s.sched != nil {
+				s.sched.Finished(st.Table)
+			}
+			s.mu.Unlock()
+			continue
 		}
 		if err := s.st.SetHandled(ctx, st.Table, st.Fire); err != nil {
 			s.log.Error("recording the schedule", "table", st.Table, "error", err.Error())
