@@ -47,16 +47,20 @@ func startHeartbeat(ctx context.Context, store storage.Store, id string, start t
 	return h, nil
 }
 
-// stop ends the beats and removes the heartbeat (the record no longer says RUNNING, or
-// was never written). Safe on nil and more than once.
-func (h *heartbeat) stop(ctx context.Context) {
+// stop ends the beats; with remove, it also removes the heartbeat (the record no longer says
+// RUNNING, or was never written). Without, the last heartbeat stays: the record still says
+// RUNNING, and goes stale from that time, as the record of a process that ended. Safe on nil
+// and more than once.
+func (h *heartbeat) stop(ctx context.Context, remove bool) {
 	if h == nil {
 		return
 	}
 	h.once.Do(func() {
 		close(h.done)
 		h.wg.Wait()
-		h.store.Delete(context.WithoutCancel(ctx), []string{undo.HeartbeatKey(h.id)})
+		if remove {
+			h.store.Delete(context.WithoutCancel(ctx), []string{undo.HeartbeatKey(h.id)})
+		}
 	})
 }
 

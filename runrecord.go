@@ -76,7 +76,7 @@ func (r *runRecorder) begin(ctx context.Context) error {
 	}
 	r.beat = beat
 	if err := undo.Write(ctx, r.t.Store, &r.rec); err != nil {
-		r.beat.stop(ctx)
+		r.beat.stop(ctx, true)
 		return fmt.Errorf("%w; nothing was deleted (turn run records off with --no-run-record if this principal may not write to the table)", err)
 	}
 	r.rec.Files = nil // written; the end writes the files deleted
@@ -101,9 +101,7 @@ func (r *runRecorder) finish(ctx context.Context, res *vacuum.Result, endVersion
 	}
 	rec.EndVersion = endVersion
 	err := undo.Write(context.WithoutCancel(ctx), r.t.Store, &rec)
-	if err == nil {
-		r.beat.stop(ctx) // the record no longer says RUNNING
-	}
+	r.beat.stop(ctx, err == nil) // kept when the record still says RUNNING
 	return err
 }
 
