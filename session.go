@@ -362,6 +362,9 @@ type VacuumRequest struct {
 	ExpectPlan string
 	// Observe is vacuum.Options.Observe: the planner's verdict on every listed entry.
 	Observe func(vacuum.Verdict)
+	// StaleRunAfter is how long another run's RUNNING record may go without a heartbeat
+	// before it no longer refuses this run (0: undo.DefaultStaleAfter).
+	StaleRunAfter time.Duration
 }
 
 func (s *Session) execVacuum(ctx context.Context, st *sql.Vacuum, r *Result) (*Result, error) {
@@ -415,7 +418,21 @@ func (s *Session) Vacuum(ctx context.Context, t *Table, req VacuumRequest) (*vac
 		b, _ := strconv.ParseBool(v)
 		opts.Logging = &b
 	}
-	return t.Vacuum(ctx, opts)
+	var stale []undo.RunState
+	if !req.DryRun {
+		// One run at a time on a table: a run whose heartbeat is fresh refuses this one.
+		var err error
+		if stale, err = t.checkNoLiveRun(ctx, opts.Now, req.StaleRunAfter); err != nil {
+			return nil, err
+		}
+	}
+	res, err := t.Vacuum(ctx, opts)
+	if res != nil {
+		for _, r := range stale {
+			res.Warnings = append(res.Warnings, undo.StaleNote(t.Location, r))
+		}
+	}
+	return res, err
 }
 
 // openInventory opens the inventory of a statement as the listing of table t.

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"time"
 
 	"github.com/deltavacuum/deltavacuum"
 	"github.com/deltavacuum/deltavacuum/deltalog"
@@ -48,22 +47,6 @@ func retainHours(snap *deltalog.Snapshot, p config.Policy) (*float64, error) {
 		h = max(h, d.Hours())
 	}
 	return &h, nil
-}
-
-// checkIdle refuses when the table's own run records show a run RUNNING: a second service
-// or a CLI run on the same table. It is a check, not a lock (see docs/service.md).
-func checkIdle(ctx context.Context, t *deltavacuum.Table) error {
-	runs, err := t.Runs(ctx)
-	if err != nil {
-		return fmt.Errorf("reading the run records of %s: %w", t.Location, err)
-	}
-	for _, r := range runs {
-		if r.Status == undo.StatusRunning {
-			return fmt.Errorf("%w: the run record %s under %s says RUNNING since %s (another deltavacuum is vacuuming it; if that process died, the record stays RUNNING: deltavacuum undo --unfinished --run %s brings back what it deleted, and removing the record lets runs start again)",
-				ErrBusy, r.ID, undo.RunsDir, r.StartedAt.UTC().Format(time.RFC3339), r.ID)
-		}
-	}
-	return nil
 }
 
 // hold marks table id busy with what in this process; false when it is busy already.
@@ -191,6 +174,7 @@ func (s *Server) request(ctx context.Context, t *table, dt *deltavacuum.Table, d
 	if t.cfg.Policy.Trash {
 		req.Trash = undo.DefaultTrash
 	}
+	req.StaleRunAfter = s.ops.staleAfter
 	return req, nil
 }
 
@@ -273,7 +257,7 @@ func (s *Server) startPlanned(ctx context.Context, t *table, trigger, plan strin
 	if err != nil {
 		return "", err
 	}
-	if err := checkIdle(ctx, dt); err != nil {
+	if err := s.checkIdle(ctx, t, dt); err != nil {
 		return "", fmt.Errorf("table %s: %w", t.cfg.ID, err)
 	}
 	req, err := s.request(ctx, t, dt, false)
@@ -342,8 +326,9 @@ func (s *Server) execute(ctx context.Context, ar *activeRun, t *table, dt *delta
 	}
 	var figs []byte
 	recordID := ""
+	mode := ranMode(req, res)
 	if res != nil {
-		f := Figures{Mode: req.Mode, NumDeletedFiles: res.NumDeletedFiles, SizeOfDeletedData: res.SizeOfDeletedData,
+		f := Figures{Mode: mode, NumDeletedFiles: res.NumDeletedFiles, SizeOfDeletedData: res.SizeOfDeletedData,
 			NumDeletedDirectories: res.NumDeletedDirectories, NumFailed: len(res.Failed), StartVersion: res.StartVersion, Warnings: res.Warnings}
 		if res.Plan != nil {
 			f.RetentionHours, f.NumFilesToDelete, f.SizeOfDataToDelete = res.RetentionHours, res.NumFilesToDelete, res.SizeOfDataToDelete
@@ -359,10 +344,11 @@ func (s *Server) execute(ctx context.Context, ar *activeRun, t *table, dt *delta
 		figs = planChangedFigures(req, err)
 	}
 	bg := context.WithoutCancel(ctx)
+	s.recordMode(bg, ar.id, req.Mode, mode)
 	if err := s.st.EndRun(bg, ar.id, status, s.now(), figs, recordID, s.red.String(msg)); err != nil {
 		s.log.Error("recording the end of the run", "run", ar.id, "error", err.Error())
 	}
-	if status == state.StatusCompleted && req.Mode == "FULL" && t.cfg.Policy.Mode == config.ModeAuto {
+	if status == state.StatusCompleted && mode == "FULL" && t.cfg.Policy.Mode == config.ModeAuto {
 		if err := s.st.SetLastFull(bg, t.cfg.ID, s.now()); err != nil {
 			s.log.Error("recording the FULL run", "table", t.cfg.ID, "error", err.Error())
 		}
@@ -374,6 +360,9 @@ func (s *Server) execute(ctx context.Context, ar *activeRun, t *table, dt *delta
 	delete(s.active, ar.id)
 	s.mu.Unlock()
 	s.release(t.cfg.ID)
+	if status == state.StatusFailed {
+		s.notifyFailed(ar.id, t)
+	}
 }
 
 func (s *Server) getRun(w http.ResponseWriter, r *http.Request) {
@@ -434,7 +423,7 @@ func (s *Server) undoRun(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, http.StatusInternalServerError, err)
 		return
 	}
-	t, ok := s.byID[run.Table]
+	t, ok := s.lookup(run.Table)
 	switch {
 	case !ok:
 		s.fail(w, r, http.StatusNotFound, fmt.Errorf("run %s was of table %s, which is no longer in the configuration", run.ID, run.Table))
@@ -456,7 +445,7 @@ func (s *Server) undoRun(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, http.StatusBadGateway, err)
 		return
 	}
-	if err := checkIdle(ctx, dt); err != nil {
+	if err := s.checkIdle(ctx, t, dt); err != nil {
 		s.fail(w, r, http.StatusConflict, err)
 		return
 	}

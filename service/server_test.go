@@ -95,7 +95,7 @@ func newFixture(t *testing.T, yamlTables string, env map[string]string, props ma
 		t.Fatal(err)
 	}
 	for _, tc := range cfg.Tables {
-		if tc.Path != "" {
+		if tc.Path != "" && !strings.Contains(tc.Path, "://") {
 			makeTable(t, tc.Path, t0, props[tc.ID])
 		}
 	}
