@@ -64,7 +64,7 @@ type Server struct {
 	closed bool
 
 	web webState // the web page's previews (web.go)
-	ops ops // discovery, rate limits, webhook, trash purge, stale records (ops.go)
+	ops ops      // discovery, rate limits, webhook, trash purge, stale records (ops.go)
 
 	// openHook, when set (by tests), opens the tables instead of the library.
 	openHook func(context.Context, *table) (*deltavacuum.Table, error)
