@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/deltavacuum/deltavacuum/catalog"
+	"github.com/deltavacuum/deltavacuum/internal/buildinfo"
 	"github.com/deltavacuum/deltavacuum/internal/redact"
 	"github.com/deltavacuum/deltavacuum/sql"
 	"github.com/deltavacuum/deltavacuum/storage/location"
@@ -78,14 +79,18 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		Long:          "deltavacuum removes the data files a Delta table no longer references and that are older than its retention.",
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       buildinfo.Get().Version,
 	}
+	var v strings.Builder
+	printVersion(&v)
+	root.SetVersionTemplate(strings.ReplaceAll(v.String(), "{{", "")) // --version prints what version prints
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &UsageError{Err: fmt.Errorf("%w (see %s --help)", err, c.CommandPath())}
 	})
-	root.AddCommand(newVacuumCmd(), newInspectCmd(), newExplainCmd(), newSQLCmd(), newHistoryCmd(), newRunsCmd(), newUndoCmd(), newTrashCmd(), newDemoCmd(), newServeCmd())
+	root.AddCommand(newVacuumCmd(), newInspectCmd(), newExplainCmd(), newSQLCmd(), newHistoryCmd(), newRunsCmd(), newUndoCmd(), newTrashCmd(), newDemoCmd(), newServeCmd(), newVersionCmd())
 	return root
 }
 
