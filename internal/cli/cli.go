@@ -92,8 +92,8 @@ func exitCode(ctx context.Context, err error) int {
 
 func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	root := &cobra.Command{
-		Use:           "deltavacuum",
-		Short:         "Delta Lake VACUUM without Spark",
+		Use:   "deltavacuum",
+		Short: "Delta Lake VACUUM without Spark",
 		Long: "deltavacuum removes the data files a Delta table no longer references and that are older than its retention.\n\n" +
 			tableHelp + "\n\n" + exitCodesHelp + "\n\nShell completion: deltavacuum completion bash|zsh|fish|powershell --help.",
 		SilenceUsage:  true,
