@@ -10,3 +10,5 @@ set -a
 . "${DELTAVACUUM_TESTSERVERS_ENV:-.cache/testservers.env}"
 set +a
 go test -count=1 -timeout 30m "$@" ./...
+# The release build of this machine's target (the flags of make dist) names its version.
+DIST_DIR=.cache/dist-host scripts/dist.sh --host
