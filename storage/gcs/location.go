@@ -1,34 +1,24 @@
 package gcs
 
 import (
-	"context"
-	"fmt"
 	"os"
 	"strings"
 
-	"github.com/deltavacuum/deltavacuum/storage"
 	"github.com/deltavacuum/deltavacuum/storage/location"
 )
 
 // Importing this package registers the gs:// locations with package location.
-func init() { location.Register("gcs", resolveLocation) }
-
-func resolveLocation(l location.Parsed, o location.Options) (location.Opener, error) {
-	c, err := configFor(l, o)
-	if err != nil {
-		return nil, err
-	}
-	return func(ctx context.Context) (storage.Store, error) { return New(ctx, c) }, nil
-}
+func init() { location.RegisterConfig("gcs", configFor, New) }
 
 // configFor is the Config of a gs:// location and its storage options.
 func configFor(l location.Parsed, o location.Options) (Config, error) {
 	u := l.URL
-	if u.Host == "" {
-		return Config{}, fmt.Errorf("location %s: no bucket", location.SafeURL(u))
+	bucket, err := l.Bucket()
+	if err != nil {
+		return Config{}, err
 	}
 	c := Config{
-		Bucket:             u.Host,
+		Bucket:             bucket,
 		Prefix:             strings.Trim(u.Path, "/"),
 		Endpoint:           o["google_endpoint"],
 		AllowHTTP:          o.Bool("google_allow_http"),

@@ -2,6 +2,7 @@ package location
 
 import (
 	"context"
+	"fmt"
 	"net/url"
 	"sync"
 
@@ -59,4 +60,35 @@ func registered(kind string) (Resolver, bool) {
 	defer mu.RUnlock()
 	r, ok := resolvers[kind]
 	return r, ok
+}
+
+// RegisterConfig registers a backend by its two steps: config checks a location and its
+// options and returns the backend's configuration (no request), open opens a store with it.
+func RegisterConfig[C any, S storage.Store](kind string, config func(Parsed, Options) (C, error), open func(context.Context, C) (S, error)) {
+	Register(kind, func(l Parsed, o Options) (Opener, error) {
+		c, err := config(l, o)
+		if err != nil {
+			return nil, err
+		}
+		return func(ctx context.Context) (storage.Store, error) { return open(ctx, c) }, nil
+	})
+}
+
+// ResolveConfig is what RegisterConfig's config makes of uri and o (the environment not
+// added): the backends' tests check their configurations with it.
+func ResolveConfig[C any](uri string, o Options, config func(Parsed, Options) (C, error)) (C, error) {
+	l, err := ParseObject(uri, o)
+	if err != nil {
+		var zero C
+		return zero, err
+	}
+	return config(l, o)
+}
+
+// Bucket is the bucket of an s3:// or gs:// location: its host.
+func (l Parsed) Bucket() (string, error) {
+	if l.URL.Host == "" {
+		return "", fmt.Errorf("location %s: no bucket", safe(l.URL))
+	}
+	return l.URL.Host, nil
 }

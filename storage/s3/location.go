@@ -1,33 +1,23 @@
 package s3
 
 import (
-	"context"
-	"fmt"
 	"strings"
 
-	"github.com/deltavacuum/deltavacuum/storage"
 	"github.com/deltavacuum/deltavacuum/storage/location"
 )
 
 // Importing this package registers the s3:// and s3a:// locations with package location.
-func init() { location.Register("s3", resolveLocation) }
-
-func resolveLocation(l location.Parsed, o location.Options) (location.Opener, error) {
-	c, err := configFor(l, o)
-	if err != nil {
-		return nil, err
-	}
-	return func(ctx context.Context) (storage.Store, error) { return New(ctx, c) }, nil
-}
+func init() { location.RegisterConfig("s3", configFor, New) }
 
 // configFor is the Config of an s3:// or s3a:// location and its storage options.
 func configFor(l location.Parsed, o location.Options) (Config, error) {
 	u := l.URL
-	if u.Host == "" {
-		return Config{}, fmt.Errorf("location %s: no bucket", location.SafeURL(u))
+	bucket, err := l.Bucket()
+	if err != nil {
+		return Config{}, err
 	}
 	c := Config{
-		Bucket:          u.Host,
+		Bucket:          bucket,
 		Prefix:          strings.Trim(u.Path, "/"),
 		Region:          o["aws_region"],
 		Endpoint:        o["aws_endpoint"],

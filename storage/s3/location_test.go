@@ -12,12 +12,7 @@ import (
 
 func mustResolve(t *testing.T, uri string, o location.Options) Config {
 	t.Helper()
-	o = o.WithEnv(func(string) string { return "" })
-	l, err := location.ParseObject(uri, o)
-	if err != nil {
-		t.Fatalf("resolve(%q): %v", uri, err)
-	}
-	c, err := configFor(l, o)
+	c, err := location.ResolveConfig(uri, o.WithEnv(func(string) string { return "" }), configFor)
 	if err != nil {
 		t.Fatalf("resolve(%q): %v", uri, err)
 	}
