@@ -34,15 +34,18 @@ build() { # package, tags
 core=$(build ./$work/core "")
 echo "| program (CGO_ENABLED=0, -trimpath, -s -w) | bytes | MiB | added to the library alone |"
 echo "| --- | ---: | ---: | ---: |"
-row() { printf '| %s | %d | %.1f | %s |\n' "$1" "$2" "$(echo "$2/1048576" | bc -l)" "$3"; }
-row "library + local backend (\`deltavacuum.Open\`, \`Plan\`)" "$core" "—"
-for v in s3 azure gcs all; do
-  n=$(build ./$work/$v "")
-  row "library + \`storage/$v\`" "$n" "+$(( (n - core) / 1048576 )) MiB"
+mib() { awk -v n="$1" 'BEGIN { printf "%.1f", n / 1048576 }'; }
+row() { # label, bytes
+  local added="—"
+  [ "$2" != "$core" ] && added="+$(mib $(( $2 - core ))) MiB"
+  printf '| %s | %d | %s | %s |\n' "$1" "$2" "$(mib "$2")" "$added"
+}
+row "library + local backend (\`deltavacuum.Open\`, \`Plan\`)" "$core"
+for v in s3 azure gcs; do
+  row "library + \`storage/$v\`" "$(build ./$work/$v "")"
 done
-n=$(build ./$work/gcs disable_grpc_modules)
-row "library + \`storage/gcs\`, \`-tags disable_grpc_modules\`" "$n" "+$(( (n - core) / 1048576 )) MiB"
-n=$(build ./cmd/deltavacuum "")
-row "command line (\`cmd/deltavacuum\`: every backend, serve, SQLite, Prometheus)" "$n" "+$(( (n - core) / 1048576 )) MiB"
-n=$(build ./cmd/deltavacuum disable_grpc_modules)
-row "command line, \`-tags disable_grpc_modules\` (what make dist builds)" "$n" "+$(( (n - core) / 1048576 )) MiB"
+row "library + \`storage/gcs\`, \`-tags disable_grpc_modules\`" "$(build ./$work/gcs disable_grpc_modules)"
+row "library + \`storage/location/all\` (the three)" "$(build ./$work/all "")"
+row "library + \`storage/location/all\`, \`-tags disable_grpc_modules\`" "$(build ./$work/all disable_grpc_modules)"
+row "command line (\`cmd/deltavacuum\`: every backend, serve with SQLite and Prometheus)" "$(build ./cmd/deltavacuum "")"
+row "command line, \`-tags disable_grpc_modules\` (what make dist builds)" "$(build ./cmd/deltavacuum disable_grpc_modules)"
