@@ -218,7 +218,9 @@ func (c *Catalog) fold(ctx context.Context, dir string, parts []string) ([]strin
 	}
 	var out []string
 	for _, n := range names {
-		if !strings.EqualFold(n, parts[0]) {
+		// Lower case on both sides, as Spark compares identifiers (toLowerCase(Locale.ROOT)):
+		// not strings.EqualFold, whose Unicode folding takes ſ (long s) for s.
+		if strings.ToLower(n) != strings.ToLower(parts[0]) {
 			continue
 		}
 		rest, err := c.fold(ctx, dir+"/"+n, parts[1:])
