@@ -39,7 +39,11 @@ argument, from -f FILE, or from standard input:
   EXPLAIN VACUUM table [RETAIN n HOURS] PATHS ('path', ...)   (deltavacuum extension)
 
 A table is a name (t, schema.t, catalog.schema.t, resolved with --warehouse or --catalog),
-a quoted path ('/data/t'), or delta.` + "`/data/t`" + `.`,
+a quoted path ('/data/t'), or delta.` + "`/data/t`" + `. An unquoted name is always a name,
+as a bare word is for deltavacuum vacuum when a warehouse or catalog is given; names are
+case-insensitive (sales.orders finds Tables/sales/Orders in a local warehouse).
+
+` + exitCodesHelp,
 		Example: `  deltavacuum sql "SET spark.databricks.delta.retentionDurationCheck.enabled = false; VACUUM '/data/t' RETAIN 0 HOURS DRY RUN"
   deltavacuum sql --warehouse /lakehouse "ALTER TABLE sales.orders SET TBLPROPERTIES ('delta.deletedFileRetentionDuration' = 'interval 3 days')"
   deltavacuum sql -f maintenance.sql --json`,
@@ -127,6 +131,7 @@ func newHistoryCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "history TABLE",
 		Short: "Show the table history (DESCRIBE HISTORY)",
+		Long:  "Show the commits of a Delta table, newest first, as DESCRIBE HISTORY does.\n\n" + tableHelp,
 		Args:  exactArgs(1, "one TABLE"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			t, err := sf.openTable(cmd, args[0])
