@@ -96,8 +96,11 @@ unless --retain-hours is given; a shorter one is refused unless
 				req.Mode = string(vacuum.ModeFull)
 			}
 			if cmd.Flags().Changed("retain-hours") {
-				if retainHours < 0 || math.IsNaN(retainHours) || math.IsInf(retainHours, 0) {
-					return usagef("--retain-hours must be a number of hours, 0 or more (got %v): %s", retainHours, vacuum.ErrNegativeRetention)
+				switch {
+				case math.IsNaN(retainHours) || math.IsInf(retainHours, 0):
+					return usagef("--retain-hours %v is not a number of hours: give 0 or more", retainHours)
+				case retainHours < 0:
+					return usagef("--retain-hours %v: %s", retainHours, vacuum.ErrNegativeRetention)
 				}
 				req.RetainHours = &retainHours
 			}
