@@ -2,12 +2,17 @@
 GO ?= go
 export DELTAVACUUM_FIXTURES ?= $(abspath ../shared/fixtures/delta-tables)
 
-.PHONY: all build demo test test-go vet testservers testservers-stop conformance bench clean
+.PHONY: all build demo test test-go vet testservers testservers-stop conformance bench clean dist dist-host image licenses sizes install-test
 
 all: build
 
+# The commit and its date, for deltavacuum version where Go embeds no VCS information
+# (-buildvcs=false, a git worktree); make dist sets the version too (scripts/dist.sh).
+BUILDINFO := github.com/deltavacuum/deltavacuum/internal/buildinfo
+GIT_LDFLAGS = -X $(BUILDINFO).Commit=$(shell git rev-parse HEAD 2>/dev/null) -X $(BUILDINFO).Date=$(shell git log -1 --format=%cI 2>/dev/null)
+
 build:
-	$(GO) build -o bin/deltavacuum ./cmd/deltavacuum
+	$(GO) build -ldflags "$(GIT_LDFLAGS)" -o bin/deltavacuum ./cmd/deltavacuum
 
 demo:
 	$(GO) run ./cmd/deltavacuum demo
@@ -39,5 +44,26 @@ conformance:
 bench:
 	bench/run.sh
 
+# Release: static binaries for Linux, macOS and Windows (amd64, arm64) with SHA256SUMS in
+# dist/; the OCI image (no Docker daemon needed); the licences of the dependencies; the size
+# each backend adds; go install from a clean module cache (downloads every module: minutes).
+dist:
+	scripts/dist.sh
+
+dist-host:
+	scripts/dist.sh --host
+
+image:
+	scripts/image.sh
+
+licenses:
+	scripts/licenses.sh
+
+sizes:
+	scripts/sizes.sh
+
+install-test:
+	DELTAVACUUM_INSTALL_TEST=1 $(GO) test -count=1 -run TestGoInstallFromCleanCache -timeout 30m -v ./cmd/deltavacuum
+
 clean:
-	rm -rf bin
+	rm -rf bin dist

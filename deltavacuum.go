@@ -55,6 +55,9 @@ func OpenWith(ctx context.Context, uri string, opts location.Options) (*Table, e
 	if err != nil {
 		return nil, err
 	}
+	if _, err := os.Lstat(dir); errors.Is(err, fs.ErrNotExist) {
+		return nil, &NotExistError{Path: dir}
+	}
 	store, err := local.New(dir)
 	if err != nil {
 		return nil, err
@@ -63,6 +66,19 @@ func OpenWith(ctx context.Context, uri string, opts location.Options) (*Table, e
 		return nil, err
 	}
 	return OpenStore(store), nil
+}
+
+// NotExistError is the refusal of a local table path that does not exist. It matches
+// fs.ErrNotExist and deltalog.ErrNotDeltaTable.
+type NotExistError struct{ Path string }
+
+func (e *NotExistError) Error() string {
+	return e.Path + " does not exist: check the path (a table name such as schema.table needs --warehouse or --catalog)"
+}
+
+// Is makes errors.Is(err, fs.ErrNotExist) and errors.Is(err, deltalog.ErrNotDeltaTable) true.
+func (e *NotExistError) Is(target error) bool {
+	return target == fs.ErrNotExist || target == deltalog.ErrNotDeltaTable
 }
 
 // OpenStore returns the table rooted at store.

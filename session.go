@@ -511,19 +511,24 @@ func (s *Session) OpenName(ctx context.Context, parts []string) (*Table, error) 
 	return OpenWith(ctx, loc, s.cfg.StorageOptions)
 }
 
-// OpenArg opens a table given on the command line: a path or URI, or a name (no '/' in it and
-// no such directory) that the catalog resolves.
+// OpenArg opens a table given on the command line, by the rule SQL statements follow too: an
+// argument with a '/', a '\' or a ':' is a path or a URI; a bare word (t, schema.t,
+// catalog.schema.t) is a table name when a catalog is configured (a warehouse or a catalog
+// file), exactly as `VACUUM t` in SQL, and a path relative to the working directory when none
+// is (./t is a path in every case).
 func (s *Session) OpenArg(ctx context.Context, arg string) (*Table, error) {
-	if strings.Contains(arg, "/") || strings.Contains(arg, `\`) || strings.Contains(arg, ":") {
+	if strings.ContainsAny(arg, `/\:`) || arg == "." || arg == ".." {
 		return OpenWith(ctx, arg, s.cfg.StorageOptions)
 	}
-	if fi, err := os.Stat(arg); err == nil && fi.IsDir() {
-		return OpenWith(ctx, arg, s.cfg.StorageOptions)
+	if c := s.cfg.Catalog; c != nil && (c.Warehouse != "" || len(c.Tables) > 0) {
+		return s.OpenName(ctx, strings.Split(arg, "."))
 	}
-	if s.cfg.Catalog == nil || (s.cfg.Catalog.Warehouse == "" && len(s.cfg.Catalog.Tables) == 0) {
-		return OpenWith(ctx, arg, s.cfg.StorageOptions)
+	t, err := OpenWith(ctx, arg, s.cfg.StorageOptions)
+	var ne *NotExistError
+	if errors.As(err, &ne) && strings.Contains(arg, ".") {
+		return nil, fmt.Errorf("%s: no such directory, and no catalog to resolve it as a table name: give the warehouse with --warehouse URI (or %s) or a catalog file with --catalog FILE, or the table's path", arg, catalog.EnvWarehouse)
 	}
-	return s.OpenName(ctx, strings.Split(arg, "."))
+	return t, err
 }
 
 // LocalIsTable reports whether a local path or file:// URI holds a _delta_log directory; it is
@@ -535,6 +540,33 @@ func LocalIsTable(ctx context.Context, loc string) (bool, error) {
 	}
 	fi, err := os.Stat(filepath.Join(dir, "_delta_log"))
 	return err == nil && fi.IsDir(), nil
+}
+
+// Dirs returns the catalog's directory listing (catalog.Catalog.Dirs): the directories of a
+// local path; errors.ErrUnsupported for an object store, whose names are then looked up as
+// typed and in lower case. A folder that does not exist has none.
+func Dirs(ctx context.Context, loc string) ([]string, error) {
+	if kind, err := location.Kind(loc); err != nil || kind != "local" {
+		return nil, errors.ErrUnsupported
+	}
+	dir, err := localPath(loc)
+	if err != nil {
+		return nil, err
+	}
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return nil, nil
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, e := range entries {
+		if e.IsDir() {
+			names = append(names, e.Name())
+		}
+	}
+	return names, nil
 }
 
 // IsTable returns the catalog's existence check for any location: local paths are checked

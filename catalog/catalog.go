@@ -32,6 +32,12 @@ type Catalog struct {
 	Tables map[string]string
 	// IsTable reports whether a location holds a Delta table (a _delta_log directory).
 	IsTable func(ctx context.Context, location string) (bool, error)
+	// Dirs, when set, lists the names of the directories in a location of the warehouse
+	// (errors.ErrUnsupported where it cannot, an object store): with it, the parts of a
+	// name match folders case-insensitively, as Spark and Fabric match identifiers
+	// (sales.orders finds Tables/sales/Orders), and two folders that differ only in case
+	// are an error naming both. Without it, a name is looked up as typed and in lower case.
+	Dirs func(ctx context.Context, location string) ([]string, error)
 }
 
 // File is the catalog file format (YAML or TOML):
@@ -97,7 +103,11 @@ func (c *Catalog) Resolve(ctx context.Context, parts []string) (string, error) {
 		looked = append(looked, fmt.Sprintf("the catalog file (%d names)", len(c.Tables)))
 	}
 	if c.Warehouse != "" && c.IsTable != nil {
-		for _, cand := range c.candidates(parts) {
+		cands, err := c.folded(ctx, name, c.candidates(parts))
+		if err != nil {
+			return "", err
+		}
+		for _, cand := range cands {
 			ok, err := c.IsTable(ctx, cand)
 			if err != nil {
 				return "", fmt.Errorf("resolving %s: %s: %w", name, cand, err)
@@ -155,4 +165,71 @@ func (c *Catalog) candidates(parts []string) []string {
 		out[i] += query
 	}
 	return out
+}
+
+// folded replaces each candidate location by the folders that match it case-insensitively,
+// part by part, when c.Dirs can list the warehouse (a candidate no folder matches stays, to
+// be named in the error). Two folders that match one candidate are an error naming both.
+func (c *Catalog) folded(ctx context.Context, name string, cands []string) ([]string, error) {
+	if c.Dirs == nil {
+		return cands, nil
+	}
+	root, query := c.Warehouse, ""
+	if i := strings.IndexByte(root, '?'); i >= 0 && strings.Contains(root, "://") {
+		root, query = root[:i], root[i:]
+	}
+	root = strings.TrimSuffix(root, "/")
+	var out []string
+	seen := map[string]bool{}
+	for _, cand := range cands {
+		rel := strings.TrimPrefix(strings.TrimSuffix(cand, query), root+"/")
+		matches, err := c.fold(ctx, root, strings.Split(rel, "/"))
+		if errors.Is(err, errors.ErrUnsupported) {
+			return cands, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("resolving %s: %w", name, err)
+		}
+		if len(matches) > 1 {
+			for i := range matches {
+				matches[i] = root + "/" + matches[i] + query
+			}
+			return nil, fmt.Errorf("%w: %s: %s differ only in case; names are case-insensitive, so give the path of the one meant", ErrUnknownTable, name, strings.Join(matches, " and "))
+		}
+		if len(matches) == 1 {
+			cand = root + "/" + matches[0] + query
+		}
+		if !seen[cand] {
+			seen[cand] = true
+			out = append(out, cand)
+		}
+	}
+	return out, nil
+}
+
+// fold returns the relative paths under dir whose parts equal parts case-insensitively.
+func (c *Catalog) fold(ctx context.Context, dir string, parts []string) ([]string, error) {
+	if len(parts) == 0 {
+		return []string{""}, nil
+	}
+	names, err := c.Dirs(ctx, dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, n := range names {
+		// Lower case on both sides, as Spark compares identifiers (toLowerCase(Locale.ROOT)):
+		// not strings.EqualFold, whose Unicode folding takes ſ (long s) for s.
+		if strings.ToLower(n) != strings.ToLower(parts[0]) {
+			continue
+		}
+		rest, err := c.fold(ctx, dir+"/"+n, parts[1:])
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range rest {
+			out = append(out, strings.TrimSuffix(n+"/"+r, "/"))
+		}
+	}
+	return out, nil
 }

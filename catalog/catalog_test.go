@@ -116,3 +116,46 @@ func TestHostileNames(t *testing.T) {
 		t.Errorf("got %s", got[0])
 	}
 }
+
+func localDirs(ctx context.Context, loc string) ([]string, error) {
+	entries, err := os.ReadDir(loc)
+	if err != nil {
+		return nil, nil
+	}
+	var names []string
+	for _, e := range entries {
+		if e.IsDir() {
+			names = append(names, e.Name())
+		}
+	}
+	return names, nil
+}
+
+// With Dirs, names match folders case-insensitively as Spark compares identifiers; two
+// folders that differ only in case are an error naming both; a lookalike folder that only
+// Unicode case folding would match (ſ, the long s) is not taken for the name.
+func TestCaseInsensitiveNames(t *testing.T) {
+	ctx := context.Background()
+	root := mk(t, "Tables/Sales/Orders")
+	c := &Catalog{Warehouse: root, IsTable: isLocalTable, Dirs: localDirs}
+	got, err := c.Resolve(ctx, []string{"sales", "ORDERS"})
+	if err != nil || got != root+"/Tables/Sales/Orders" {
+		t.Errorf("sales.ORDERS: %q, %v", got, err)
+	}
+	both := mk(t, "Tables/sales/Orders", "Tables/sales/orders")
+	c = &Catalog{Warehouse: both, IsTable: isLocalTable, Dirs: localDirs}
+	_, err = c.Resolve(ctx, []string{"sales", "orders"})
+	if err == nil || !errors.Is(err, ErrUnknownTable) || !strings.Contains(err.Error(), "Tables/sales/Orders") || !strings.Contains(err.Error(), "Tables/sales/orders") {
+		t.Errorf("ambiguous by case: %v", err)
+	}
+	lookalike := mk(t, "Tables/ſales/orders")
+	c = &Catalog{Warehouse: lookalike, IsTable: isLocalTable, Dirs: localDirs}
+	if got, err := c.Resolve(ctx, []string{"sales", "orders"}); err == nil {
+		t.Errorf("sales.orders resolved to the lookalike %q", got)
+	}
+	// Without Dirs (an object store), the name as typed and in lower case, as before.
+	c = &Catalog{Warehouse: root, IsTable: isLocalTable}
+	if _, err := c.Resolve(ctx, []string{"sales", "orders"}); err == nil {
+		t.Error("without Dirs, sales.orders found Tables/Sales/Orders")
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/deltavacuum/deltavacuum/internal/buildinfo"
 	"github.com/deltavacuum/deltavacuum/storage"
 )
 
@@ -68,8 +69,9 @@ type CommitOptions struct {
 // ErrCommitRace is returned (wrapped) when every attempt lost the version to another writer.
 var ErrCommitRace = errors.New("lost the commit race")
 
-// EngineInfo is the commitInfo engineInfo of this program.
-var EngineInfo = "deltavacuum/0.1"
+// EngineInfo is the commitInfo engineInfo of this program: deltavacuum/VERSION, the version
+// of the deltavacuum module in the running binary (internal/buildinfo).
+var EngineInfo = buildinfo.EngineInfo()
 
 // commitInfo is written in this field order, as Spark writes it.
 type commitInfo struct {

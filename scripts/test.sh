@@ -23,3 +23,9 @@ set -a
 . "${DELTAVACUUM_TESTSERVERS_ENV:-.cache/testservers.env}"
 set +a
 go test -count=1 -timeout 30m "$@" ./...
+# make dist builds with -tags disable_grpc_modules (no gRPC in the GCS client): the GCS tests
+# pass with it too.
+go test -count=1 -tags disable_grpc_modules ./storage/gcs
+go test -count=1 -tags disable_grpc_modules -run GCS ./storage/storagetest
+# The release build of this machine's target (the flags of make dist) names its version.
+DIST_DIR=.cache/dist-host scripts/dist.sh --host

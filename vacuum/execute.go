@@ -46,6 +46,8 @@ type Failure struct {
 // Result is what a run did. It embeds the plan it acted on: the planned files and directories
 // less those a commit made after planning made it keep (section 13 of the contract), which
 // are listed in Dropped with the reason.
+//
+// Every field README.md lists for --json is always present (null or [] when empty).
 type Result struct {
 	*Plan
 	DryRun                bool   `json:"dryRun"`
@@ -56,22 +58,22 @@ type Result struct {
 	// SizeOfDeletedData is the size of the files this run deleted (not of those already gone
 	// or failed), as the plan recorded them.
 	SizeOfDeletedData int64     `json:"sizeOfDeletedData"`
-	Dropped           []Dropped `json:"droppedByRecheck,omitempty"`
+	Dropped           []Dropped `json:"droppedByRecheck"`
 	// StartVersion is the version of the VACUUM START commit of a recorded run: no file a
 	// commit before it protects is deleted.
-	StartVersion *int64 `json:"startVersion,omitempty"`
+	StartVersion *int64 `json:"startVersion"`
 	// RecheckedThrough is the newest version the re-check of the log had read when the last
 	// delete was sent: commits after it are the window no VACUUM closes (docs/design.md).
-	RecheckedThrough *int64    `json:"recheckedThroughVersion,omitempty"`
-	Failed           []Failure `json:"failed,omitempty"`
+	RecheckedThrough *int64    `json:"recheckedThroughVersion"`
+	Failed           []Failure `json:"failed"`
 	// Warnings are what the user should know of the run's safety that is not an error.
 	Warnings []string `json:"warnings,omitempty"`
 	// Requests are the storage requests of the run, on stores that count them.
 	Requests *storage.RequestCounts `json:"requests,omitempty"`
 	// Reclaim says when the bytes deleted (planned, in a dry run) stop being billed.
-	Reclaim *Reclaim `json:"storageReclaim,omitempty"`
+	Reclaim *Reclaim `json:"storageReclaim"`
 	// RunID names the run record of a real run (deltavacuum runs, deltavacuum undo).
-	RunID string `json:"runId,omitempty"`
+	RunID string `json:"runId"`
 }
 
 // DryRun returns the result of a DRY RUN: the plan, nothing deleted.

@@ -15,17 +15,26 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/deltavacuum/deltavacuum/catalog"
+	"github.com/deltavacuum/deltavacuum/internal/buildinfo"
 	"github.com/deltavacuum/deltavacuum/internal/redact"
 	"github.com/deltavacuum/deltavacuum/sql"
 	"github.com/deltavacuum/deltavacuum/storage/location"
+	"github.com/deltavacuum/deltavacuum/vacuum"
 )
 
-// Exit codes.
+// Exit codes, as users of restic and rclone expect them (README.md, "Exit status").
 const (
-	ExitOK      = 0
-	ExitFailure = 1 // refused or failed
-	ExitUsage   = 2
+	ExitOK          = 0
+	ExitFailure     = 1   // refused or failed: nothing, or not everything planned, was done
+	ExitUsage       = 2   // the command was called wrongly: a flag, an argument
+	ExitPartial     = 3   // the run went through, but some deletes (or moves, restores) failed
+	ExitInterrupted = 130 // interrupted by a signal (SIGINT, SIGTERM) before it finished
 )
+
+// exitCodesHelp is the paragraph the root command's help ends with.
+const exitCodesHelp = `Exit status: 0 success; 1 refused or failed (standard error says why and what to do);
+2 usage error (a flag or argument, also --retain-hours below 0); 3 partial failure (some files
+could not be deleted: the run's output lists them, run it again); 130 interrupted.`
 
 // UsageError marks an error in how the command was called.
 type UsageError struct{ Err error }
@@ -60,9 +69,19 @@ func execute(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		return ExitOK
 	}
 	fmt.Fprintln(stderr, "deltavacuum: "+err.Error())
+	return exitCode(ctx, err)
+}
+
+// exitCode is the exit status of a command that returned err.
+func exitCode(ctx context.Context, err error) int {
 	var ue *UsageError
-	if errors.As(err, &ue) {
+	switch {
+	case errors.As(err, &ue):
 		return ExitUsage
+	case ctx.Err() != nil && errors.Is(err, context.Canceled):
+		return ExitInterrupted
+	case errors.Is(err, vacuum.ErrPartialFailure):
+		return ExitPartial
 	}
 	if strings.HasPrefix(err.Error(), "unknown command") || strings.HasPrefix(err.Error(), "unknown flag") ||
 		strings.HasPrefix(err.Error(), "unknown shorthand flag") || strings.Contains(err.Error(), "accepts ") {
@@ -73,19 +92,25 @@ func execute(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 
 func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	root := &cobra.Command{
-		Use:           "deltavacuum",
-		Short:         "Delta Lake VACUUM without Spark",
-		Long:          "deltavacuum removes the data files a Delta table no longer references and that are older than its retention.",
+		Use:   "deltavacuum",
+		Short: "Delta Lake VACUUM without Spark",
+		Long: "deltavacuum removes the data files a Delta table no longer references and that are older than its retention.\n\n" +
+			tableHelp + "\n\n" + exitCodesHelp + "\n\nShell completion: deltavacuum completion bash|zsh|fish|powershell --help.",
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       buildinfo.Get().Version,
 	}
+	var v strings.Builder
+	printVersion(&v)
+	root.SetVersionTemplate(strings.ReplaceAll(v.String(), "{{", "")) // --version prints what version prints
+	addLogFlags(root, stderr)
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &UsageError{Err: fmt.Errorf("%w (see %s --help)", err, c.CommandPath())}
 	})
-	root.AddCommand(newVacuumCmd(), newInspectCmd(), newExplainCmd(), newSQLCmd(), newHistoryCmd(), newRunsCmd(), newUndoCmd(), newTrashCmd(), newDemoCmd(), newServeCmd())
+	root.AddCommand(newVacuumCmd(), newInspectCmd(), newExplainCmd(), newSQLCmd(), newHistoryCmd(), newRunsCmd(), newUndoCmd(), newTrashCmd(), newDemoCmd(), newServeCmd(), newVersionCmd())
 	return root
 }
 

@@ -78,7 +78,7 @@ func TestInspectAndExplainHostileFlags(t *testing.T) {
 		{[]string{"inspect", dir, "--small-file-bytes", "0"}, ExitUsage, "small-file-bytes"},
 		{[]string{"inspect", dir, "--lite", "--inventory", dir + "/inv.csv"}, ExitUsage, "LITE"},
 		{[]string{"inspect", dir, "--inventory-format", "csv"}, ExitUsage, "needs --inventory"},
-		{[]string{"inspect", dir + "/no-such-table"}, ExitFailure, "not a Delta table"},
+		{[]string{"inspect", dir + "/no-such-table"}, ExitFailure, "does not exist"},
 		{[]string{"inspect"}, ExitUsage, "one TABLE"},
 		{[]string{"explain", dir}, ExitUsage, "at least one PATH"},
 		{[]string{"explain", dir, "x", "--retain-hours", "NaN"}, ExitFailure, "NaN"},

@@ -7,6 +7,8 @@ import (
 	"os"
 	"time"
 
+	"golang.org/x/term"
+
 	"github.com/deltavacuum/deltavacuum/vacuum"
 )
 
@@ -15,6 +17,7 @@ import (
 type progress struct {
 	w        io.Writer
 	mode     string // "tty", "json" or "none"
+	plain    bool   // NO_COLOR: no escape sequence, the line is padded instead of cleared
 	counters *vacuum.Counters
 	stop     chan struct{}
 	done     chan struct{}
@@ -26,16 +29,14 @@ func startProgress(mode string, stderr io.Writer) (*progress, error) {
 	switch mode {
 	case "auto":
 		mode = "none"
-		if f, ok := underlying(stderr).(*os.File); ok {
-			if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
-				mode = "tty"
-			}
+		if isTerminal(stderr) && os.Getenv("TERM") != "dumb" {
+			mode = "tty"
 		}
 	case "json", "none":
 	default:
 		return nil, usagef("--progress must be auto, json or none, got %q", mode)
 	}
-	p := &progress{w: stderr, mode: mode, counters: vacuum.NewCounters(), stop: make(chan struct{}), done: make(chan struct{})}
+	p := &progress{w: stderr, mode: mode, plain: os.Getenv("NO_COLOR") != "", counters: vacuum.NewCounters(), stop: make(chan struct{}), done: make(chan struct{})}
 	if mode == "none" {
 		close(p.done)
 		return p, nil
@@ -87,7 +88,19 @@ func (p *progress) render(final bool) {
 	if final {
 		end = "\n"
 	}
-	fmt.Fprintf(p.w, "\033[K%s: listed %d, candidates %d, deleted %d (%s), %.0f/s%s", s.Phase, s.Listed, s.Candidates, s.Deleted, humanBytes(s.DeletedBytes), rate, end)
+	line := fmt.Sprintf("%s: listed %d, candidates %d, deleted %d (%s), %.0f/s", s.Phase, s.Listed, s.Candidates, s.Deleted, humanBytes(s.DeletedBytes), rate)
+	if p.plain {
+		fmt.Fprintf(p.w, "%-79s%s", line, end)
+		return
+	}
+	fmt.Fprintf(p.w, "\033[K%s%s", line, end)
+}
+
+// isTerminal reports whether w (through any redact.Writer) is a terminal: a character device
+// such as /dev/null is not one.
+func isTerminal(w io.Writer) bool {
+	f, ok := underlying(w).(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
 }
 
 // underlying returns the writer w writes to, through any redact.Writer.

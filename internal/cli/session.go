@@ -73,7 +73,7 @@ func (f *sessionFlags) session() (*deltavacuum.Session, error) {
 	if err != nil {
 		return nil, &UsageError{Err: err}
 	}
-	cat := &catalog.Catalog{Warehouse: f.warehouse, IsTable: deltavacuum.IsTable(storageOpts)}
+	cat := &catalog.Catalog{Warehouse: f.warehouse, IsTable: deltavacuum.IsTable(storageOpts), Dirs: deltavacuum.Dirs}
 	if cat.Warehouse == "" {
 		cat.Warehouse = os.Getenv(catalog.EnvWarehouse)
 	}

@@ -1,6 +1,9 @@
 package cli
 
 import (
+	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -36,7 +39,11 @@ argument, from -f FILE, or from standard input:
   EXPLAIN VACUUM table [RETAIN n HOURS] PATHS ('path', ...)   (deltavacuum extension)
 
 A table is a name (t, schema.t, catalog.schema.t, resolved with --warehouse or --catalog),
-a quoted path ('/data/t'), or delta.` + "`/data/t`" + `.`,
+a quoted path ('/data/t'), or delta.` + "`/data/t`" + `. An unquoted name is always a name,
+as a bare word is for deltavacuum vacuum when a warehouse or catalog is given; names are
+case-insensitive (sales.orders finds Tables/sales/Orders in a local warehouse).
+
+` + exitCodesHelp,
 		Example: `  deltavacuum sql "SET spark.databricks.delta.retentionDurationCheck.enabled = false; VACUUM '/data/t' RETAIN 0 HOURS DRY RUN"
   deltavacuum sql --warehouse /lakehouse "ALTER TABLE sales.orders SET TBLPROPERTIES ('delta.deletedFileRetentionDuration' = 'interval 3 days')"
   deltavacuum sql -f maintenance.sql --json`,
@@ -69,7 +76,11 @@ a quoted path ('/data/t'), or delta.` + "`/data/t`" + `.`,
 			}
 			stmts, err := sql.ParseScript(script)
 			if err != nil {
-				return &UsageError{Err: err}
+				err = &UsageError{Err: err}
+				if asJSON {
+					writeJSONError(cmd.OutOrStdout(), nil, "", err)
+				}
+				return err
 			}
 			registerStatements(redact.FromContext(cmd.Context()), stmts)
 			if len(stmts) == 0 {
@@ -77,10 +88,18 @@ a quoted path ('/data/t'), or delta.` + "`/data/t`" + `.`,
 			}
 			s, err := sf.session()
 			if err != nil {
+				if asJSON {
+					writeJSONError(cmd.OutOrStdout(), nil, "", err)
+				}
 				return err
 			}
 			for _, st := range stmts {
 				r, err := s.Exec(cmd.Context(), st)
+				err = retentionHint(err, true)
+				if err != nil && asJSON {
+					writeJSONError(cmd.OutOrStdout(), r, st.String(), err)
+					return fmt.Errorf("%s\n  %w", st.String(), err)
+				}
 				if r != nil {
 					if asJSON {
 						if werr := writeJSON(cmd.OutOrStdout(), r); werr != nil {
@@ -99,7 +118,7 @@ a quoted path ('/data/t'), or delta.` + "`/data/t`" + `.`,
 	}
 	sf.add(cmd)
 	cmd.Flags().StringVarP(&file, "file", "f", "", "read the statements from FILE")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON document per statement")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON document per statement; a statement that fails prints {\"statement\": …, \"error\": …} and ends the script")
 	return cmd
 }
 
@@ -112,11 +131,12 @@ func newHistoryCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "history TABLE",
 		Short: "Show the table history (DESCRIBE HISTORY)",
+		Long:  "Show the commits of a Delta table, newest first, as DESCRIBE HISTORY does.\n\n" + tableHelp,
 		Args:  exactArgs(1, "one TABLE"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			t, err := sf.openTable(cmd, args[0])
 			if err != nil {
-				return err
+				return historyOfNonTable(err)
 			}
 			// The table opened, not its location opened again: t.Location is safe to print,
 			// and so has lost the credentials of the argument (a SAS in its query).
@@ -126,7 +146,7 @@ func newHistoryCmd() *cobra.Command {
 			}
 			history, err := deltalog.History(cmd.Context(), t.Store, limit)
 			if err != nil {
-				return err
+				return historyOfNonTable(err)
 			}
 			r := &deltavacuum.Result{Statement: st.String(), Kind: "DESCRIBE HISTORY", Table: t.Location, History: history}
 			if asJSON {
@@ -140,4 +160,48 @@ func newHistoryCmd() *cobra.Command {
 	cmd.Flags().IntVar(&limit, "limit", 0, "show at most N versions, newest first")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON document")
 	return cmd
+}
+
+// historyOfNonTable words the refusal of a location that is not a Delta table for history,
+// which is not VACUUM.
+func historyOfNonTable(err error) error {
+	var nt *deltalog.NotTableError
+	if errors.As(err, &nt) {
+		msg := "`" + nt.Location + "` is not a Delta table, so it has no history (DESCRIBE HISTORY reads the commits of a _delta_log)"
+		if nt.Detail != "" {
+			msg += " (" + nt.Detail + ")"
+		}
+		return &notTableError{msg: msg}
+	}
+	return err
+}
+
+// notTableError is a refusal worded for the command at hand; it matches deltalog.ErrNotDeltaTable.
+type notTableError struct{ msg string }
+
+func (e *notTableError) Error() string        { return e.msg }
+func (e *notTableError) Is(target error) bool { return target == deltalog.ErrNotDeltaTable }
+
+// jsonError is what a command with --json prints on standard output when it fails.
+type jsonError struct {
+	Statement string `json:"statement,omitempty"`
+	Table     string `json:"table,omitempty"`
+	Error     string `json:"error"`
+	ExitCode  int    `json:"exitCode"`
+}
+
+// writeJSONError prints the one JSON document of a failed statement: what it had done (r,
+// when there is one) with "error" and "exitCode" added.
+func writeJSONError(w io.Writer, r *deltavacuum.Result, statement string, err error) {
+	doc := map[string]any{}
+	if r != nil {
+		if b, merr := json.Marshal(r); merr == nil {
+			_ = json.Unmarshal(b, &doc)
+		}
+	}
+	if statement != "" {
+		doc["statement"] = statement
+	}
+	doc["error"], doc["exitCode"] = err.Error(), exitCode(context.Background(), err)
+	_ = writeJSON(w, doc)
 }

@@ -1,19 +1,35 @@
 package cli
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
 	"github.com/deltavacuum/deltavacuum"
+	"github.com/deltavacuum/deltavacuum/internal/redact"
 	"github.com/deltavacuum/deltavacuum/sql"
 	"github.com/deltavacuum/deltavacuum/undo"
 	"github.com/deltavacuum/deltavacuum/vacuum"
 )
+
+// tableHelp says what a TABLE argument is, for every command that takes one.
+const tableHelp = `TABLE is a directory path, a file:// URI, an object-store URI (abfss://CONTAINER@ACCOUNT.dfs.core.windows.net/PATH
+for ADLS Gen2 and OneLake, wasbs://, az://, s3://, s3a://, gs://; settings with --storage-option
+KEY=VALUE or the environment, see storage/README.md), or a table name. The rule is the same as
+for the names in SQL statements (deltavacuum sql): an argument with a '/', a '\' or a ':' is a
+path or URI; a bare word (t, schema.t, catalog.schema.t) is a table name when a warehouse
+(--warehouse, $DELTAVACUUM_WAREHOUSE) or a catalog file (--catalog) is given, and a path
+relative to the working directory otherwise (write ./t for a folder in every case). Names are
+case-insensitive, as in Spark and Fabric: sales.orders finds Tables/sales/Orders (two folders
+that differ only in case are an error naming both).`
 
 func newVacuumCmd() *cobra.Command {
 	var (
@@ -33,9 +49,13 @@ func newVacuumCmd() *cobra.Command {
 		Short: "Delete the files a Delta table no longer needs",
 		Long: `Delete the files a Delta table no longer references and that are older than the retention.
 
-TABLE is a directory path, a file:// URI, or a table name (schema.table) resolved with
---warehouse or --catalog. The retention is the table property
-delta.deletedFileRetentionDuration (default 168 hours) unless --retain-hours is given.`,
+` + tableHelp + `
+
+The retention is the table property delta.deletedFileRetentionDuration (default 168 hours)
+unless --retain-hours is given; a shorter one is refused unless
+--conf ` + vacuum.RetentionCheckKey + `=false.
+
+` + exitCodesHelp,
 		Example: `  deltavacuum vacuum /data/sales --dry-run
   deltavacuum vacuum file:///data/sales --retain-hours 0 --conf spark.databricks.delta.retentionDurationCheck.enabled=false --json`,
 		Args: func(cmd *cobra.Command, args []string) error {
@@ -44,7 +64,13 @@ delta.deletedFileRetentionDuration (default 168 hours) unless --retain-hours is 
 			}
 			return exactArgs(1, "one TABLE")(cmd, args)
 		},
-		RunE: func(cmd *cobra.Command, args []string) error {
+		RunE: func(cmd *cobra.Command, args []string) (err error) {
+			printed := false // --json: a result was printed; otherwise an error document is
+			defer func() {
+				if err != nil && asJSON && !printed {
+					_ = writeJSON(cmd.OutOrStdout(), jsonError{Table: redact.FromContext(cmd.Context()).String(args[0]), Error: err.Error(), ExitCode: exitCode(context.Background(), err)})
+				}
+			}()
 			s, err := sf.session()
 			if err != nil {
 				return err
@@ -70,6 +96,12 @@ delta.deletedFileRetentionDuration (default 168 hours) unless --retain-hours is 
 				req.Mode = string(vacuum.ModeFull)
 			}
 			if cmd.Flags().Changed("retain-hours") {
+				switch {
+				case math.IsNaN(retainHours) || math.IsInf(retainHours, 0):
+					return usagef("--retain-hours %v is not a number of hours: give 0 or more", retainHours)
+				case retainHours < 0:
+					return usagef("--retain-hours %v: %s", retainHours, vacuum.ErrNegativeRetention)
+				}
 				req.RetainHours = &retainHours
 			}
 			if invSource != "" {
@@ -93,7 +125,9 @@ delta.deletedFileRetentionDuration (default 168 hours) unless --retain-hours is 
 			req.Counters = prog.counters
 			res, err := s.Vacuum(ctx, t, req)
 			prog.Stop()
+			err = retentionHint(err, false)
 			if res != nil {
+				printed = true
 				if asJSON {
 					if werr := writeJSON(cmd.OutOrStdout(), res); werr != nil {
 						return werr
@@ -112,7 +146,7 @@ delta.deletedFileRetentionDuration (default 168 hours) unless --retain-hours is 
 	f.BoolVar(&asJSON, "json", false, "print one JSON document on standard output")
 	f.BoolVar(&lite, "lite", false, "VACUUM LITE: take the candidates from the log, list no data directory")
 	f.BoolVar(&full, "full", false, "VACUUM FULL even when "+deltavacuum.SettingLite+" is true")
-	f.StringVar(&invSource, "inventory", "", "USING INVENTORY: a Delta table, Parquet or CSV file or folder, a cloud inventory report (S3 manifest.json, Azure blob inventory), or a query '(SELECT * FROM parquet.`/inv` WHERE ...)'")
+	f.StringVar(&invSource, "inventory", "", "USING INVENTORY `SOURCE`: a Delta table, Parquet or CSV file or folder, a cloud inventory report (S3 manifest.json, Azure blob inventory), or a query '(SELECT * FROM parquet.`/inv` WHERE ...)'")
 	f.StringVar(&invFormat, "inventory-format", "auto", "format of --inventory: auto, delta, parquet, csv, azure, s3")
 	f.StringVar(&progressArg, "progress", "auto", "progress on standard error: auto (on a terminal), json (one event per line), none")
 	f.StringVar(&trash, "trash", "", "move the files into this hidden folder of the table instead of deleting them (undo moves them back; trash purge empties it); --trash alone: "+undo.DefaultTrash)
@@ -125,7 +159,7 @@ delta.deletedFileRetentionDuration (default 168 hours) unless --retain-hours is 
 func printResult(w io.Writer, res *vacuum.Result) {
 	if res.DryRun {
 		for _, f := range res.Files {
-			fmt.Fprintf(w, "%s\t%d\t%s\t%s\n", f.Reason, f.Size, f.ModificationTime.Format("2006-01-02T15:04:05Z"), displayPath(f.Path))
+			fmt.Fprintf(w, "%s\t%d\t%s\t%s\n", f.Reason, f.Size, fileTime(f.ModificationTime), displayPath(f.Path))
 		}
 		for _, d := range res.Dirs {
 			fmt.Fprintf(w, "directory\t\t\t%s\n", displayPath(d.Path+"/"))
@@ -153,6 +187,29 @@ func printResult(w io.Writer, res *vacuum.Result) {
 	if res.RunID != "" {
 		fmt.Fprintf(w, "Run %s recorded; deltavacuum undo can take it back.\n", res.RunID)
 	}
+}
+
+// fileTime is a modification time as the DRY RUN prints it: "-" when the plan does not know
+// it (VACUUM LITE takes its candidates from the log, which records no modification time).
+func fileTime(t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	return t.UTC().Format("2006-01-02T15:04:05Z")
+}
+
+// retentionHint adds to the retention refusal how to turn the check off where the user is:
+// the --conf flag on the command line, the SET statement in SQL.
+func retentionHint(err error, inSQL bool) error {
+	var re *vacuum.RetentionError
+	if !errors.As(err, &re) {
+		return err
+	}
+	how := "on the command line: --conf " + vacuum.RetentionCheckKey + "=false"
+	if inSQL {
+		how = "in SQL: SET " + vacuum.RetentionCheckKey + " = false; before the VACUUM statement"
+	}
+	return fmt.Errorf("%w\nTo turn the check off %s", err, how)
 }
 
 // printReclaim says when the deleted bytes stop being billed, when that is not at once.

@@ -253,12 +253,14 @@ func (o Options) String() string {
 // GoString is String: %#v does not print secrets either.
 func (o Options) GoString() string { return "location.Options{" + o.String() + "}" }
 
-func (o Options) bool(key string) bool {
+// Bool is the value of a boolean option (false when unset).
+func (o Options) Bool(key string) bool {
 	b, _ := parseBool(o[key])
 	return b
 }
 
-func (o Options) int(key string) int {
+// Int is the value of an integer option (0 when unset).
+func (o Options) Int(key string) int {
 	n, _ := strconv.Atoi(o[key])
 	return n
 }

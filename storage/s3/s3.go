@@ -103,6 +103,7 @@ func New(ctx context.Context, cfg Config) (*Store, error) {
 	counter := &counting.Counter{}
 	var loadOpts []func(*config.LoadOptions) error
 	loadOpts = append(loadOpts,
+		config.WithLogger(sdkLogger{}),
 		config.WithRetryer(func() aws.Retryer {
 			return retry.NewStandard(func(o *retry.StandardOptions) {
 				o.MaxAttempts = cfg.MaxAttempts
