@@ -58,7 +58,7 @@ def from_failure(message: str, exit_code: int, result: Any = None) -> DeltaVacuu
     if "refusing to vacuum" in message:
         m = _SETTING.search(message)
         return VacuumRefused(message, setting=m.group(1) if m else None, exit_code=exit_code, result=result)
-    if "is not a Delta table" in message or "no such table" in message.lower():
+    if "is not a Delta table" in message or "unknown table" in message:
         return TableNotFound(message, exit_code=exit_code, result=result)
     if exit_code == 2:
         return UsageError(message, exit_code=exit_code, result=result)
