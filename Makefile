@@ -2,7 +2,7 @@
 GO ?= go
 export DELTAVACUUM_FIXTURES ?= $(abspath ../shared/fixtures/delta-tables)
 
-.PHONY: all build demo test test-go vet testservers testservers-stop conformance bench clean
+.PHONY: all build demo test test-go vet testservers testservers-stop conformance bench clean wheel test-python
 
 all: build
 
@@ -38,6 +38,16 @@ conformance:
 
 bench:
 	bench/run.sh
+
+# The Python package (docs/python.md): the wheels of the five platforms and the sdist, into
+# dist/python/ (python/build_wheels.py --help: one platform, or the binaries of make dist).
+PYTHON ?= python3
+wheel:
+	$(PYTHON) python/build_wheels.py
+
+# The Python package's tests: this machine's wheel, installed in a fresh virtual environment.
+test-python:
+	python/test.sh
 
 clean:
 	rm -rf bin

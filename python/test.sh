@@ -39,6 +39,22 @@ fi
 "$work/venv/bin/python" -m pip install -q --no-index --find-links "$cache/wheels" -r "$here/tests/requirements.txt"
 "$work/venv/bin/python" -m pip install -q --no-index --no-deps "$wheel"
 
+# The oldest Python supported, 3.9: the sdist built and installed with pip (the Go toolchain
+# compiles the binary), then a smoke test on a fixture table. Skipped without a Python 3.9.
+if [ -z "${PYTHON_MIN:-}" ]; then
+  for c in "${PYENV_ROOT:-$HOME/.pyenv}"/versions/3.9*/bin/python3.9 python3.9; do
+    if "$c" -c 'import sys; assert sys.version_info[:2] == (3, 9)' >/dev/null 2>&1; then PYTHON_MIN="$c"; break; fi
+  done
+fi
+fixture="${DELTAVACUUM_FIXTURES:-$repo/../shared/fixtures/delta-tables}/delta-rs/delta-0.2.0"
+if [ -n "${PYTHON_MIN:-}" ] && [ -d "$fixture" ]; then
+  "$PYTHON_MIN" -m venv "$work/venv-min"
+  "$work/venv-min/bin/python" -m pip install -q --no-index "$sdist"
+  (cd "$work" && "$work/venv-min/bin/python" "$here/tests/smoke_min_python.py" "$fixture")
+else
+  echo "test-python: no Python 3.9 (PYTHON_MIN) or no fixture $fixture: the sdist on Python 3.9 is not tested" >&2
+fi
+
 cd "$work"
 DELTAVACUUM_PY_REPO="$repo" DELTAVACUUM_PY_WHEEL="$wheel" DELTAVACUUM_PY_SDIST="$sdist" \
   "$work/venv/bin/python" -m pytest -p no:cacheprovider --rootdir "$here/tests" \

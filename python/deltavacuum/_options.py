@@ -104,7 +104,7 @@ def split(options: Optional[Mapping[str, object]]) -> Tuple[List[str], Dict[str,
     for name, value in opts.items():
         if name in _REFUSED_SECRETS:
             value = ""
-        args += ["--storage-option", f"{name}={value}"]
+        args.append(f"--storage-option={name}={value}")
     return args, env
 
 

@@ -4,6 +4,7 @@ Spark's keywords."""
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Union
@@ -44,12 +45,24 @@ def _location_arg(path: Union[str, "os.PathLike[str]"]) -> str:
     return os.path.abspath(os.path.expanduser(s))
 
 
+def split_sas(uri: str, options: Optional[Mapping[str, Any]]) -> "tuple[str, Dict[str, Any]]":
+    """A location URI without its shared access signature (https://acct.blob.core.windows.net/
+    c/t?sv=...&sig=...), which then goes as the option azure_storage_sas_token: by environment,
+    not on the command line. Other URIs are returned as they are."""
+    opts = dict(options or {})
+    base, q, query = uri.partition("?")
+    if q and _SCHEME.match(uri) and "sig=" in query and not any(_options.canonical(k) == "azure_storage_sas_token" for k in opts):
+        opts["azure_storage_sas_token"] = query
+        return base, opts
+    return uri, opts
+
+
 def _conf_args(conf: Optional[Mapping[str, object]]) -> List[str]:
     args: List[str] = []
     for k, v in (conf or {}).items():
         if isinstance(v, bool):
             v = "true" if v else "false"
-        args += ["--conf", f"{k}={v}"]
+        args.append(f"--conf={k}={v}")
     return args
 
 
@@ -65,11 +78,9 @@ class _Session:
         self.use_notebook_credentials = use_notebook_credentials
 
     def args(self, conf: Optional[Mapping[str, object]] = None) -> List[str]:
-        a: List[str] = []
-        if self.warehouse:
-            a += ["--warehouse", self.warehouse]
+        a: List[str] = []  # the warehouse goes by environment (env): its URI may hold a SAS
         if self.catalog:
-            a += ["--catalog", os.fspath(self.catalog)]
+            a.append(f"--catalog={os.fspath(self.catalog)}")
         opt_args, _ = _options.split(self.storage_options)
         merged = dict(self.conf)
         merged.update(conf or {})
@@ -77,6 +88,8 @@ class _Session:
 
     def env(self, locations: Sequence[str]) -> Dict[str, str]:
         _, env = _options.split(self.storage_options)
+        if self.warehouse:
+            env["DELTAVACUUM_WAREHOUSE"] = self.warehouse  # what --warehouse would say, off argv
         env.update(_options.credentials_env([*locations, self.warehouse or "", os.environ.get("DELTAVACUUM_WAREHOUSE", "")],
                                             self.storage_options, self.use_notebook_credentials))
         return env
@@ -100,9 +113,9 @@ class DeltaTable:
     storage_options takes the notebook's storage token (notebookutils.credentials.getToken).
     """
 
-    def __init__(self, table_uri: Union[str, "os.PathLike[str]"], storage_options: Optional[Mapping[str, Any]] = None, *,
+    def __init__(self, table_uri: Union[str, "os.PathLike[str]"], *, storage_options: Optional[Mapping[str, Any]] = None,
                  conf: Optional[Mapping[str, object]] = None, use_notebook_credentials: bool = True) -> None:
-        self._arg = _location_arg(table_uri)
+        self._arg, storage_options = split_sas(_location_arg(table_uri), storage_options)
         self._session = _Session(warehouse=None, catalog=None, storage_options=storage_options, conf=conf,
                                  use_notebook_credentials=use_notebook_credentials)
 
@@ -152,9 +165,9 @@ class DeltaTable:
         An interrupt (the notebook's stop button) stops the run cleanly and raises
         VacuumInterrupted, a KeyboardInterrupt."""
         hours = _one_retention(retention_hours, retentionHours)
-        args = ["vacuum", self._arg, "--json", "--progress", "json"]
+        args = ["vacuum", "--json", "--progress=json"]
         if hours is not None:
-            args += ["--retain-hours", repr(float(hours))]
+            args.append(f"--retain-hours={float(hours)!r}")
         if dry_run:
             args.append("--dry-run")
         if full is True and lite:
@@ -168,13 +181,13 @@ class DeltaTable:
         if not record:
             args.append("--no-run-record")
         if inventory is not None:
-            args += ["--inventory", inventory]
+            args.append(f"--inventory={inventory}")
             if inventory_format:
-                args += ["--inventory-format", inventory_format]
+                args.append(f"--inventory-format={inventory_format}")
         extra = dict(conf or {})
         if not enforce_retention_duration:
             extra[SETTING_RETENTION_CHECK] = "false"
-        args += self._session.args(extra)
+        args += self._session.args(extra) + ["--", self._arg]
         cb, close = progress_callback(progress, desc=f"VACUUM {self._arg}")
         try:
             done = self._session.call(args, [self._arg], on_progress=cb)
@@ -198,52 +211,54 @@ class DeltaTable:
                 top: Optional[int] = None) -> InspectReport:
         """What VACUUM would reclaim: now, over the next days, at other retentions, at what cost.
         Deletes and writes nothing."""
-        args = ["inspect", self._arg, "--json"]
+        args = ["inspect", "--json"]
         if retention_hours is not None:
-            args += ["--retain-hours", repr(float(retention_hours))]
+            args.append(f"--retain-hours={float(retention_hours)!r}")
         if lite:
             args.append("--lite")
         if price_per_gb_month is not None:
-            args += ["--price-per-gb-month", repr(float(price_per_gb_month))]
+            args.append(f"--price-per-gb-month={float(price_per_gb_month)!r}")
         if currency:
-            args += ["--currency", currency]
+            args.append(f"--currency={currency}")
         if what_if_hours is not None:
             args.append("--what-if-hours=" + ",".join(repr(float(h)) for h in what_if_hours))
         if forecast_days is not None:
-            args += ["--forecast-days", str(int(forecast_days))]
+            args.append(f"--forecast-days={int(forecast_days)}")
         if top is not None:
-            args += ["--top", str(int(top))]
-        return InspectReport.from_json(self._one(args + self._session.args()))
+            args.append(f"--top={int(top)}")
+        return InspectReport.from_json(self._one(args))
 
     def history(self, limit: Optional[int] = None) -> List[HistoryEntry]:
         """DESCRIBE HISTORY: the table's versions, newest first."""
-        args = ["history", self._arg, "--json"]
+        args = ["history", "--json"]
         if limit is not None:
             if int(limit) < 1:
                 raise ValueError(f"limit must be at least 1, got {limit!r}")
-            args += ["--limit", str(int(limit))]
-        doc = self._one(args + self._session.args())
+            args.append(f"--limit={int(limit)}")
+        doc = self._one(args)
         return [HistoryEntry.from_json(h) for h in doc.get("history") or []]
 
     def runs(self) -> List[RunSummary]:
         """The VACUUM runs recorded beside the table (newest last), which undo can take back."""
-        doc = self._one(["runs", self._arg, "--json"] + self._session.args())
+        doc = self._one(["runs", "--json"])
         return [RunSummary.from_json(r) for r in doc]
 
     def undo(self, run_id: Optional[str] = None, *, dry_run: bool = False, unfinished: bool = False) -> UndoResult:
         """Restore what a VACUUM run deleted (the newest run not undone, or run_id) where the
         store or the run's trash kept it. A file at its path now is never replaced."""
-        args = ["undo", self._arg, "--json"]
+        args = ["undo", "--json"]
         if run_id is not None:
-            args += ["--run", run_id]
+            args.append(f"--run={run_id}")
         if dry_run:
             args.append("--dry-run")
         if unfinished:
             args.append("--unfinished")
-        return UndoResult.from_json(self._one(args + self._session.args()))
+        return UndoResult.from_json(self._one(args))
 
     def _one(self, args: List[str]) -> Any:
-        done = self._session.call(args, [self._arg])
+        """Runs a command that prints one JSON document; the table comes after "--", so that
+        no name or path is ever read as a flag."""
+        done = self._session.call(args + self._session.args() + ["--", self._arg], [self._arg])
         docs = _documents(done.stdout) if done.stdout.strip() else []
         if done.returncode != 0:
             raise _fail(done, docs[0] if docs else None)
@@ -258,6 +273,8 @@ def _one_retention(a: Optional[float], b: Optional[float]) -> Optional[float]:
     h = a if a is not None else b
     if h is not None and (isinstance(h, bool) or not isinstance(h, (int, float))):
         raise TypeError(f"retention_hours must be a number of hours, got {h!r}")
+    if h is not None and not (math.isfinite(h) and h >= 0):
+        raise ValueError(f"retention_hours must be a finite number of hours, 0 or more, got {h!r}")
     return h
 
 

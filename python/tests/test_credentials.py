@@ -30,7 +30,7 @@ def test_secret_options_go_by_environment(table: Path, recorder) -> None:
     assert env["AWS_ACCESS_KEY_ID"] == "AKIDEXAMPLE" and env["AWS_SECRET_ACCESS_KEY"] == "SECRET-AWS-3"
     assert env["GOOGLE_SERVICE_ACCOUNT_KEY"] == '{"SECRET-GCS-4": 1}'
     assert (env["AZURE_CLIENT_ID"], env["AZURE_CLIENT_SECRET"], env["AZURE_TENANT_ID"]) == ("cid", "SECRET-SP-5", "tid")
-    assert "aws_region=eu-west-1" in run["argv"]  # not a secret: on the command line as given
+    assert "--storage-option=aws_region=eu-west-1" in run["argv"]  # not a secret: on the command line as given
 
 
 def test_a_refused_secret_option_is_refused_by_the_tool_without_its_value(table: Path, recorder) -> None:
@@ -50,7 +50,7 @@ def test_every_secret_option_of_the_tool_is_known() -> None:
             assert _options.canonical(k) == name, k
             args, env = _options.split({k: "SECRET-VALUE"})
             assert "SECRET-VALUE" not in " ".join(args), k
-            assert env or args == ["--storage-option", f"{name}="], k
+            assert env or args == [f"--storage-option={name}="], k
 
 
 def test_notebook_token_only_for_azure_without_a_credential(fake_notebookutils: str) -> None:
@@ -113,3 +113,27 @@ def test_an_account_key_wins_over_the_notebook_token(azure_table, fake_notebooku
         retention_hours=0, enforce_retention_duration=False)
     assert len(plan.files) == 2
     assert all(r["authorization"].startswith("SharedKey ") for r in proxy.requests)
+
+
+def test_a_sas_in_the_location_goes_by_environment() -> None:
+    from deltavacuum._table import split_sas
+
+    uri = "https://acct.blob.core.windows.net/c/t?sv=2024-01-01&sp=rl&sig=SECRET%2Fsig"
+    base, opts = split_sas(uri, {"aws_region": "x"})
+    assert base == "https://acct.blob.core.windows.net/c/t"
+    assert opts == {"aws_region": "x", "azure_storage_sas_token": "sv=2024-01-01&sp=rl&sig=SECRET%2Fsig"}
+    args, env = _options.split(opts)
+    assert "SECRET" not in " ".join(args) and env["AZURE_STORAGE_SAS_TOKEN"].endswith("sig=SECRET%2Fsig")
+    assert split_sas("/data/t?x", {}) == ("/data/t?x", {})  # a local path: kept whole
+    assert split_sas(uri, {"sas_token": "given"})[0] == uri  # a SAS given twice: the tool decides
+
+
+def test_the_warehouse_goes_by_environment(table: Path, tmp_path: Path, recorder) -> None:
+    import shutil
+
+    wh = tmp_path / "wh?sig=SECRET-WH"
+    (wh / "s.db").mkdir(parents=True)
+    shutil.copytree(table, wh / "s.db" / "t", copy_function=shutil.copy2)
+    assert len(DeltaTable.for_name("s.t", warehouse=str(wh)).vacuum(168).files) == 2
+    [run] = recorder()
+    assert "SECRET-WH" not in " ".join(run["argv"]) and run["env"]["DELTAVACUUM_WAREHOUSE"] == str(wh)

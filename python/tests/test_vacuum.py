@@ -157,3 +157,25 @@ def test_not_a_table_and_usage_errors(tmp_path: Path, table: Path) -> None:
 def test_a_relative_path_is_a_path_not_a_name(table: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(table.parent)
     assert sorted(DeltaTable("orders").vacuum(168).paths) == STALE
+
+
+def test_hostile_arguments_are_never_flags(table: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A name that looks like a flag is a name: it resolves to no table, it does not print help.
+    with pytest.raises(deltavacuum.TableNotFound):
+        DeltaTable.for_name("--help", warehouse=str(tmp_path)).vacuum()
+    with pytest.raises(deltavacuum.TableNotFound):
+        DeltaTable.for_name("--dry-run", warehouse=str(tmp_path)).history()
+    # A run id that looks like a flag is refused as a run id.
+    with pytest.raises(deltavacuum.UsageError, match="not a run id"):
+        DeltaTable(table).undo(run_id="--dry-run")
+    # A relative path starting with '-' is a path.
+    shutil.copytree(table, tmp_path / "-rf", copy_function=shutil.copy2)
+    monkeypatch.chdir(tmp_path)
+    assert sorted(DeltaTable("-rf").vacuum(168).paths) == STALE
+    for bad in (float("nan"), float("inf"), -1):
+        with pytest.raises(ValueError):
+            DeltaTable(table).vacuum(retention_hours=bad)
+    # A storage option value with '=' and a newline stays one value of one option.
+    with pytest.raises(deltavacuum.UsageError, match="want a positive integer"):
+        DeltaTable(table, storage_options={"concurrency": "4\n--dry-run=false"}).vacuum(dry_run=False)
+    assert all((table / n).exists() for n in STALE)
