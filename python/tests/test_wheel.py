@@ -143,3 +143,24 @@ def test_sdist_holds_the_go_module_and_the_version(tmp_path: Path) -> None:
             assert f"{base}/{n}" in names, n
         assert not any(n.endswith("_test.go") for n in names)
         assert t.extractfile(f"{base}/VERSION").read().decode().split("\n")[0] == deltavacuum.__version__
+
+
+@pytest.mark.parametrize("rel,plat", [
+    ("deltavacuum-linux-arm64", "linux-arm64"),
+    ("deltavacuum_windows_amd64.exe", "windows-amd64"),
+    ("darwin-arm64/deltavacuum", "darwin-arm64"),
+])
+def test_wheels_of_make_dist_binaries(tmp_path: Path, rel: str, plat: str) -> None:
+    dist = tmp_path / "dist"
+    (dist / rel).parent.mkdir(parents=True, exist_ok=True)
+    (dist / rel).write_bytes(b"\x7fELF binary of " + plat.encode())
+    found = dvbuild.find_dist_binary(dist, plat)
+    assert found == dist / rel
+    w = dvbuild.write_wheel(tmp_path / "out", plat, found, "1.2.3", "v1.2.3")
+    assert w.name == f"deltavacuum-1.2.3-py3-none-{dvbuild.PLATFORMS[plat][2]}.whl"
+    exe = "deltavacuum.exe" if plat.startswith("windows") else "deltavacuum"
+    with zipfile.ZipFile(w) as z:
+        assert z.read(f"deltavacuum/bin/{exe}") == (dist / rel).read_bytes()
+        assert b"__version__ = '1.2.3'" in z.read("deltavacuum/_version.py")
+    with pytest.raises(FileNotFoundError, match="no linux/amd64 binary"):
+        dvbuild.find_dist_binary(dist, "linux-amd64")
