@@ -2,7 +2,7 @@
 GO ?= go
 export DELTAVACUUM_FIXTURES ?= $(abspath ../shared/fixtures/delta-tables)
 
-.PHONY: all build demo test test-go vet testservers testservers-stop conformance bench clean dist dist-host image licenses sizes install-test
+.PHONY: all build demo test test-go vet testservers testservers-stop conformance bench clean dist dist-host image licenses sizes install-test wheel test-python
 
 all: build
 
@@ -64,6 +64,16 @@ sizes:
 
 install-test:
 	DELTAVACUUM_INSTALL_TEST=1 $(GO) test -count=1 -run TestGoInstallFromCleanCache -timeout 30m -v ./cmd/deltavacuum
+
+# The Python package (docs/python.md): the wheels of the five platforms and the sdist, into
+# dist/python/ (python/build_wheels.py --help: one platform, or the binaries of make dist).
+PYTHON ?= python3
+wheel:
+	$(PYTHON) python/build_wheels.py
+
+# The Python package's tests: this machine's wheel, installed in a fresh virtual environment.
+test-python:
+	python/test.sh
 
 clean:
 	rm -rf bin dist

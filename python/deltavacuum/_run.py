@@ -1,0 +1,155 @@
+"""Runs the deltavacuum binary as a child process: secrets by environment, never in argv;
+progress events from its standard error; an interrupt forwarded to it, and waited for."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+from dataclasses import dataclass
+from typing import Callable, Dict, List, Mapping, Optional, Sequence
+
+from ._binary import binary_path
+from .errors import VacuumInterrupted
+
+
+@dataclass(frozen=True)
+class Progress:
+    """One progress event of a VACUUM run (the CLI's --progress json)."""
+
+    phase: str
+    listed: int
+    candidates: int
+    deleted: int
+    deleted_bytes: int
+    failed: int
+    elapsed_seconds: float
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, object]) -> "Progress":
+        return cls(
+            phase=str(d.get("phase", "")),
+            listed=int(d.get("listed", 0) or 0),  # type: ignore[arg-type]
+            candidates=int(d.get("candidates", 0) or 0),  # type: ignore[arg-type]
+            deleted=int(d.get("deleted", 0) or 0),  # type: ignore[arg-type]
+            deleted_bytes=int(d.get("deletedBytes", 0) or 0),  # type: ignore[arg-type]
+            failed=int(d.get("failed", 0) or 0),  # type: ignore[arg-type]
+            elapsed_seconds=float(d.get("elapsedSeconds", 0.0) or 0.0),  # type: ignore[arg-type]
+        )
+
+
+ProgressCallback = Callable[[Progress], None]
+
+
+@dataclass
+class Completed:
+    args: List[str]
+    returncode: int
+    stdout: str
+    stderr: str  # what the child printed on stderr, progress events left out
+
+
+def _reader(stream, sink: List[str], on_progress: Optional[ProgressCallback]) -> None:
+    for raw in iter(stream.readline, b""):
+        line = raw.decode("utf-8", "replace")
+        if on_progress is not None and line.startswith('{"event":"progress"'):
+            try:
+                on_progress(Progress.from_json(json.loads(line)))
+                continue
+            except Exception:  # a callback's failure must not lose the child's output
+                pass
+        sink.append(line)
+    stream.close()
+
+
+def _interrupt(proc: subprocess.Popen) -> None:
+    """Ask the child to stop as Ctrl-C would: SIGINT, or CTRL_BREAK on Windows (its own
+    process group, so nothing else gets it)."""
+    if sys.platform == "win32":
+        proc.send_signal(signal.CTRL_BREAK_EVENT)  # type: ignore[attr-defined]
+    else:
+        proc.send_signal(signal.SIGINT)
+
+
+def run(
+    args: Sequence[str],
+    *,
+    env: Optional[Dict[str, str]] = None,
+    stdin: Optional[str] = None,
+    on_progress: Optional[ProgressCallback] = None,
+) -> Completed:
+    """Runs the binary with args. env is laid over os.environ (it carries the secrets).
+
+    A KeyboardInterrupt while it runs is forwarded to the child, which ends its run cleanly
+    (recording it as failed); then VacuumInterrupted (a KeyboardInterrupt) is raised with
+    what the child printed. A second interrupt while waiting kills the child."""
+    argv = [binary_path(), *args]
+    child_env = dict(os.environ)
+    if env:
+        child_env.update(env)
+    kw: Dict[str, object] = {}
+    if sys.platform == "win32":
+        kw["creationflags"] = subprocess.CREATE_NEW_PROCESS_GROUP  # type: ignore[attr-defined]
+    else:
+        # A session of its own: a terminal's Ctrl-C reaches only us, and we forward it once.
+        kw["start_new_session"] = True
+    proc = subprocess.Popen(
+        argv,
+        stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=child_env,
+        **kw,  # type: ignore[arg-type]
+    )
+    out: List[str] = []
+    err: List[str] = []
+    threads = [
+        threading.Thread(target=_reader, args=(proc.stdout, out, None), daemon=True),
+        threading.Thread(target=_reader, args=(proc.stderr, err, on_progress), daemon=True),
+    ]
+    if stdin is not None:
+        def feed() -> None:
+            try:
+                proc.stdin.write(stdin.encode("utf-8"))  # type: ignore[union-attr]
+                proc.stdin.close()  # type: ignore[union-attr]
+            except (BrokenPipeError, OSError):
+                pass
+
+        threads.append(threading.Thread(target=feed, daemon=True))
+    for t in threads:
+        t.start()
+    interrupted = False
+    try:
+        proc.wait()
+    except KeyboardInterrupt:
+        interrupted = True
+        _interrupt(proc)
+        try:
+            proc.wait()
+        except KeyboardInterrupt:
+            proc.kill()
+            proc.wait()
+            raise
+    for t in threads:
+        t.join()
+    done = Completed(argv[1:], proc.returncode, "".join(out), "".join(err))
+    if interrupted:
+        raise VacuumInterrupted(_message(done.stderr) or "interrupted", result=done)
+    return done
+
+
+def _message(stderr: str) -> str:
+    """The error the tool printed: from its first "deltavacuum: " line on."""
+    i = stderr.find("deltavacuum: ")
+    text = stderr[i + len("deltavacuum: "):] if i >= 0 else stderr
+    return text.strip()
+
+
+def warnings_of(stderr: str) -> List[str]:
+    return [l[len("warning: "):].strip() for l in stderr.splitlines() if l.startswith("warning: ")]
+
+
+message_of = _message

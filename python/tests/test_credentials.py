@@ -1,0 +1,139 @@
+"""Secrets reach the binary by environment, never in its argv; in a Fabric notebook the
+storage token of notebookutils is taken and sent as a bearer token."""
+
+from __future__ import annotations
+
+import re
+import uuid
+from pathlib import Path
+
+import pytest
+
+import azurite
+from deltavacuum import DeltaTable, DeltaVacuumError, _options
+from conftest import REPO
+
+
+def test_secret_options_go_by_environment(table: Path, recorder) -> None:
+    opts = {"account_key": "SECRET-AZ-KEY-1", "AZURE_STORAGE_SAS_TOKEN": "sv=SECRET-SAS-2",
+            "aws_access_key_id": "AKIDEXAMPLE", "aws_secret_access_key": "SECRET-AWS-3",
+            "google_service_account_key": "{\"SECRET-GCS-4\": 1}", "azure_client_id": "cid",
+            "azure_client_secret": "SECRET-SP-5", "azure_tenant_id": "tid", "aws_region": "eu-west-1"}
+    DeltaTable(table, storage_options=opts).vacuum(168)
+    [run] = recorder()
+    argv = " ".join(run["argv"])
+    for secret in ("SECRET-AZ-KEY-1", "SECRET-SAS-2", "SECRET-AWS-3", "SECRET-GCS-4", "SECRET-SP-5", "AKIDEXAMPLE"):
+        assert secret not in argv
+    env = run["env"]
+    assert env["AZURE_STORAGE_ACCOUNT_KEY"] == "SECRET-AZ-KEY-1"
+    assert env["AZURE_STORAGE_SAS_TOKEN"] == "sv=SECRET-SAS-2"
+    assert env["AWS_ACCESS_KEY_ID"] == "AKIDEXAMPLE" and env["AWS_SECRET_ACCESS_KEY"] == "SECRET-AWS-3"
+    assert env["GOOGLE_SERVICE_ACCOUNT_KEY"] == '{"SECRET-GCS-4": 1}'
+    assert (env["AZURE_CLIENT_ID"], env["AZURE_CLIENT_SECRET"], env["AZURE_TENANT_ID"]) == ("cid", "SECRET-SP-5", "tid")
+    assert "--storage-option=aws_region=eu-west-1" in run["argv"]  # not a secret: on the command line as given
+
+
+def test_a_refused_secret_option_is_refused_by_the_tool_without_its_value(table: Path, recorder) -> None:
+    with pytest.raises(DeltaVacuumError, match="not supported") as e:
+        DeltaTable(table, storage_options={"fabric_session_token": "SECRET-FABRIC-6"}).vacuum()
+    assert "SECRET-FABRIC-6" not in " ".join(recorder()[0]["argv"]) and "SECRET-FABRIC-6" not in str(e.value)
+
+
+def test_every_secret_option_of_the_tool_is_known() -> None:
+    """Each Secret key of storage/location/options.go (and each alias) has a way to the child
+    other than argv: a new secret key fails this test until _options knows it."""
+    src = (REPO / "storage" / "location" / "options.go").read_text()
+    keys = re.findall(r'\{Name: "([a-z_]+)", (?:Aliases: \[\]string\{([^}]*)\}, )?(?:Env: \[\]string\{[^}]*\}, )?Secret: true', src)
+    assert len(keys) >= 8, keys
+    for name, aliases in keys:
+        for k in [name] + re.findall(r'"([a-z_]+)"', aliases):
+            assert _options.canonical(k) == name, k
+            args, env = _options.split({k: "SECRET-VALUE"})
+            assert "SECRET-VALUE" not in " ".join(args), k
+            assert env or args == [f"--storage-option={name}="], k
+
+
+def test_notebook_token_only_for_azure_without_a_credential(fake_notebookutils: str) -> None:
+    env = _options.credentials_env(["abfss://ws@onelake.dfs.fabric.microsoft.com/lh.Lakehouse/Tables/t"], {}, True)
+    assert env == {"AZURE_STORAGE_TOKEN": fake_notebookutils}
+    import notebookutils  # the fake
+
+    assert notebookutils.credentials.asked == ["storage"]
+    assert _options.credentials_env(["s3://bucket/t", "/local/t"], {}, True) == {}
+    assert _options.credentials_env(["az://c/t"], {"azure_storage_account_key": "k"}, True) == {}
+    assert _options.credentials_env(["az://c/t"], {}, False) == {}
+
+
+def test_no_notebookutils_no_token(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    monkeypatch.setitem(sys.modules, "notebookutils", None)  # import fails
+    monkeypatch.setitem(sys.modules, "mssparkutils", None)
+    assert _options.notebook_token() is None
+
+
+@pytest.fixture
+def azure_table():
+    """A table on the Azurite test server, written by delta-rs (three overwrites), with a
+    recording proxy in front of the server."""
+    import pyarrow as pa
+    from deltalake import write_deltalake
+
+    s = azurite.settings()
+    azurite.ensure_container(s)
+    uri = f"az://{s['container']}/python-{uuid.uuid4().hex[:12]}/orders"
+    rs = {"azure_storage_account_name": s["account"], "azure_storage_account_key": s["key"],
+          "azure_storage_use_emulator": "true", "allow_http": "true"}
+    for i in range(3):
+        write_deltalake(uri, pa.table({"id": [i]}), mode="overwrite", storage_options=rs)
+    proxy = azurite.Proxy(s["endpoint"])
+    opts = {"azure_storage_account_name": s["account"], "azure_endpoint": azurite.endpoint_via(proxy, s),
+            "azure_allow_http": "true"}
+    yield uri, opts, s, rs, proxy
+    proxy.close()
+
+
+def test_fabric_token_reaches_the_store_as_a_bearer_token(azure_table, fake_notebookutils: str, recorder) -> None:
+    uri, opts, s, _, proxy = azure_table
+    with pytest.raises(DeltaVacuumError) as e:
+        DeltaTable(uri, storage_options=opts).vacuum(168)
+    # Azurite takes no OAuth token over http: it answers 403, after the request carried it.
+    assert uri in str(e.value) and "403" in str(e.value)
+    auth = {r["authorization"] for r in proxy.requests}
+    assert auth == {f"Bearer {fake_notebookutils}"}, auth
+    [run] = recorder()
+    assert fake_notebookutils not in " ".join(run["argv"])
+    assert run["env"]["AZURE_STORAGE_TOKEN"] == fake_notebookutils
+    assert fake_notebookutils not in str(e.value)
+
+
+def test_an_account_key_wins_over_the_notebook_token(azure_table, fake_notebookutils: str) -> None:
+    uri, opts, s, _, proxy = azure_table
+    plan = DeltaTable(uri, storage_options=dict(opts, azure_storage_account_key=s["key"])).vacuum(
+        retention_hours=0, enforce_retention_duration=False)
+    assert len(plan.files) == 2
+    assert all(r["authorization"].startswith("SharedKey ") for r in proxy.requests)
+
+
+def test_a_sas_in_the_location_goes_by_environment() -> None:
+    from deltavacuum._table import split_sas
+
+    uri = "https://acct.blob.core.windows.net/c/t?sv=2024-01-01&sp=rl&sig=SECRET%2Fsig"
+    base, opts = split_sas(uri, {"aws_region": "x"})
+    assert base == "https://acct.blob.core.windows.net/c/t"
+    assert opts == {"aws_region": "x", "azure_storage_sas_token": "sv=2024-01-01&sp=rl&sig=SECRET%2Fsig"}
+    args, env = _options.split(opts)
+    assert "SECRET" not in " ".join(args) and env["AZURE_STORAGE_SAS_TOKEN"].endswith("sig=SECRET%2Fsig")
+    assert split_sas("/data/t?x", {}) == ("/data/t?x", {})  # a local path: kept whole
+    assert split_sas(uri, {"sas_token": "given"})[0] == uri  # a SAS given twice: the tool decides
+
+
+def test_the_warehouse_goes_by_environment(table: Path, tmp_path: Path, recorder) -> None:
+    import shutil
+
+    wh = tmp_path / "wh?sig=SECRET-WH"
+    (wh / "s.db").mkdir(parents=True)
+    shutil.copytree(table, wh / "s.db" / "t", copy_function=shutil.copy2)
+    assert len(DeltaTable.for_name("s.t", warehouse=str(wh)).vacuum(168).files) == 2
+    [run] = recorder()
+    assert "SECRET-WH" not in " ".join(run["argv"]) and run["env"]["DELTAVACUUM_WAREHOUSE"] == str(wh)
