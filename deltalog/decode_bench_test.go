@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/deltavacuum/deltavacuum/deltalog"
+	"github.com/deltavacuum/deltavacuum/internal/checkpointwriter"
 	"github.com/deltavacuum/deltavacuum/storage/mem"
 )
 
@@ -99,7 +100,7 @@ func BenchmarkReplayCheckpoint(b *testing.B) {
 			}
 		}
 	}
-	if err := deltalog.WriteParquetCheckpoint(&buf, acts); err != nil {
+	if err := checkpointwriter.Write(&buf, acts); err != nil {
 		b.Fatal(err)
 	}
 	store := mem.New("mem://bench")

@@ -685,7 +685,7 @@ func pqSeq(acts []*Action) iter.Seq[*Action] { return slices.Values(acts) }
 func pqWrite(t testing.TB, acts iter.Seq[*Action]) []byte {
 	t.Helper()
 	var buf bytes.Buffer
-	if err := WriteParquetCheckpoint(&buf, acts); err != nil {
+	if err := WriteCheckpointForTest(&buf, acts); err != nil {
 		t.Fatal(err)
 	}
 	return buf.Bytes()
@@ -837,9 +837,9 @@ func pqGen(n, removeEvery int) iter.Seq[*Action] {
 // TestParquetWriteManyRowGroups writes more rows than one row group holds, reusing one Action
 // value for all of them (the writer must copy what it keeps), and reads them back.
 func TestParquetWriteManyRowGroups(t *testing.T) {
-	n := ckptRowGroupRows*2 + 1234
+	n := CheckpointRowGroupRows*2 + 1234
 	if testing.Short() {
-		n = ckptRowGroupRows + 10
+		n = CheckpointRowGroupRows + 10
 	}
 	reused := func(yield func(*Action) bool) {
 		var a Action
@@ -921,7 +921,7 @@ func TestParquetWriteRejects(t *testing.T) {
 		{CommitInfo: &CommitInfo{}},
 		{Add: &Add{Path: "a"}, Remove: &Remove{Path: "a"}},
 	} {
-		if err := WriteParquetCheckpoint(io.Discard, pqSeq([]*Action{a})); err == nil {
+		if err := WriteCheckpointForTest(io.Discard, pqSeq([]*Action{a})); err == nil {
 			t.Errorf("writing %s: no error", pqJSON(a))
 		}
 	}
@@ -1260,7 +1260,7 @@ func TestParquetStreamingMemory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteParquetCheckpoint(f, pqGen(n, 10)); err != nil {
+	if err := WriteCheckpointForTest(f, pqGen(n, 10)); err != nil {
 		t.Fatal(err)
 	}
 	if err := f.Close(); err != nil {
@@ -1347,7 +1347,7 @@ func pqBenchFile(b *testing.B, n int) string {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if err := WriteParquetCheckpoint(f, pqGen(n, 0)); err != nil {
+	if err := WriteCheckpointForTest(f, pqGen(n, 0)); err != nil {
 		b.Fatal(err)
 	}
 	if err := f.Close(); err != nil {
@@ -1382,7 +1382,7 @@ func BenchmarkWriteCheckpoint1M(b *testing.B) {
 	acts := slices.Collect(pqGen(n, 0))
 	b.ReportAllocs()
 	for b.Loop() {
-		if err := WriteParquetCheckpoint(io.Discard, slices.Values(acts)); err != nil {
+		if err := WriteCheckpointForTest(io.Discard, slices.Values(acts)); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/deltavacuum/deltavacuum/bench/tablegen"
-	"github.com/deltavacuum/deltavacuum/storage/synthetic"
+	"github.com/deltavacuum/deltavacuum/bench/synthetic"
 )
 
 func specFlags(fs *flag.FlagSet) *tablegen.Spec {

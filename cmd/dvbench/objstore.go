@@ -26,7 +26,7 @@ import (
 	"github.com/deltavacuum/deltavacuum/storage/azure"
 	"github.com/deltavacuum/deltavacuum/storage/counting"
 	"github.com/deltavacuum/deltavacuum/storage/s3"
-	"github.com/deltavacuum/deltavacuum/storage/synthetic"
+	"github.com/deltavacuum/deltavacuum/bench/synthetic"
 	"github.com/deltavacuum/deltavacuum/vacuum"
 )
 
