@@ -21,6 +21,7 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
+	"github.com/deltavacuum/deltavacuum/internal/parquetguard"
 	"github.com/deltavacuum/deltavacuum/storage"
 )
 
@@ -612,7 +613,7 @@ func (r *pqTracker) ReadAt(p []byte, off int64) (int, error) {
 
 // TestParquetColumnProjection checks at the I/O level that reading files and deletion vectors
 // never touches the stats, partition values, tags or other unneeded column chunks. (The last
-// pqTailRead bytes are read at once to get the footer, so chunks there are exempt.)
+// parquetguard.TailRead bytes are read at once to get the footer, so chunks there are exempt.)
 func TestParquetColumnProjection(t *testing.T) {
 	stats := `{"numRecords":100,"minValues":{"id":1,"name":"aaaaaaaaaaaaaaa"},"maxValues":{"id":100,"name":"zzzzzzzzzzzzzzzz"},"nullCount":{"id":0,"name":3}}`
 	gen := func(yield func(*Action) bool) {
@@ -649,12 +650,12 @@ func TestParquetColumnProjection(t *testing.T) {
 		if len(acts) == 0 {
 			t.Fatal("no actions")
 		}
-		tailStart := int64(len(data)) - pqTailRead
+		tailStart := int64(len(data)) - parquetguard.TailRead
 		checked := map[string]bool{}
 		for _, rg := range f.Metadata().RowGroups {
 			for _, c := range rg.Columns {
 				col := strings.Join(c.MetaData.PathInSchema, ".")
-				start, size := pqChunkRange(&c)
+				start, size := parquetguard.ChunkRange(&c)
 				end := start + size
 				if end > tailStart {
 					continue
