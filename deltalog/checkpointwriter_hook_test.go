@@ -3,6 +3,8 @@ package deltalog
 import (
 	"io"
 	"iter"
+
+	"github.com/parquet-go/parquet-go/compress"
 )
 
 // The tests of this package write checkpoints with internal/checkpointwriter, which imports
@@ -10,6 +12,7 @@ import (
 // instead and sets these before any test runs (checkpointwriter_init_test.go); both files are
 // compiled into the same test binary only.
 var (
-	WriteCheckpointForTest func(w io.Writer, actions iter.Seq[*Action]) error
-	CheckpointRowGroupRows int
+	WriteCheckpointForTest           func(w io.Writer, actions iter.Seq[*Action]) error
+	WriteCompressedCheckpointForTest func(w io.Writer, actions iter.Seq[*Action], codec compress.Codec) error
+	CheckpointRowGroupRows           int
 )

@@ -7,5 +7,6 @@ import (
 
 func init() {
 	deltalog.WriteCheckpointForTest = checkpointwriter.Write
+	deltalog.WriteCompressedCheckpointForTest = checkpointwriter.WriteCompressed
 	deltalog.CheckpointRowGroupRows = checkpointwriter.RowGroupRows
 }

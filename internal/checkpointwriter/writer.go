@@ -16,6 +16,7 @@ import (
 
 	"github.com/klauspost/compress/s2"
 	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/compress"
 	"github.com/parquet-go/parquet-go/format"
 
 	"github.com/deltavacuum/deltavacuum/deltalog"
@@ -124,9 +125,15 @@ const (
 // Actions are not retained after the sequence moves on, so it may reuse them. After an error
 // the output is incomplete.
 func Write(w io.Writer, actions iter.Seq[*deltalog.Action]) error {
+	return WriteCompressed(w, actions, pqFastSnappy{})
+}
+
+// WriteCompressed is Write with another compression codec (&parquet.Zstd, say), for tests and
+// benchmarks of readers.
+func WriteCompressed(w io.Writer, actions iter.Seq[*deltalog.Action], codec compress.Codec) error {
 	cw := newPQCheckpointWriter()
 	pw := parquet.NewWriter(w, pqCheckpointSchema,
-		parquet.Compression(pqFastSnappy{}),
+		parquet.Compression(codec),
 		// Spark writes version 1 data pages; some readers still handle only those well.
 		parquet.DataPageVersion(1),
 		// Like parquet-mr since 1.11, no statistics in page headers (the column index has them).
