@@ -23,8 +23,7 @@ type pqCursor struct {
 	maxDef, maxRep byte
 
 	src   *parquetguard.Source
-	pages parquet.Pages
-	page  parquet.Page
+	pages parquetguard.Pages
 	done  bool // no more pages
 
 	// levels of the current page; defs is nil when the column is required
@@ -84,25 +83,18 @@ func (c *pqCursor) open(src *parquetguard.Source, chunk parquet.ColumnChunk) err
 		if chunk.Type().Kind() != c.kind {
 			return fmt.Errorf("chunk type %v differs from the schema's %v", chunk.Type().Kind(), c.kind)
 		}
-		c.pages = chunk.Pages()
 		return nil
 	})
+	if err == nil {
+		err = c.pages.Open(chunk)
+	}
 	if err != nil {
 		return pqFail(src, "opening column "+c.name, err)
 	}
 	return nil
 }
 
-func (c *pqCursor) close() {
-	if c.page != nil {
-		parquet.Release(c.page)
-		c.page = nil
-	}
-	if c.pages != nil {
-		_ = parquetguard.Protect(c.pages.Close)
-		c.pages = nil
-	}
-}
+func (c *pqCursor) close() { c.pages.Close() }
 
 // load reads pages until one with entries; it returns false at the end of the chunk.
 func (c *pqCursor) load() (bool, error) {
@@ -110,16 +102,7 @@ func (c *pqCursor) load() (bool, error) {
 		if c.done {
 			return false, nil
 		}
-		if c.page != nil {
-			parquet.Release(c.page)
-			c.page = nil
-		}
-		var p parquet.Page
-		err := parquetguard.Protect(func() error {
-			var err error
-			p, err = c.pages.ReadPage()
-			return err
-		})
+		p, err := c.pages.Next()
 		if err == io.EOF {
 			c.done = true
 			return false, nil
@@ -127,7 +110,6 @@ func (c *pqCursor) load() (bool, error) {
 		if err != nil {
 			return false, pqFail(c.src, "reading column "+c.name, err)
 		}
-		c.page = p
 		if err := parquetguard.Protect(func() error { return c.setPage(p) }); err != nil {
 			if errors.Is(err, ErrCorrupt) {
 				return false, err

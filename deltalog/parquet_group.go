@@ -154,24 +154,7 @@ func (r *pqGroupReader) appendNode(b []byte, n *pqNode, spans []pqSpan) ([]byte,
 		if !rep.leaf && len(rep.children) == 1 && rep.name != "array" && rep.name != n.name+"_tuple" {
 			elem = rep.children[0]
 		}
-		elems, err := r.split(rep, spans)
-		if err != nil {
-			return nil, false, err
-		}
-		b = append(b, '[')
-		for i, e := range elems {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			var ok bool
-			if b, ok, err = r.appendNode(b, elem, e); err != nil {
-				return nil, false, err
-			}
-			if !ok {
-				b = append(b, "null"...)
-			}
-		}
-		return append(b, ']'), true, nil
+		return r.appendArray(b, rep, elem, spans)
 	case n.isMap:
 		kv := n.children[0]
 		elems, err := r.split(kv, spans)
@@ -242,7 +225,13 @@ func (r *pqGroupReader) appendNode(b []byte, n *pqNode, spans []pqSpan) ([]byte,
 
 // appendRepeated appends a repeated field without LIST annotation as a JSON array.
 func (r *pqGroupReader) appendRepeated(b []byte, n *pqNode, spans []pqSpan) ([]byte, bool, error) {
-	elems, err := r.split(n, spans)
+	return r.appendArray(b, n, n, spans)
+}
+
+// appendArray appends the instances of the repeated node rep as a JSON array of elem, the node
+// that holds each element (rep itself, or its one child in a three-level list).
+func (r *pqGroupReader) appendArray(b []byte, rep, elem *pqNode, spans []pqSpan) ([]byte, bool, error) {
+	elems, err := r.split(rep, spans)
 	if err != nil {
 		return nil, false, err
 	}
@@ -252,7 +241,7 @@ func (r *pqGroupReader) appendRepeated(b []byte, n *pqNode, spans []pqSpan) ([]b
 			b = append(b, ',')
 		}
 		var ok bool
-		if b, ok, err = r.appendNode(b, n, e); err != nil {
+		if b, ok, err = r.appendNode(b, elem, e); err != nil {
 			return nil, false, err
 		}
 		if !ok {

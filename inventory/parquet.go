@@ -204,8 +204,7 @@ type pqCol struct {
 	cell  int
 	kind  kind
 	conv  func(parquet.Value) (sql.Value, error)
-	pages parquet.Pages
-	page  parquet.Page
+	pages parquetguard.Pages
 	vals  parquet.ValueReader
 	buf   []parquet.Value
 	i, n  int
@@ -269,7 +268,7 @@ func (p *pqFile) scan(ctx context.Context, wants []pqWant, width int, fn func(ro
 			if idx < 0 || idx >= len(chunks) {
 				return fmt.Errorf("inventory %s: row group lacks column %s", p.name, c.name)
 			}
-			if err := parquetguard.Protect(func() error { c.pages = chunks[idx].Pages(); return nil }); err != nil {
+			if err := c.pages.Open(chunks[idx]); err != nil {
 				return p.fail("opening column "+c.name, err)
 			}
 		}
@@ -312,14 +311,7 @@ func pqLookup(root *parquet.Column, name string) *parquet.Column {
 }
 
 func (c *pqCol) close() {
-	if c.page != nil {
-		parquet.Release(c.page)
-		c.page = nil
-	}
-	if c.pages != nil {
-		_ = parquetguard.Protect(c.pages.Close)
-		c.pages = nil
-	}
+	c.pages.Close()
 	c.vals = nil
 	c.i, c.n = 0, 0
 }
@@ -344,23 +336,13 @@ func (c *pqCol) next(p *pqFile) (parquet.Value, error) {
 			c.vals = nil
 			continue
 		}
-		if c.page != nil {
-			parquet.Release(c.page)
-			c.page = nil
-		}
-		var page parquet.Page
-		err := parquetguard.Protect(func() error {
-			var err error
-			page, err = c.pages.ReadPage()
-			return err
-		})
+		page, err := c.pages.Next()
 		if err == io.EOF {
 			return parquet.Value{}, fmt.Errorf("inventory %s: column %s has fewer values than its row group has rows", p.name, c.name)
 		}
 		if err != nil {
 			return parquet.Value{}, p.fail("reading column "+c.name, err)
 		}
-		c.page = page
 		c.vals = page.Values()
 	}
 	v := c.buf[c.i]
