@@ -16,3 +16,6 @@ var (
 	WriteCompressedCheckpointForTest func(w io.Writer, actions iter.Seq[*Action], codec compress.Codec) error
 	CheckpointRowGroupRows           int
 )
+
+// ReportCPU is reportCPU (benchcpu_*_test.go) for the benchmarks of the external test package.
+var ReportCPU = reportCPU

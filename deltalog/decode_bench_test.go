@@ -44,7 +44,7 @@ func BenchmarkReplayCommit(b *testing.B) {
 	ctx := context.Background()
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
-	defer reportCPU(b)()
+	defer deltalog.ReportCPU(b)()
 	for b.Loop() {
 		snap, err := deltalog.Load(ctx, store)
 		if err != nil {
@@ -109,7 +109,7 @@ func BenchmarkReplayCheckpoint(b *testing.B) {
 	ctx := context.Background()
 	b.SetBytes(int64(buf.Len()))
 	b.ReportAllocs()
-	defer reportCPU(b)()
+	defer deltalog.ReportCPU(b)()
 	for b.Loop() {
 		snap, err := deltalog.Load(ctx, store)
 		if err != nil {

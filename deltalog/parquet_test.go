@@ -1376,6 +1376,7 @@ func benchmarkReadCheckpoint(b *testing.B, codec compress.Codec) {
 	r := pqOpen(b, path)
 	b.SetBytes(r.Size())
 	b.ReportAllocs()
+	defer reportCPU(b)()
 	for b.Loop() {
 		rows := 0
 		err := readParquetActions(context.Background(), r, KindAdd|KindRemove, func(*Action) error {
