@@ -211,6 +211,24 @@ func pqIsString(t parquet.Type) bool {
 	return true
 }
 
+// leaves returns a function that plans the leaf column field of group g (named name in
+// messages): nil when g has no such column; after the first error, held in *err, it plans
+// nothing more.
+func (p *pqPlan) leaves(g *parquet.Column, name string, err *error) func(field string, kinds ...parquet.Kind) *pqCursor {
+	return func(field string, kinds ...parquet.Kind) *pqCursor {
+		if *err != nil {
+			return nil
+		}
+		var col *parquet.Column
+		if col, *err = pqChild(g, field, "column group "+name); *err != nil {
+			return nil
+		}
+		var c *pqCursor
+		c, *err = p.cursor(col, name+"."+field, kinds...)
+		return c
+	}
+}
+
 // fileReader plans the columns of an add or remove group.
 func (p *pqPlan) fileReader(g *parquet.Column, kind Kinds) (*pqFileReader, error) {
 	if err := pqActionGroup(g); err != nil {
@@ -222,18 +240,7 @@ func (p *pqPlan) fileReader(g *parquet.Column, kind Kinds) (*pqFileReader, error
 	}
 	r := &pqFileReader{kind: kind, def: byte(g.MaxDefinitionLevel())}
 	var err error
-	leaf := func(field string, kinds ...parquet.Kind) *pqCursor {
-		if err != nil {
-			return nil
-		}
-		var col *parquet.Column
-		if col, err = pqChild(g, field, "column group "+name); err != nil {
-			return nil
-		}
-		var c *pqCursor
-		c, err = p.cursor(col, name+"."+field, kinds...)
-		return c
-	}
+	leaf := p.leaves(g, name, &err)
 	ints := []parquet.Kind{parquet.Int64, parquet.Int32}
 	r.path = leaf("path", parquet.ByteArray)
 	r.size = leaf("size", ints...)
@@ -267,18 +274,7 @@ func (p *pqPlan) fileReader(g *parquet.Column, kind Kinds) (*pqFileReader, error
 			return nil, err
 		}
 		d := &pqDVReader{def: byte(dv.MaxDefinitionLevel())}
-		leaf := func(field string, kinds ...parquet.Kind) *pqCursor {
-			if err != nil {
-				return nil
-			}
-			var col *parquet.Column
-			if col, err = pqChild(dv, field, "column group "+name); err != nil {
-				return nil
-			}
-			var c *pqCursor
-			c, err = p.cursor(col, name+"."+field, kinds...)
-			return c
-		}
+		leaf := p.leaves(dv, name, &err)
 		d.storageType = leaf("storageType", parquet.ByteArray)
 		d.pathOrInlineDv = leaf("pathOrInlineDv", parquet.ByteArray)
 		d.offset = leaf("offset", parquet.Int32, parquet.Int64)
