@@ -120,6 +120,11 @@ type VacuumOptions struct {
 	// NoRunRecord turns off the run record a real run keeps under _deltavacuum/runs/ (and
 	// with it the undo of the run).
 	NoRunRecord bool
+	// ExpectPlan, when set, is the digest (vacuum.Digest) of the plan the run must execute,
+	// such as a previewed DRY RUN's: the new plan is compared right after planning, and a
+	// different one is refused with a *vacuum.PlanChangedError before anything is deleted,
+	// recorded or committed.
+	ExpectPlan string
 }
 
 // LoggingDefault is whether VACUUM runs are recorded in the history by default on the storage
@@ -170,6 +175,11 @@ func (t *Table) vacuum(ctx context.Context, opts VacuumOptions) (*vacuum.Result,
 	plan, err := planner.Plan(ctx)
 	if err != nil {
 		return nil, err
+	}
+	if opts.ExpectPlan != "" {
+		if err := vacuum.CheckDigest(plan, opts.ExpectPlan); err != nil {
+			return nil, err
+		}
 	}
 	rc := t.recovery(ctx)
 	if opts.DryRun {

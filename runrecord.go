@@ -30,6 +30,7 @@ type runRecorder struct {
 
 	mu      sync.Mutex
 	deleted []undo.Entry
+	beat    *heartbeat
 }
 
 func newRunRecorder(t *Table, plan *vacuum.Plan, rc storage.Recovery, trash string, now time.Time) *runRecorder {
@@ -69,7 +70,13 @@ func (r *runRecorder) onDeleted(path string, size int64, mod time.Time) {
 
 // begin writes the record of the planned run: a failure stops the run with nothing deleted.
 func (r *runRecorder) begin(ctx context.Context) error {
+	beat, err := startHeartbeat(ctx, r.t.Store, r.rec.ID, r.rec.StartedAt)
+	if err != nil {
+		return fmt.Errorf("writing the heartbeat of the run under %s%s: %w; nothing was deleted", r.t.Location, undo.RunsDir, err)
+	}
+	r.beat = beat
 	if err := undo.Write(ctx, r.t.Store, &r.rec); err != nil {
+		r.beat.stop(ctx, true)
 		return fmt.Errorf("%w; nothing was deleted (turn run records off with --no-run-record if this principal may not write to the table)", err)
 	}
 	r.rec.Files = nil // written; the end writes the files deleted
@@ -93,7 +100,9 @@ func (r *runRecorder) finish(ctx context.Context, res *vacuum.Result, endVersion
 		rec.NumFiles, rec.Bytes, rec.NumDirectories = res.NumDeletedFiles, res.SizeOfDeletedData, res.NumDeletedDirectories
 	}
 	rec.EndVersion = endVersion
-	return undo.Write(context.WithoutCancel(ctx), r.t.Store, &rec)
+	err := undo.Write(context.WithoutCancel(ctx), r.t.Store, &rec)
+	r.beat.stop(ctx, err == nil) // kept when the record still says RUNNING
+	return err
 }
 
 // checkTrash refuses a trash folder the table's own rule does not hide (a partition column

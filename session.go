@@ -358,6 +358,13 @@ type VacuumRequest struct {
 	Trash string
 	// NoRunRecord keeps no run record (the run cannot be undone).
 	NoRunRecord bool
+	// ExpectPlan is VacuumOptions.ExpectPlan: the digest of the plan the run must execute.
+	ExpectPlan string
+	// Observe is vacuum.Options.Observe: the planner's verdict on every listed entry.
+	Observe func(vacuum.Verdict)
+	// StaleRunAfter is how long another run's RUNNING record may go without a heartbeat
+	// before it no longer refuses this run (0: undo.DefaultStaleAfter).
+	StaleRunAfter time.Duration
 }
 
 func (s *Session) execVacuum(ctx context.Context, st *sql.Vacuum, r *Result) (*Result, error) {
@@ -385,7 +392,8 @@ func (s *Session) Vacuum(ctx context.Context, t *Table, req VacuumRequest) (*vac
 	if req.Inventory != nil && mode == "LITE" {
 		return nil, vacuum.ErrInventoryWithLite
 	}
-	opts := VacuumOptions{DryRun: req.DryRun, NoRunRecord: req.NoRunRecord}
+	opts := VacuumOptions{DryRun: req.DryRun, NoRunRecord: req.NoRunRecord, ExpectPlan: req.ExpectPlan}
+	opts.Observe = req.Observe
 	if req.Trash != "" {
 		folder, err := undo.TrashFolder(req.Trash)
 		if err != nil {
@@ -410,7 +418,21 @@ func (s *Session) Vacuum(ctx context.Context, t *Table, req VacuumRequest) (*vac
 		b, _ := strconv.ParseBool(v)
 		opts.Logging = &b
 	}
-	return t.Vacuum(ctx, opts)
+	var stale []undo.RunState
+	if !req.DryRun {
+		// One run at a time on a table: a run whose heartbeat is fresh refuses this one.
+		var err error
+		if stale, err = t.checkNoLiveRun(ctx, opts.Now, req.StaleRunAfter); err != nil {
+			return nil, err
+		}
+	}
+	res, err := t.Vacuum(ctx, opts)
+	if res != nil {
+		for _, r := range stale {
+			res.Warnings = append(res.Warnings, undo.StaleNote(t.Location, r))
+		}
+	}
+	return res, err
 }
 
 // openInventory opens the inventory of a statement as the listing of table t.

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"time"
 
 	"github.com/deltavacuum/deltavacuum"
 	"github.com/deltavacuum/deltavacuum/deltalog"
@@ -27,7 +26,8 @@ var ErrBusy = errors.New("a run is in progress on the table")
 type activeRun struct {
 	id, table string
 	cancel    context.CancelFunc
-	cancelled string // why it was cancelled, when it was
+	cancelled string           // why it was cancelled, when it was
+	counters  *vacuum.Counters // the live progress (GET /api/runs/{id}/progress)
 }
 
 // retainHours is the retention of a run of t: the policy's, but never shorter than a
@@ -47,22 +47,6 @@ func retainHours(snap *deltalog.Snapshot, p config.Policy) (*float64, error) {
 		h = max(h, d.Hours())
 	}
 	return &h, nil
-}
-
-// checkIdle refuses when the table's own run records show a run RUNNING: a second service
-// or a CLI run on the same table. It is a check, not a lock (see docs/service.md).
-func checkIdle(ctx context.Context, t *deltavacuum.Table) error {
-	runs, err := t.Runs(ctx)
-	if err != nil {
-		return fmt.Errorf("reading the run records of %s: %w", t.Location, err)
-	}
-	for _, r := range runs {
-		if r.Status == undo.StatusRunning {
-			return fmt.Errorf("%w: the run record %s under %s says RUNNING since %s (another deltavacuum is vacuuming it; if that process died, the record stays RUNNING: deltavacuum undo --unfinished --run %s brings back what it deleted, and removing the record lets runs start again)",
-				ErrBusy, r.ID, undo.RunsDir, r.StartedAt.UTC().Format(time.RFC3339), r.ID)
-		}
-	}
-	return nil
 }
 
 // hold marks table id busy with what in this process; false when it is busy already.
@@ -144,12 +128,12 @@ func (s *Server) preview(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, http.StatusBadGateway, err)
 		return
 	}
-	res, err := s.vacuum(ctx, t, dt, req, "")
+	p, err := s.previewPlan(ctx, t, dt, req)
 	if err != nil {
 		s.fail(w, r, http.StatusUnprocessableEntity, err)
 		return
 	}
-	s.writeJSON(w, http.StatusOK, res)
+	s.writeJSON(w, http.StatusOK, previewAnswer{Result: p.Result, PlanDigest: p.Digest, PreviewURL: p.url()})
 }
 
 // vacuum runs req (a DRY RUN for a preview, a real run for run), and runs it FULL when it is a
@@ -190,6 +174,7 @@ func (s *Server) request(ctx context.Context, t *table, dt *deltavacuum.Table, d
 	if t.cfg.Policy.Trash {
 		req.Trash = undo.DefaultTrash
 	}
+	req.StaleRunAfter = s.ops.staleAfter
 	return req, nil
 }
 
@@ -204,12 +189,19 @@ func (s *Server) startRun(w http.ResponseWriter, r *http.Request) {
 	if t == nil {
 		return
 	}
-	var body struct{}
+	var body struct {
+		// Plan is the digest of a preview: the run executes exactly that plan, or nothing.
+		Plan string `json:"plan"`
+	}
 	if err := decode(r, &body); err != nil {
 		s.fail(w, r, http.StatusBadRequest, err)
 		return
 	}
-	id, err := s.start(r.Context(), t, "api")
+	if body.Plan != "" && !vacuum.ValidDigest(body.Plan) {
+		s.fail(w, r, http.StatusBadRequest, fmt.Errorf("table %s: plan %q is not the planDigest of a preview (POST /api/tables/%s/preview returns one)", t.cfg.ID, body.Plan, t.cfg.ID))
+		return
+	}
+	id, err := s.startPlanned(r.Context(), t, "api", body.Plan)
 	switch {
 	case errors.Is(err, ErrBusy), errors.Is(err, state.ErrTableBusy):
 		s.fail(w, r, http.StatusConflict, err)
@@ -233,6 +225,12 @@ var (
 // start starts a run of t in the background and returns its id. The table must be idle in
 // this service and by its own run records.
 func (s *Server) start(ctx context.Context, t *table, trigger string) (string, error) {
+	return s.startPlanned(ctx, t, trigger, "")
+}
+
+// startPlanned is start of a run that executes the plan of digest plan only ("": any plan):
+// the library compares its new plan with it before deleting or committing anything.
+func (s *Server) startPlanned(ctx context.Context, t *table, trigger, plan string) (string, error) {
 	if t.cfg.DryRunOnly {
 		return "", fmt.Errorf("table %s: %w", t.cfg.ID, errDryRunOnly)
 	}
@@ -259,18 +257,19 @@ func (s *Server) start(ctx context.Context, t *table, trigger string) (string, e
 	if err != nil {
 		return "", err
 	}
-	if err := checkIdle(ctx, dt); err != nil {
+	if err := s.checkIdle(ctx, t, dt); err != nil {
 		return "", fmt.Errorf("table %s: %w", t.cfg.ID, err)
 	}
 	req, err := s.request(ctx, t, dt, false)
 	if err != nil {
 		return "", err
 	}
+	req.ExpectPlan, req.Counters = plan, vacuum.NewCounters()
 	if err := s.st.StartRun(ctx, state.Run{ID: id, Table: t.cfg.ID, Trigger: trigger, Mode: req.Mode, Started: now}); err != nil {
 		return "", err
 	}
 	runCtx, cancel := context.WithCancel(s.base)
-	ar := &activeRun{id: id, table: t.cfg.ID, cancel: cancel}
+	ar := &activeRun{id: id, table: t.cfg.ID, cancel: cancel, counters: req.Counters}
 	s.mu.Lock()
 	s.active[id] = ar
 	s.mu.Unlock()
@@ -295,6 +294,10 @@ type Figures struct {
 	NumFailed             int      `json:"numFailed"`
 	StartVersion          *int64   `json:"startVersion,omitempty"`
 	Warnings              []string `json:"warnings,omitempty"`
+	// PlanDigest is the previewed plan the run was asked to execute; PlanChanged says the
+	// table had moved and the run deleted nothing.
+	PlanDigest  string `json:"planDigest,omitempty"`
+	PlanChanged bool   `json:"planChanged,omitempty"`
 }
 
 func (s *Server) execute(ctx context.Context, ar *activeRun, t *table, dt *deltavacuum.Table, req deltavacuum.VacuumRequest, trigger string) {
@@ -323,23 +326,29 @@ func (s *Server) execute(ctx context.Context, ar *activeRun, t *table, dt *delta
 	}
 	var figs []byte
 	recordID := ""
+	mode := ranMode(req, res)
 	if res != nil {
-		f := Figures{Mode: req.Mode, NumDeletedFiles: res.NumDeletedFiles, SizeOfDeletedData: res.SizeOfDeletedData,
+		f := Figures{Mode: mode, NumDeletedFiles: res.NumDeletedFiles, SizeOfDeletedData: res.SizeOfDeletedData,
 			NumDeletedDirectories: res.NumDeletedDirectories, NumFailed: len(res.Failed), StartVersion: res.StartVersion, Warnings: res.Warnings}
 		if res.Plan != nil {
 			f.RetentionHours, f.NumFilesToDelete, f.SizeOfDataToDelete = res.RetentionHours, res.NumFilesToDelete, res.SizeOfDataToDelete
 		}
+		f.PlanDigest = req.ExpectPlan
 		figs, _ = json.Marshal(f)
 		figs = []byte(s.red.String(string(figs)))
 		recordID = res.RunID
 		s.metrics.deletedFiles.WithLabelValues(t.cfg.ID).Add(float64(res.NumDeletedFiles))
 		s.metrics.deletedBytes.WithLabelValues(t.cfg.ID).Add(float64(res.SizeOfDeletedData))
 	}
+	if res == nil {
+		figs = planChangedFigures(req, err)
+	}
 	bg := context.WithoutCancel(ctx)
+	s.recordMode(bg, ar.id, req.Mode, mode)
 	if err := s.st.EndRun(bg, ar.id, status, s.now(), figs, recordID, s.red.String(msg)); err != nil {
 		s.log.Error("recording the end of the run", "run", ar.id, "error", err.Error())
 	}
-	if status == state.StatusCompleted && req.Mode == "FULL" && t.cfg.Policy.Mode == config.ModeAuto {
+	if status == state.StatusCompleted && mode == "FULL" && t.cfg.Policy.Mode == config.ModeAuto {
 		if err := s.st.SetLastFull(bg, t.cfg.ID, s.now()); err != nil {
 			s.log.Error("recording the FULL run", "table", t.cfg.ID, "error", err.Error())
 		}
@@ -351,6 +360,9 @@ func (s *Server) execute(ctx context.Context, ar *activeRun, t *table, dt *delta
 	delete(s.active, ar.id)
 	s.mu.Unlock()
 	s.release(t.cfg.ID)
+	if status == state.StatusFailed {
+		s.notifyFailed(ar.id, t)
+	}
 }
 
 func (s *Server) getRun(w http.ResponseWriter, r *http.Request) {
@@ -411,7 +423,7 @@ func (s *Server) undoRun(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, http.StatusInternalServerError, err)
 		return
 	}
-	t, ok := s.byID[run.Table]
+	t, ok := s.lookup(run.Table)
 	switch {
 	case !ok:
 		s.fail(w, r, http.StatusNotFound, fmt.Errorf("run %s was of table %s, which is no longer in the configuration", run.ID, run.Table))
@@ -433,7 +445,7 @@ func (s *Server) undoRun(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, http.StatusBadGateway, err)
 		return
 	}
-	if err := checkIdle(ctx, dt); err != nil {
+	if err := s.checkIdle(ctx, t, dt); err != nil {
 		s.fail(w, r, http.StatusConflict, err)
 		return
 	}

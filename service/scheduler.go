@@ -18,7 +18,7 @@ func (s *Server) StartScheduler(ctx context.Context) error {
 	}
 	handled := map[string]time.Time{}
 	var tables []*schedule.Table
-	for _, t := range s.tables {
+	for _, t := range s.tableList() {
 		c := t.cfg
 		if c.Schedule == nil || c.DryRunOnly {
 			continue
@@ -49,6 +49,8 @@ func (s *Server) StartScheduler(ctx context.Context) error {
 // injected clock.
 func (s *Server) Tick(ctx context.Context) {
 	now := s.now()
+	s.refreshDiscovery(ctx, now)
+	s.purgeTrash(ctx, now)
 	s.mu.Lock()
 	if s.sched == nil || s.closed {
 		s.mu.Unlock()
@@ -71,7 +73,15 @@ func (s *Server) Tick(ctx context.Context) {
 	started := map[string]bool{}
 	for _, st := range starts {
 		started[st.Table] = true
-		t := s.byID[st.Table]
+		t, ok := s.lookup(st.Table)
+		if !ok { // no longer discovered: free the slot the scheduler gave it
+			s.mu.Lock()
+			if s.sched != nil {
+				s.sched.Finished(st.Table)
+			}
+			s.mu.Unlock()
+			continue
+		}
 		if err := s.st.SetHandled(ctx, st.Table, st.Fire); err != nil {
 			s.log.Error("recording the schedule", "table", st.Table, "error", err.Error())
 		}

@@ -2,7 +2,6 @@ package service
 
 import (
 	"context"
-	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -64,6 +63,9 @@ type Server struct {
 	sched  *schedule.Scheduler   // nil without scheduled tables
 	closed bool
 
+	web webState // the web page's previews (web.go)
+	ops ops      // discovery, rate limits, webhook, trash purge, stale records (ops.go)
+
 	// openHook, when set (by tests), opens the tables instead of the library.
 	openHook func(context.Context, *table) (*deltavacuum.Table, error)
 }
@@ -73,6 +75,7 @@ type table struct {
 	cfg     *config.Table
 	session *deltavacuum.Session
 	opts    location.Options
+	cat     *catalog.Catalog
 }
 
 // New returns a server; it resolves the token and every table's storage options from the
@@ -112,46 +115,17 @@ func New(opts Options) (*Server, error) {
 	s.log = slog.New(&redactingHandler{h: opts.Logger.Handler(), red: red})
 	s.metrics = newMetrics(s.reg)
 	for i := range cfg.Tables {
-		tc := &cfg.Tables[i]
-		o, err := cfg.ResolveStorageOptions(tc, opts.Getenv)
+		t, err := s.newTable(&cfg.Tables[i], opts.Getenv)
 		if err != nil {
 			stop()
 			return nil, err
 		}
-		for k, v := range o.Redacted() {
-			if v != o[k] {
-				red.Add(o[k])
-			}
-		}
-		settings := map[string]string{}
-		if !tc.Policy.RetentionCheck {
-			settings[deltavacuum.SettingRetentionCheck] = "false"
-		}
-		cat := &catalog.Catalog{Warehouse: tc.Warehouse, IsTable: deltavacuum.IsTable(o)}
-		red.AddURI(tc.Path)
-		red.AddURI(tc.Warehouse)
-		if tc.Catalog != "" {
-			cf, err := catalog.LoadFile(tc.Catalog)
-			if err != nil {
-				stop()
-				return nil, fmt.Errorf("table %s: %w", tc.ID, err)
-			}
-			cat.Tables = cf.Tables
-			if cat.Warehouse == "" {
-				cat.Warehouse = cf.Warehouse
-			}
-			for _, loc := range cf.Tables {
-				red.AddURI(loc)
-			}
-		}
-		sess, err := deltavacuum.NewSession(deltavacuum.Config{Catalog: cat, Settings: settings, Now: opts.Now, StorageOptions: o})
-		if err != nil {
-			stop()
-			return nil, fmt.Errorf("table %s: %w", tc.ID, err)
-		}
-		t := &table{cfg: tc, session: sess, opts: o}
 		s.tables = append(s.tables, t)
-		s.byID[tc.ID] = t
+		s.byID[t.cfg.ID] = t
+	}
+	if err := s.setupOps(opts.Getenv); err != nil {
+		stop()
+		return nil, err
 	}
 	ids, err := s.st.FailInterrupted(context.Background(), s.now())
 	if err != nil {
@@ -169,10 +143,7 @@ func (s *Server) open(ctx context.Context, t *table) (*deltavacuum.Table, error)
 	if s.openHook != nil {
 		return s.openHook(ctx, t)
 	}
-	if t.cfg.Path != "" {
-		return deltavacuum.OpenWith(ctx, t.cfg.Path, t.opts)
-	}
-	return t.session.OpenName(ctx, strings.Split(t.cfg.Name, "."))
+	return s.openLimited(ctx, t)
 }
 
 // route is one endpoint; routes is the API, and docs/openapi.yaml documents exactly these.
@@ -196,7 +167,8 @@ var routes = []route{
 // Handler is the HTTP API.
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
-	for _, r := range routes {
+	s.handlePages(mux)
+	for _, r := range apiRoutes() {
 		var h http.Handler
 		if r.handler == nil {
 			h = promhttp.HandlerFor(s.reg, promhttp.HandlerOpts{})
@@ -222,9 +194,12 @@ func (s *Server) guard(next http.Handler) http.Handler {
 			s.fail(w, r, http.StatusMisdirectedRequest, fmt.Errorf("host %q is not a loopback address: use 127.0.0.1, [::1] or localhost", r.Host))
 			return
 		}
-		if s.token != "" && r.URL.Path != "/healthz" {
-			got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-			if !ok || subtle.ConstantTimeCompare([]byte(got), []byte(s.token)) != 1 {
+		if s.token != "" && !openPath(r) {
+			if !s.authorized(r) {
+				if pageRequest(r) {
+					redirectToLogin(w, r)
+					return
+				}
 				w.Header().Set("WWW-Authenticate", `Bearer realm="deltavacuum"`)
 				s.fail(w, r, http.StatusUnauthorized, errors.New("a valid bearer token is required (Authorization: Bearer TOKEN)"))
 				return
@@ -340,21 +315,27 @@ type ScheduleInfo struct {
 }
 
 func (s *Server) listTables(w http.ResponseWriter, r *http.Request) {
+	s.writeJSON(w, http.StatusOK, map[string]any{"tables": s.tableInfos(r.Context())})
+}
+
+// tableInfos are the tables as GET /api/tables and the web page list them.
+func (s *Server) tableInfos(ctx context.Context) []TableInfo {
 	out := []TableInfo{}
 	s.mu.Lock()
 	busy := map[string]string{}
 	for k, v := range s.busy {
 		busy[k] = v
 	}
+	tables := append([]*table(nil), s.tables...)
 	var handled map[string]time.Time
 	if s.sched != nil {
 		handled = map[string]time.Time{}
-		for _, t := range s.tables {
+		for _, t := range tables {
 			handled[t.cfg.ID] = s.sched.Handled(t.cfg.ID)
 		}
 	}
 	s.mu.Unlock()
-	for _, t := range s.tables {
+	for _, t := range tables {
 		c := t.cfg
 		info := TableInfo{ID: c.ID, Location: location.SafeURI(c.Path), Name: c.Name, DryRunOnly: c.DryRunOnly, Running: busy[c.ID]}
 		info.Policy = PolicyInfo{Retention: "table", RetentionCheck: c.Policy.RetentionCheck, Mode: string(c.Policy.Mode), Trash: c.Policy.Trash}
@@ -383,12 +364,12 @@ func (s *Server) listTables(w http.ResponseWriter, r *http.Request) {
 			}
 			info.Schedule = si
 		}
-		if runs, err := s.st.Runs(r.Context(), c.ID, 1); err == nil && len(runs) == 1 {
+		if runs, err := s.st.Runs(ctx, c.ID, 1); err == nil && len(runs) == 1 {
 			info.LastRun = &runs[0]
 		}
 		out = append(out, info)
 	}
-	s.writeJSON(w, http.StatusOK, map[string]any{"tables": out})
+	return out
 }
 
 func scheduleTable(c *config.Table) *schedule.Table {
@@ -396,7 +377,7 @@ func scheduleTable(c *config.Table) *schedule.Table {
 }
 
 func (s *Server) tableOf(w http.ResponseWriter, r *http.Request) *table {
-	t, ok := s.byID[r.PathValue("id")]
+	t, ok := s.lookup(r.PathValue("id"))
 	if !ok {
 		s.fail(w, r, http.StatusNotFound, fmt.Errorf("no table %q in the configuration (GET /api/tables lists them)", r.PathValue("id")))
 		return nil

@@ -97,6 +97,18 @@ func Undo(ctx context.Context, store storage.Store, id string, opts Options) (*R
 	if opts.Concurrency <= 0 {
 		opts.Concurrency = 16
 	}
+	if rec.Status == StatusRunning && !opts.DryRun {
+		// A fresh heartbeat: the run's process is alive and deleting; moving files back under
+		// it would race its deletes.
+		at, ok, err := ReadHeartbeat(ctx, store, id)
+		if err != nil {
+			return nil, err
+		}
+		if ok && opts.Now.Sub(at) < DefaultStaleAfter {
+			return nil, fmt.Errorf("run %s of %s is still running: its heartbeat was written at %s (its process rewrites it every minute). Wait for it to end; if its process is gone, the heartbeat goes stale %s after that time, and --unfinished is accepted then",
+				id, store.Location(), at.UTC().Format(time.RFC3339), DefaultStaleAfter)
+		}
+	}
 	rep := &Report{Run: id, Table: store.Location(), At: opts.Now.UTC(), DryRun: opts.DryRun, Files: make([]FileResult, len(rec.Files))}
 	var restore func(ctx context.Context, e Entry) (string, string)
 	if opts.Hidden != nil && rec.Trash != "" && !opts.Hidden(rec.Trash) {

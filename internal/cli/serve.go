@@ -48,7 +48,7 @@ docs/service.md describes the file, the schedules and what is not built yet.`,
 				return err
 			}
 			if check {
-				fmt.Fprintf(cmd.OutOrStdout(), "%s: valid, %d tables\n", cfgPath, len(cfg.Tables))
+				fmt.Fprintf(cmd.OutOrStdout(), "%s: valid, %d tables, %d discover roots\n", cfgPath, len(cfg.Tables), len(cfg.Discover))
 				return nil
 			}
 			return serve(cmd.Context(), cmd, cfg, drainFor)

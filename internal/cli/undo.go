@@ -125,7 +125,7 @@ served works again; a later VACUUM deletes them again unless the retention is ra
 	f := cmd.Flags()
 	f.StringVar(&runID, "run", "", "the run to undo (default: the newest run that deleted files and was not undone)")
 	f.BoolVar(&dryRun, "dry-run", false, "say what would be restored; restore nothing")
-	f.BoolVar(&unfinished, "unfinished", false, "undo a run whose record says it is still running (it was killed): only when no vacuum runs on the table")
+	f.BoolVar(&unfinished, "unfinished", false, "undo a run whose record says it is still running (it was killed); refused while its heartbeat is fresh (under 15 minutes old)")
 	f.BoolVar(&asJSON, "json", false, "print one JSON document on standard output")
 	sf.add(cmd)
 	return cmd

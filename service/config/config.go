@@ -42,6 +42,15 @@ type Config struct {
 	// name to the environment variable holding its value.
 	StorageOptions map[string]EnvRef
 	Tables         []Table
+	// Discover are the roots whose Delta tables are found by listing (ops.go).
+	Discover []Discover
+	// Stores limit the requests per second of the tables under a location prefix.
+	Stores []Store
+	// Webhook, when set, is told of every failed run.
+	Webhook *Webhook
+	// StaleRunAfter is how long a RUNNING run record may go without a heartbeat before it is
+	// taken for the record of a process that died (DefaultStaleRunAfter when not written).
+	StaleRunAfter time.Duration
 }
 
 // Table is one table the service maintains.
@@ -89,6 +98,9 @@ type Policy struct {
 	FullEvery time.Duration
 	// Trash moves the files of a run to _deltavacuum/trash/ instead of deleting them.
 	Trash bool
+	// UndoWindow, with Trash, is how long a run's trash is kept (its undo stays possible);
+	// the service purges older trash. 0: never purged by the service.
+	UndoWindow time.Duration
 }
 
 // Retention is a preset or a number of hours. The zero value (nothing configured) is the
@@ -436,7 +448,7 @@ func (p *parser) envRef(f field, what string) (EnvRef, bool) {
 	return EnvRef(m[1]), true
 }
 
-var topKeys = []string{"listen", "dataDir", "token", "maxConcurrentRuns", "storageOptions", "tables"}
+var topKeys = []string{"listen", "dataDir", "token", "maxConcurrentRuns", "storageOptions", "tables", "discover", "stores", "webhook", "staleRunAfter"}
 
 func (p *parser) config(root *yaml.Node) *Config {
 	cfg := &Config{Listen: DefaultListen, MaxConcurrentRuns: 1}
@@ -475,9 +487,12 @@ func (p *parser) config(root *yaml.Node) *Config {
 			p.errf(f.value, "listen %s is not a loopback address: a token is required (token: ${DELTAVACUUM_TOKEN})", cfg.Listen)
 		}
 	}
+	p.ops(fs, cfg)
 	f, ok := fs["tables"]
 	if !ok {
-		p.errf(root, "tables is missing: list the tables to maintain")
+		if len(cfg.Discover) == 0 {
+			p.errf(root, "tables is missing: list the tables to maintain (or discover: roots to find them under)")
+		}
 		return cfg
 	}
 	if f.value.Kind != yaml.SequenceNode || len(f.value.Content) == 0 {
@@ -485,6 +500,9 @@ func (p *parser) config(root *yaml.Node) *Config {
 		return cfg
 	}
 	seen := map[string]int{}
+	for _, d := range cfg.Discover {
+		seen[strings.ToLower(d.ID)] = d.Line
+	}
 	for _, tn := range f.value.Content {
 		t, ok := p.table(tn)
 		if !ok {
@@ -551,7 +569,7 @@ var (
 	tableKeys  = []string{"id", "path", "name", "warehouse", "catalog", "policy", "schedule", "dryRunOnly", "storageOptions"}
 	idPattern  = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
 	namePart   = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_-]*$`)
-	policyKeys = []string{"retention", "retentionCheck", "mode", "fullEvery", "trash"}
+	policyKeys = []string{"retention", "retentionCheck", "mode", "fullEvery", "trash", "undoWindow"}
 	schedKeys  = []string{"cron", "timezone", "window", "jitter"}
 	windowKeys = []string{"start", "end"}
 )
@@ -616,18 +634,7 @@ func (p *parser) table(n *yaml.Node) (Table, bool) {
 	} else if t.Path != "" {
 		p.errf(n, "%s: a table given by path needs an id (the name the API uses for it)", what)
 	}
-	if f, ok := fs["policy"]; ok {
-		t.Policy = p.policy(f.value)
-	}
-	if f, ok := fs["schedule"]; ok {
-		t.Schedule = p.schedule(f.value)
-	}
-	if f, ok := fs["dryRunOnly"]; ok {
-		t.DryRunOnly, _ = p.boolean(f, "dryRunOnly")
-	}
-	if f, ok := fs["storageOptions"]; ok {
-		t.StorageOptions = p.storageOptions(f, "storageOptions")
-	}
+	p.settings(fs, &t.Policy, &t.Schedule, &t.DryRunOnly, &t.StorageOptions)
 	return t, len(p.problems) == before
 }
 
@@ -680,6 +687,13 @@ func (p *parser) policy(n *yaml.Node) Policy {
 	}
 	if f, ok := fs["trash"]; ok {
 		pol.Trash, _ = p.boolean(f, "trash")
+	}
+	if f, ok := fs["undoWindow"]; ok {
+		if !pol.Trash {
+			p.errf(f.keyN, "undoWindow applies with trash: true only (without trash a run's files are deleted at once; the store's own versioning or soft delete is its undo window)")
+		} else if d, ok := p.duration(f, "undoWindow", time.Hour, 366*24*time.Hour); ok {
+			pol.UndoWindow = d
+		}
 	}
 	return pol
 }

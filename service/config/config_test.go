@@ -205,20 +205,9 @@ func TestRefused(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := Parse([]byte(tc.yaml), "m.yaml", "/etc")
-			var e *Error
-			if !errors.As(err, &e) {
-				t.Fatalf("got %v, want a configuration error", err)
+			if p, ok := problem(t, tc.yaml, tc.want); ok && tc.line != 0 && p.Line != tc.line {
+				t.Errorf("%q on line %d, want line %d", p.Msg, p.Line, tc.line)
 			}
-			for _, p := range e.Problems {
-				if strings.Contains(p.Msg, tc.want) {
-					if tc.line != 0 && p.Line != tc.line {
-						t.Errorf("%q on line %d, want line %d", p.Msg, p.Line, tc.line)
-					}
-					return
-				}
-			}
-			t.Errorf("got %v, want a problem with %q", err, tc.want)
 		})
 	}
 }
@@ -342,4 +331,22 @@ func TestLoad(t *testing.T) {
 	if _, err := Load(filepath.Join(dir, "missing.yaml")); err == nil {
 		t.Error("a missing file loaded")
 	}
+}
+
+// problem returns the problem of the configuration yaml whose message holds want, failing the
+// test when the file is valid or no problem says it.
+func problem(t *testing.T, yaml, want string) (Problem, bool) {
+	t.Helper()
+	_, err := Parse([]byte(yaml), "m.yaml", "/etc")
+	var e *Error
+	if !errors.As(err, &e) {
+		t.Fatalf("got %v, want a configuration error", err)
+	}
+	for _, p := range e.Problems {
+		if strings.Contains(p.Msg, want) {
+			return p, true
+		}
+	}
+	t.Errorf("got %v, want a problem with %q", err, want)
+	return Problem{}, false
 }

@@ -255,7 +255,8 @@ type Start struct {
 // Tick starts the runs due at now: one per table at most, tables that are running
 // (Running) left waiting, and no more than the limit across tables. When more are due than
 // the limit allows, the run whose window closes first goes first (runs without a window
-// last), then the earliest planned start, then the table id. Fires that can no longer run are
+// last), then the earliest planned start, then the table whose fires are handled least far
+// (it has waited longest), then the table id. Fires that can no longer run are
 // marked handled.
 func (s *Scheduler) Tick(now time.Time) ([]Start, error) {
 	type due struct {
@@ -291,6 +292,12 @@ func (s *Scheduler) Tick(now time.Time) ([]Start, error) {
 		}
 		if !ready[i].d.Start.Equal(ready[j].d.Start) {
 			return ready[i].d.Start.Before(ready[j].d.Start)
+		}
+		// Missed fires merge into the newest, so tables left waiting share its start: the one
+		// handled longest ago (waiting longest) goes first, or the same tables would win every
+		// tick and the others never run.
+		if ha, hb := s.handled[ready[i].t.ID], s.handled[ready[j].t.ID]; !ha.Equal(hb) {
+			return ha.Before(hb)
 		}
 		return ready[i].t.ID < ready[j].t.ID
 	})

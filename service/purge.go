@@ -1,0 +1,60 @@
+package service
+
+import (
+	"context"
+	"time"
+
+	"github.com/deltavacuum/deltavacuum/undo"
+)
+
+// purgeEvery is how often the trash of a table with an undo window is purged.
+const purgeEvery = time.Hour
+
+// purgeTrash deletes for good, for each table with trash and an undoWindow (and not
+// dryRunOnly), the trash of the runs that started more than the window ago; at most once per
+// purgeEvery per table, and never while the table is held (a run, or an undo, which may be
+// bringing files back from that trash).
+func (s *Server) purgeTrash(ctx context.Context, now time.Time) {
+	for _, t := range s.tableList() {
+		p := t.cfg.Policy
+		if !p.Trash || p.UndoWindow <= 0 || t.cfg.DryRunOnly {
+			continue
+		}
+		s.mu.Lock()
+		last, done := s.ops.purged[t.cfg.ID]
+		s.mu.Unlock()
+		if done && now.Sub(last) < purgeEvery {
+			continue
+		}
+		if !s.hold(t.cfg.ID, "trash purge") {
+			continue // busy: the next tick tries again
+		}
+		s.purgeTable(ctx, t, now)
+		s.release(t.cfg.ID)
+	}
+}
+
+func (s *Server) purgeTable(ctx context.Context, t *table, now time.Time) {
+	dt, err := s.open(ctx, t)
+	if err != nil {
+		s.log.Warn("trash purge: opening the table", "table", t.cfg.ID, "error", s.red.String(err.Error()))
+		return
+	}
+	folder, err := undo.TrashFolder(undo.DefaultTrash)
+	if err != nil {
+		return
+	}
+	rep, err := undo.Purge(ctx, dt.Store, folder, t.cfg.Policy.UndoWindow, now, false)
+	s.mu.Lock()
+	s.ops.purged[t.cfg.ID] = now
+	s.mu.Unlock()
+	if rep != nil {
+		s.ops.m.purgedFiles.WithLabelValues(t.cfg.ID).Add(float64(rep.NumFiles))
+		if len(rep.Runs) > 0 {
+			s.log.Info("trash purged", "table", t.cfg.ID, "runs", len(rep.Runs), "files", rep.NumFiles, "bytes", rep.Bytes, "kept", len(rep.Kept))
+		}
+	}
+	if err != nil {
+		s.log.Warn("trash purge", "table", t.cfg.ID, "error", s.red.String(err.Error()))
+	}
+}

@@ -1,0 +1,348 @@
+package service
+
+import (
+	"bytes"
+	"embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"math"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/deltavacuum/deltavacuum/insight"
+	"github.com/deltavacuum/deltavacuum/service/state"
+	"github.com/deltavacuum/deltavacuum/vacuum"
+)
+
+// The web page: html/template pages and one CSS and one script file, embedded in the binary;
+// nothing is fetched from elsewhere (the Content-Security-Policy says 'self' only).
+//
+//go:embed web/templates/*.html web/static/*
+var webFiles embed.FS
+
+var pages = template.Must(template.New("").Funcs(template.FuncMap{
+	"bytes":     humanBytes,
+	"num":       humanCount,
+	"when":      when,
+	"money":     money,
+	"price":     unitPrice,
+	"hours":     func(h float64) string { return strconv.FormatFloat(h, 'f', -1, 64) + " h" },
+	"reason":    reasonText,
+	"isVacuum":  func(op string) bool { return strings.HasPrefix(op, "VACUUM") },
+	"compact":   compactJSON,
+	"add":       func(a, b int) int { return a + b },
+	"sub":       func(a, b int) int { return a - b },
+	"hasPrefix": strings.HasPrefix,
+	"pathEsc":   url.PathEscape,
+}).ParseFS(webFiles, "web/templates/*.html"))
+
+// handlePages adds the pages (GET only; their POSTs are the JSON API's) to mux.
+func (s *Server) handlePages(mux *http.ServeMux) {
+	static, _ := fs.Sub(webFiles, "web/static")
+	files := http.FileServerFS(static)
+	mux.Handle("GET /static/", http.StripPrefix("/static/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		w.Header().Set("Cache-Control", "no-cache")
+		files.ServeHTTP(w, r)
+	})))
+	for pattern, h := range map[string]func(*Server, http.ResponseWriter, *http.Request){
+		"GET /{$}":                         (*Server).tablesPage,
+		"GET /tables/{id}":                 (*Server).tablePage,
+		"GET /tables/{id}/previews/{plan}": (*Server).previewPage,
+		"GET /runs/{id}":                   (*Server).runPage,
+		"GET /login":                       (*Server).loginPage,
+	} {
+		mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) { h(s, w, r) })
+	}
+}
+
+// pageData is what every page template receives.
+type pageData struct {
+	Title    string
+	TokenSet bool // a token is configured: the page offers to log out
+	Body     any
+}
+
+// render executes page name into a buffer (so a failure is a clean 500), redacts it as every
+// response is, and writes it with a strict Content-Security-Policy.
+func (s *Server) render(w http.ResponseWriter, r *http.Request, code int, name, title string, body any) {
+	var buf bytes.Buffer
+	if err := pages.ExecuteTemplate(&buf, name, pageData{Title: title, TokenSet: s.token != "", Body: body}); err != nil {
+		s.log.Error("rendering a page", "page", name, "error", err.Error())
+		http.Error(w, "rendering the page failed; see the service's log", http.StatusInternalServerError)
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	h.Set("Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("Cache-Control", "no-store")
+	w.WriteHeader(code)
+	w.Write([]byte(s.red.String(buf.String())))
+}
+
+// errorPage answers a page request that cannot be served.
+func (s *Server) errorPage(w http.ResponseWriter, r *http.Request, code int, err error, table string) {
+	if code >= 500 {
+		s.log.Warn("page failed", "path", r.URL.Path, "status", code, "error", s.red.String(err.Error()))
+	}
+	s.render(w, r, code, "error.html", http.StatusText(code), map[string]string{"Error": err.Error(), "Table": table})
+}
+
+// pageTable is the table a page's path names, or nil after a 404 page.
+func (s *Server) pageTable(w http.ResponseWriter, r *http.Request) *table {
+	t, ok := s.lookup(r.PathValue("id"))
+	if !ok {
+		s.errorPage(w, r, http.StatusNotFound, fmt.Errorf("no table %q in the configuration", r.PathValue("id")), "")
+		return nil
+	}
+	return t
+}
+
+func (s *Server) infoOf(r *http.Request, id string) TableInfo {
+	for _, in := range s.tableInfos(r.Context()) {
+		if in.ID == id {
+			return in
+		}
+	}
+	return TableInfo{ID: id}
+}
+
+// tableRow is one table of the tables page.
+type tableRow struct {
+	Info TableInfo
+	Last *InspectionPoint
+	Bar  template.HTML
+}
+
+func (s *Server) tablesPage(w http.ResponseWriter, r *http.Request) {
+	var rows []tableRow
+	price := defaultPrice()
+	for _, in := range s.tableInfos(r.Context()) {
+		row := tableRow{Info: in}
+		pts, rep, err := s.inspectionsOf(r, in.ID, 1)
+		if err == nil && len(pts) == 1 {
+			row.Last = &pts[0]
+			row.Bar = shareBar(pts[0].LiveBytes, pts[0].ReclaimableBytes)
+			price = rep.Price
+		}
+		rows = append(rows, row)
+	}
+	s.render(w, r, http.StatusOK, "tables.html", "Tables", map[string]any{"Rows": rows, "Price": price})
+}
+
+func defaultPrice() insight.Price {
+	return insight.Price{PerGBMonth: insight.DefaultPricePerGBMonth, Currency: insight.DefaultCurrency, Source: insight.DefaultPriceSource}
+}
+
+// runRow is a run with its figures decoded.
+type runRow struct {
+	state.Run
+	F Figures
+}
+
+func runRowOf(run state.Run) runRow {
+	rr := runRow{Run: run}
+	_ = json.Unmarshal(run.Figures, &rr.F)
+	return rr
+}
+
+// historyShown is how many commits the table page shows.
+const historyShown = 50
+
+func (s *Server) tablePage(w http.ResponseWriter, r *http.Request) {
+	t := s.pageTable(w, r)
+	if t == nil {
+		return
+	}
+	pts, last, err := s.inspectionsOf(r, t.cfg.ID, 200)
+	if err != nil {
+		s.errorPage(w, r, http.StatusInternalServerError, err, t.cfg.ID)
+		return
+	}
+	d := map[string]any{"Info": s.infoOf(r, t.cfg.ID), "Points": pts, "Last": last, "Chart": bytesChart(pts), "Forecast": forecastChart(last), "HistoryShown": historyShown}
+	if last != nil {
+		d["Price"] = last.Price
+	} else {
+		d["Price"] = defaultPrice()
+	}
+	if h, err := s.historyOf(r, t, historyShown); err != nil {
+		d["HistoryError"] = err.Error()
+	} else {
+		d["History"] = h
+	}
+	runs, err := s.st.Runs(r.Context(), t.cfg.ID, 50)
+	if err != nil {
+		s.errorPage(w, r, http.StatusInternalServerError, err, t.cfg.ID)
+		return
+	}
+	var rows []runRow
+	for _, run := range runs {
+		rows = append(rows, runRowOf(run))
+	}
+	d["Runs"] = rows
+	s.render(w, r, http.StatusOK, "table.html", t.cfg.ID, d)
+}
+
+// filesPerPage is the page size of a preview's file list.
+const filesPerPage = 100
+
+func (s *Server) previewPage(w http.ResponseWriter, r *http.Request) {
+	t := s.pageTable(w, r)
+	if t == nil {
+		return
+	}
+	digest := r.PathValue("plan")
+	if !vacuum.ValidDigest(digest) {
+		s.errorPage(w, r, http.StatusBadRequest, fmt.Errorf("%q is not the digest of a preview", digest), t.cfg.ID)
+		return
+	}
+	p := s.web.find(t.cfg.ID, digest)
+	if p == nil {
+		s.errorPage(w, r, http.StatusNotFound, fmt.Errorf("this preview of %s is no longer kept (the service keeps the newest %d previews, until it stops): preview the table again", t.cfg.ID, maxPreviews), t.cfg.ID)
+		return
+	}
+	pageNo, err := intParam(r, "page", 1, 1, maxOffset/filesPerPage)
+	if err != nil {
+		s.errorPage(w, r, http.StatusBadRequest, err, t.cfg.ID)
+		return
+	}
+	pp := previewPageOf(p, (pageNo-1)*filesPerPage, filesPerPage, 50)
+	pagesN := max(1, (len(p.Result.Files)+filesPerPage-1)/filesPerPage)
+	if pageNo > pagesN {
+		s.errorPage(w, r, http.StatusBadRequest, fmt.Errorf("parameter page=%d: the preview has %d pages of files", pageNo, pagesN), t.cfg.ID)
+		return
+	}
+	d := map[string]any{"P": pp, "Page": pageNo, "Pages": pagesN, "DryRunOnly": t.cfg.DryRunOnly, "Observed": p.Observed,
+		"FoldersNotShown": len(p.Folders) - len(pp.Folders.Items), "FolderChart": foldersChart(pp.Folders.Items),
+		"Warnings": p.Result.Warnings}
+	if moved := r.URL.Query().Get("moved"); moved != "" {
+		if run, err := s.st.Run(r.Context(), moved); err == nil && run.Table == t.cfg.ID {
+			d["Moved"] = run.ID
+		}
+	}
+	s.render(w, r, http.StatusOK, "preview.html", "Preview of "+t.cfg.ID, d)
+}
+
+func (s *Server) runPage(w http.ResponseWriter, r *http.Request) {
+	run, err := s.st.Run(r.Context(), r.PathValue("id"))
+	if errors.Is(err, state.ErrNotFound) {
+		s.errorPage(w, r, http.StatusNotFound, err, "")
+		return
+	}
+	if err != nil {
+		s.errorPage(w, r, http.StatusInternalServerError, err, "")
+		return
+	}
+	s.render(w, r, http.StatusOK, "run.html", "Run "+run.ID, map[string]any{"R": runRowOf(*run)})
+}
+
+func (s *Server) loginPage(w http.ResponseWriter, r *http.Request) {
+	next := r.URL.Query().Get("next")
+	// Only a path of this service: never a redirect elsewhere.
+	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.Contains(next, `\`) {
+		next = "/"
+	}
+	s.render(w, r, http.StatusOK, "login.html", "Log in", map[string]any{"Next": next, "NoToken": s.token == ""})
+}
+
+// humanBytes is n in binary units.
+func humanBytes(n int64) string {
+	const unit = 1024
+	if n < unit && n > -unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	f, i := float64(n), 0
+	units := []string{"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"}
+	for math.Abs(f) >= unit && i < len(units)-1 {
+		f /= unit
+		i++
+	}
+	return fmt.Sprintf("%.1f %s", f, units[i])
+}
+
+// humanCount is n with thousands separated.
+func humanCount(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
+
+// when is a time in UTC, to the second; "" for the zero time.
+func when(v any) string {
+	var t time.Time
+	switch x := v.(type) {
+	case time.Time:
+		t = x
+	case *time.Time:
+		if x == nil {
+			return ""
+		}
+		t = *x
+	}
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format("2006-01-02 15:04:05 UTC")
+}
+
+// money is an amount in the price's currency: cents, and "< 0.01" for less than a cent.
+func money(v float64, p insight.Price) string {
+	if v > 0 && v < 0.01 {
+		return fmt.Sprintf("< %s 0.01", p.Currency)
+	}
+	return fmt.Sprintf("%s %.2f", p.Currency, v)
+}
+
+// unitPrice is the price of a GB-month, as precise as it was given.
+func unitPrice(p insight.Price) string {
+	return p.Currency + " " + strconv.FormatFloat(p.PerGBMonth, 'f', -1, 64)
+}
+
+func compactJSON(b json.RawMessage) string {
+	var buf bytes.Buffer
+	if len(b) == 0 || json.Compact(&buf, b) != nil {
+		return ""
+	}
+	if s := buf.String(); s != "{}" && s != "null" {
+		return s
+	}
+	return ""
+}
+
+// reasonText says why a preview deletes f: the planner's reason, with its age.
+func reasonText(f vacuum.File, cutoff time.Time) string {
+	age := ""
+	if !f.ModificationTime.IsZero() {
+		age = ", last modified " + when(f.ModificationTime) + ", before the cutoff " + when(cutoff)
+	}
+	switch f.Reason {
+	case vacuum.ReasonTombstone:
+		return "removed from the table by a tombstone older than the retention" + age
+	case vacuum.ReasonUntracked:
+		return "untracked: named by no action of the log" + age
+	case vacuum.ReasonChangeData:
+		return "change data (_change_data/) no action protects" + age
+	case vacuum.ReasonDeletionVector:
+		return "a deletion vector no action names" + age
+	}
+	return string(f.Reason) + age
+}

@@ -1,0 +1,359 @@
+package service
+
+import (
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/deltavacuum/deltavacuum/deltalog"
+	"github.com/deltavacuum/deltavacuum/insight"
+	"github.com/deltavacuum/deltavacuum/service/state"
+	"github.com/deltavacuum/deltavacuum/vacuum"
+)
+
+// webRoutes are the JSON endpoints the web page uses, beside routes; docs/openapi.yaml
+// documents both.
+var webRoutes = []route{
+	{"GET", "/api/tables/{id}/history", (*Server).history},
+	{"GET", "/api/tables/{id}/inspections", (*Server).inspections},
+	{"GET", "/api/tables/{id}/runs", (*Server).tableRuns},
+	{"GET", "/api/tables/{id}/previews/{plan}", (*Server).getPreview},
+	{"GET", "/api/runs/{id}/progress", (*Server).progress},
+	{"POST", "/api/login", (*Server).login},
+	{"POST", "/api/logout", (*Server).logout},
+}
+
+// apiRoutes are every JSON endpoint.
+func apiRoutes() []route {
+	return append(append([]route(nil), routes...), webRoutes...)
+}
+
+// cookieName is the cookie the login form sets: it holds the token (HttpOnly, SameSite=Strict).
+const cookieName = "deltavacuum_token"
+
+// openPath: the requests that need no token (the health check, the login page and its form,
+// the page's CSS and script).
+func openPath(r *http.Request) bool {
+	p := r.URL.Path
+	return p == "/healthz" || p == "/login" || p == "/api/login" || strings.HasPrefix(p, "/static/")
+}
+
+// authorized: the bearer token, or the cookie of the login, compared in constant time.
+func (s *Server) authorized(r *http.Request) bool {
+	if got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok {
+		return subtle.ConstantTimeCompare([]byte(got), []byte(s.token)) == 1
+	}
+	if c, err := r.Cookie(cookieName); err == nil {
+		return subtle.ConstantTimeCompare([]byte(c.Value), []byte(s.token)) == 1
+	}
+	return false
+}
+
+// pageRequest: a GET of a page (not of the API or the metrics), answered with the login
+// page rather than a 401.
+func pageRequest(r *http.Request) bool {
+	p := r.URL.Path
+	return r.Method == http.MethodGet && !strings.HasPrefix(p, "/api/") && p != "/metrics"
+}
+
+func redirectToLogin(w http.ResponseWriter, r *http.Request) {
+	http.Redirect(w, r, "/login?next="+url.QueryEscape(r.URL.RequestURI()), http.StatusSeeOther)
+}
+
+// login checks {"token": "..."} and sets the cookie the page's requests then carry.
+func (s *Server) login(w http.ResponseWriter, r *http.Request) {
+	var body struct {
+		Token string `json:"token"`
+	}
+	if err := decode(r, &body); err != nil {
+		s.fail(w, r, http.StatusBadRequest, err)
+		return
+	}
+	if s.token == "" {
+		s.writeJSON(w, http.StatusOK, map[string]any{"loggedIn": true, "note": "no token is configured: nothing to log in to"})
+		return
+	}
+	if subtle.ConstantTimeCompare([]byte(body.Token), []byte(s.token)) != 1 {
+		s.fail(w, r, http.StatusUnauthorized, errors.New("that is not the token of this service (the token: key of maintenance.yaml names the variable that holds it)"))
+		return
+	}
+	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: s.token, Path: "/", HttpOnly: true, Secure: r.TLS != nil, SameSite: http.SameSiteStrictMode})
+	s.writeJSON(w, http.StatusOK, map[string]any{"loggedIn": true})
+}
+
+func (s *Server) logout(w http.ResponseWriter, r *http.Request) {
+	var body struct{}
+	if err := decode(r, &body); err != nil {
+		s.fail(w, r, http.StatusBadRequest, err)
+		return
+	}
+	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: "", Path: "/", MaxAge: -1, HttpOnly: true, Secure: r.TLS != nil, SameSite: http.SameSiteStrictMode})
+	s.writeJSON(w, http.StatusOK, map[string]any{"loggedIn": false})
+}
+
+// intParam reads the query parameter name: def when absent, an error naming the range when it
+// is not a whole number in [lo, hi].
+func intParam(r *http.Request, name string, def, lo, hi int) (int, error) {
+	vals, ok := r.URL.Query()[name]
+	if !ok {
+		return def, nil
+	}
+	if len(vals) != 1 {
+		return 0, fmt.Errorf("parameter %s is given %d times: give it once", name, len(vals))
+	}
+	n, err := strconv.Atoi(vals[0])
+	if err != nil || n < lo || n > hi {
+		return 0, fmt.Errorf("parameter %s=%q: want a whole number from %d to %d", name, vals[0], lo, hi)
+	}
+	return n, nil
+}
+
+// limitOf reads ?limit= (1 to most, default def), answering 400 when it is refused.
+func (s *Server) limitOf(w http.ResponseWriter, r *http.Request, def, most int) (int, bool) {
+	n, err := intParam(r, "limit", def, 1, most)
+	if err != nil {
+		s.fail(w, r, http.StatusBadRequest, err)
+		return 0, false
+	}
+	return n, true
+}
+
+// paging reads ?offset= and ?limit= (1 to most, default def), answering 400 when one is refused.
+func (s *Server) paging(w http.ResponseWriter, r *http.Request, def, most int) (offset, limit int, ok bool) {
+	if limit, ok = s.limitOf(w, r, def, most); !ok {
+		return 0, 0, false
+	}
+	offset, err := intParam(r, "offset", 0, 0, maxOffset)
+	if err != nil {
+		s.fail(w, r, http.StatusBadRequest, err)
+		return 0, 0, false
+	}
+	return offset, limit, true
+}
+
+// Page is one page of a list: Total items, of which Items from Offset.
+type Page[T any] struct {
+	Total  int `json:"total"`
+	Offset int `json:"offset"`
+	Limit  int `json:"limit"`
+	Items  []T `json:"items"`
+}
+
+// pageOf cuts the page [offset, offset+limit) out of all.
+func pageOf[T any](all []T, offset, limit int) Page[T] {
+	p := Page[T]{Total: len(all), Offset: offset, Limit: limit, Items: []T{}}
+	if offset < len(all) {
+		p.Items = all[offset:min(len(all), offset+limit)]
+	}
+	return p
+}
+
+// Paging limits of the endpoints.
+const (
+	maxHistory     = 1000
+	maxOffset      = 10_000_000
+	maxPageSize    = 1000
+	maxInspections = 1000
+	maxTableRuns   = 1000
+)
+
+// history is DESCRIBE HISTORY of the table, newest first: ?limit= (1 to 1000, default 100)
+// and ?offset= (the newest to skip).
+func (s *Server) history(w http.ResponseWriter, r *http.Request) {
+	t := s.tableOf(w, r)
+	if t == nil {
+		return
+	}
+	offset, limit, ok := s.paging(w, r, 100, maxHistory)
+	if !ok {
+		return
+	}
+	entries, err := s.historyOf(r, t, offset+limit)
+	if err != nil {
+		s.fail(w, r, http.StatusBadGateway, err)
+		return
+	}
+	page := pageOf(entries, offset, limit)
+	page.Total = -1 // not counted: History reads the newest offset+limit only
+	s.writeJSON(w, http.StatusOK, page)
+}
+
+func (s *Server) historyOf(r *http.Request, t *table, n int) ([]deltalog.HistoryEntry, error) {
+	dt, err := s.open(r.Context(), t)
+	if err != nil {
+		return nil, err
+	}
+	h, err := deltalog.History(r.Context(), dt.Store, n)
+	if err != nil {
+		return nil, fmt.Errorf("table %s: DESCRIBE HISTORY: %w", t.cfg.ID, err)
+	}
+	return h, nil
+}
+
+// InspectionPoint is one inspection the state database keeps: the figures the charts draw.
+type InspectionPoint struct {
+	At               time.Time `json:"at"`
+	Version          int64     `json:"version"`
+	LiveFiles        int64     `json:"liveFiles"`
+	LiveBytes        int64     `json:"liveBytes"`
+	ReclaimableFiles int64     `json:"reclaimableFiles"`
+	ReclaimableBytes int64     `json:"reclaimableBytes"`
+	CostPerMonth     float64   `json:"costPerMonth"`
+	RetentionHours   float64   `json:"retentionHours"`
+}
+
+// inspectionsOf returns the newest limit inspections of table, oldest first, and the newest
+// full report (nil when there is none).
+func (s *Server) inspectionsOf(r *http.Request, table string, limit int) ([]InspectionPoint, *insight.Report, error) {
+	ins, err := s.st.Inspections(r.Context(), table, time.Time{}, limit)
+	if err != nil {
+		return nil, nil, err
+	}
+	out := make([]InspectionPoint, 0, len(ins))
+	var last *insight.Report
+	for _, in := range ins {
+		var rep insight.Report
+		if err := json.Unmarshal(in.Figures, &rep); err != nil {
+			continue // figures of another build: not drawn
+		}
+		out = append(out, InspectionPoint{At: in.At, Version: in.Version, LiveFiles: rep.Files.Live.Files, LiveBytes: rep.Files.Live.Bytes,
+			ReclaimableFiles: rep.Reclaimable.Files, ReclaimableBytes: rep.Reclaimable.Bytes, CostPerMonth: rep.Reclaimable.CostPerMonth, RetentionHours: rep.RetentionHours})
+		last = &rep
+	}
+	return out, last, nil
+}
+
+// inspections are the inspect figures kept over time: ?limit= the newest (1 to 1000, default 200).
+func (s *Server) inspections(w http.ResponseWriter, r *http.Request) {
+	t := s.tableOf(w, r)
+	if t == nil {
+		return
+	}
+	limit, ok := s.limitOf(w, r, 200, maxInspections)
+	if !ok {
+		return
+	}
+	pts, _, err := s.inspectionsOf(r, t.cfg.ID, limit)
+	if err != nil {
+		s.fail(w, r, http.StatusInternalServerError, err)
+		return
+	}
+	s.writeJSON(w, http.StatusOK, map[string]any{"table": t.cfg.ID, "inspections": pts})
+}
+
+// tableRuns are the table's runs, newest first: ?limit= (1 to 1000, default 50).
+func (s *Server) tableRuns(w http.ResponseWriter, r *http.Request) {
+	t := s.tableOf(w, r)
+	if t == nil {
+		return
+	}
+	limit, ok := s.limitOf(w, r, 50, maxTableRuns)
+	if !ok {
+		return
+	}
+	runs, err := s.st.Runs(r.Context(), t.cfg.ID, limit)
+	if err != nil {
+		s.fail(w, r, http.StatusInternalServerError, err)
+		return
+	}
+	if runs == nil {
+		runs = []state.Run{}
+	}
+	s.writeJSON(w, http.StatusOK, map[string]any{"table": t.cfg.ID, "runs": runs})
+}
+
+// previewOf returns the kept preview the path names, or answers 400 or 404.
+func (s *Server) previewOf(w http.ResponseWriter, r *http.Request, t *table) *preview {
+	d := r.PathValue("plan")
+	if !vacuum.ValidDigest(d) {
+		s.fail(w, r, http.StatusBadRequest, fmt.Errorf("%q is not the planDigest of a preview", d))
+		return nil
+	}
+	p := s.web.find(t.cfg.ID, d)
+	if p == nil {
+		s.fail(w, r, http.StatusNotFound, fmt.Errorf("table %s: no preview %s is kept (the service keeps the newest %d, until it stops): POST /api/tables/%s/preview makes a new one", t.cfg.ID, d, maxPreviews, t.cfg.ID))
+	}
+	return p
+}
+
+// PreviewPage is a page of a kept preview's files, with its figures and folder totals.
+type PreviewPage struct {
+	Table       string            `json:"table"`
+	PlanDigest  string            `json:"planDigest"`
+	At          time.Time         `json:"at"`
+	Version     int64             `json:"version"`
+	Mode        vacuum.Mode       `json:"mode"`
+	Retention   float64           `json:"retentionHours"`
+	Cutoff      time.Time         `json:"cutoff"`
+	NumFiles    int64             `json:"numFilesToDelete"`
+	Bytes       int64             `json:"sizeOfDataToDelete"`
+	Directories int               `json:"numDirectoriesToDelete"`
+	Kept        []ruleCount       `json:"keptByRule"`
+	Folders     Page[folderTotal] `json:"folders"`
+	Files       Page[vacuum.File] `json:"files"`
+}
+
+// getPreview is a kept preview: ?offset= and ?limit= (1 to 1000, default 100) page its
+// files; the folders are the first 100 by bytes.
+func (s *Server) getPreview(w http.ResponseWriter, r *http.Request) {
+	t := s.tableOf(w, r)
+	if t == nil {
+		return
+	}
+	p := s.previewOf(w, r, t)
+	if p == nil {
+		return
+	}
+	offset, limit, ok := s.paging(w, r, 100, maxPageSize)
+	if !ok {
+		return
+	}
+	s.writeJSON(w, http.StatusOK, previewPageOf(p, offset, limit, 100))
+}
+
+func previewPageOf(p *preview, offset, limit, folders int) PreviewPage {
+	res := p.Result
+	return PreviewPage{Table: p.Table, PlanDigest: p.Digest, At: p.At, Version: res.Version, Mode: res.Mode, Retention: res.RetentionHours,
+		Cutoff: res.Cutoff, NumFiles: res.NumFilesToDelete, Bytes: res.SizeOfDataToDelete, Directories: len(res.Dirs),
+		Kept: p.Kept, Folders: pageOf(p.Folders, 0, folders), Files: pageOf(res.Files, offset, limit)}
+}
+
+// Progress is a run and, while it runs in this service, its live counters.
+type Progress struct {
+	Run      *state.Run       `json:"run"`
+	Progress *vacuum.Snapshot `json:"progress,omitempty"`
+}
+
+func (s *Server) progress(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	s.mu.Lock()
+	var c *vacuum.Counters
+	if ar, ok := s.active[id]; ok {
+		c = ar.counters
+	}
+	s.mu.Unlock()
+	var snap *vacuum.Snapshot
+	if c != nil {
+		sn := c.Snapshot()
+		snap = &sn
+	}
+	run, err := s.st.Run(r.Context(), id)
+	if errors.Is(err, state.ErrNotFound) {
+		s.fail(w, r, http.StatusNotFound, err)
+		return
+	}
+	if err != nil {
+		s.fail(w, r, http.StatusInternalServerError, err)
+		return
+	}
+	if run.Status != state.StatusRunning {
+		snap = nil
+	}
+	s.writeJSON(w, http.StatusOK, Progress{Run: run, Progress: snap})
+}

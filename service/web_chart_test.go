@@ -1,0 +1,42 @@
+package service
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/deltavacuum/deltavacuum/insight"
+)
+
+// TestCharts: the charts draw a line per series through every point, scaled to the largest
+// value, and escape their labels.
+func TestCharts(t *testing.T) {
+	at := time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
+	pts := []InspectionPoint{{At: at, LiveBytes: 100, ReclaimableBytes: 0}, {At: at.Add(time.Hour), LiveBytes: 200, ReclaimableBytes: 50}}
+	svg := string(bytesChart(pts))
+	if strings.Count(svg, "<polyline") != 2 || strings.Count(svg, "<circle") != 4 {
+		t.Errorf("two series of two points: %s", svg)
+	}
+	// 100 of 200 is half way up; the largest value at the top; the first time at the left.
+	if !strings.Contains(svg, `points="70.0,108.0 624.0,16.0"`) {
+		t.Errorf("the live series is not scaled to the plot: %s", svg)
+	}
+	if bytesChart(nil) != "" || forecastChart(nil) != "" || shareBar(0, 0) != "" {
+		t.Error("a chart of nothing is drawn")
+	}
+	rep := &insight.Report{Now: at, Reclaimable: insight.Reclaimable{Count: insight.Count{Bytes: 5}},
+		Forecast: []insight.Day{{Day: 1, Clock: at.Add(24 * time.Hour), Total: insight.Count{Bytes: 10}}}}
+	if fc := string(forecastChart(rep)); !strings.Contains(fc, `stroke-dasharray`) || strings.Count(fc, "<circle") != 2 {
+		t.Errorf("forecast: %s", fc)
+	}
+	evil := string(lineChart(`<script>x</script>`, []series{{Name: `"><script>y</script>`, Points: []chartPoint{{at, 1}}}}))
+	if strings.Contains(evil, "<script>") || !strings.Contains(evil, "&lt;script&gt;") {
+		t.Errorf("labels not escaped: %s", evil)
+	}
+	if bar := string(shareBar(75, 25)); !strings.Contains(bar, `x="75.00" width="25.00"`) {
+		t.Errorf("share bar: %s", bar)
+	}
+	if fc := string(foldersChart([]folderTotal{{Path: "p=<b>", DeleteBytes: 10}, {Path: "", DeleteBytes: 5}, {Path: "q", DeleteBytes: 0}})); strings.Count(fc, "<rect") != 2 || strings.Contains(fc, "<b>") || !strings.Contains(fc, "(table root)") {
+		t.Errorf("folders chart: %s", fc)
+	}
+}

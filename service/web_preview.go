@@ -1,0 +1,191 @@
+package service
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/deltavacuum/deltavacuum"
+	"github.com/deltavacuum/deltavacuum/vacuum"
+)
+
+// maxPreviews and maxPreviewFiles bound the previews the service keeps for the web page (each
+// holds its plan's file list): the oldest is forgotten first (the newest is always kept), and
+// its page then asks for a new preview.
+const (
+	maxPreviews     = 16
+	maxPreviewFiles = 2_000_000
+)
+
+// webState is what the web page needs kept between requests: the recent previews.
+type webState struct {
+	mu       sync.Mutex
+	previews []*preview // oldest first
+}
+
+// preview is one DRY RUN of a table, kept so the page can show it page by page and run
+// exactly it (its digest).
+type preview struct {
+	Table  string
+	Digest string
+	At     time.Time
+	Result *vacuum.Result
+	// Folders are the totals per folder (partition) of the table, most bytes to delete
+	// first; Kept counts the kept entries of the listing by the planner's rule.
+	Folders []folderTotal
+	Kept    []ruleCount
+	// Observed is false when the planner listed nothing (LITE): Kept is then empty.
+	Observed bool
+}
+
+func (p *preview) url() string {
+	return "/tables/" + url.PathEscape(p.Table) + "/previews/" + p.Digest
+}
+
+// folderTotal is what a preview deletes and keeps in one folder.
+type folderTotal struct {
+	Path        string         `json:"path"`
+	DeleteFiles int64          `json:"deleteFiles"`
+	DeleteBytes int64          `json:"deleteBytes"`
+	KeptFiles   int64          `json:"keptFiles"`
+	KeptByRule  map[string]int `json:"keptByRule,omitempty"`
+}
+
+// ruleCount is a number of listed files a rule of the planner decided.
+type ruleCount struct {
+	Rule  string `json:"rule"`
+	Files int64  `json:"files"`
+	Bytes int64  `json:"bytes"`
+}
+
+// previewAnswer is POST /api/tables/{id}/preview: the DRY RUN result, with the digest a run
+// request names to execute exactly this plan, and the page that shows it.
+type previewAnswer struct {
+	*vacuum.Result
+	PlanDigest string `json:"planDigest"`
+	PreviewURL string `json:"previewUrl"`
+}
+
+// folderOf is the folder of a table-relative path ("" for the root).
+func folderOf(path string) string {
+	if i := strings.LastIndexByte(path, '/'); i >= 0 {
+		return path[:i]
+	}
+	return ""
+}
+
+// verdicts sorts the planner's verdicts on the kept entries by folder and rule.
+type verdicts struct {
+	folders map[string]*folderTotal
+	rules   map[vacuum.Rule]*ruleCount
+	seen    bool
+}
+
+func (v *verdicts) observe(vd vacuum.Verdict) {
+	v.seen = true
+	if vd.Object.IsDir || vd.Deletes() {
+		return
+	}
+	r := v.rules[vd.Rule]
+	if r == nil {
+		r = &ruleCount{Rule: string(vd.Rule)}
+		v.rules[vd.Rule] = r
+	}
+	r.Files++
+	r.Bytes += vd.Object.Size
+	ft := v.folder(folderOf(vd.Object.Key))
+	ft.KeptFiles++
+	if ft.KeptByRule == nil {
+		ft.KeptByRule = map[string]int{}
+	}
+	ft.KeptByRule[string(vd.Rule)]++
+}
+
+func (v *verdicts) folder(p string) *folderTotal {
+	ft := v.folders[p]
+	if ft == nil {
+		ft = &folderTotal{Path: p}
+		v.folders[p] = ft
+	}
+	return ft
+}
+
+// previewPlan makes the DRY RUN of req (the policy's), with the planner's verdicts, and keeps
+// it for the page.
+func (s *Server) previewPlan(ctx context.Context, t *table, dt *deltavacuum.Table, req deltavacuum.VacuumRequest) (*preview, error) {
+	v := &verdicts{folders: map[string]*folderTotal{}, rules: map[vacuum.Rule]*ruleCount{}}
+	req.DryRun, req.Observe = true, v.observe
+	res, err := s.vacuum(ctx, t, dt, req, "")
+	if err != nil {
+		return nil, err
+	}
+	if res.Plan == nil {
+		return nil, errors.New("the dry run returned no plan")
+	}
+	// What is deleted is the plan's (a nested table found late in the listing takes back a
+	// verdict); what is kept, the planner's verdicts.
+	for _, f := range res.Files {
+		ft := v.folder(folderOf(f.Path))
+		ft.DeleteFiles++
+		ft.DeleteBytes += f.Size
+	}
+	p := &preview{Table: t.cfg.ID, Digest: vacuum.Digest(res.Plan), At: s.now(), Result: res, Observed: v.seen}
+	for _, ft := range v.folders {
+		p.Folders = append(p.Folders, *ft)
+	}
+	slices.SortFunc(p.Folders, func(a, b folderTotal) int {
+		return cmp.Or(cmp.Compare(b.DeleteBytes, a.DeleteBytes), cmp.Compare(b.DeleteFiles, a.DeleteFiles), cmp.Compare(a.Path, b.Path))
+	})
+	for _, r := range v.rules {
+		p.Kept = append(p.Kept, *r)
+	}
+	slices.SortFunc(p.Kept, func(a, b ruleCount) int { return cmp.Or(cmp.Compare(b.Files, a.Files), cmp.Compare(a.Rule, b.Rule)) })
+	s.web.keep(p)
+	return p, nil
+}
+
+// keep remembers p, forgetting the oldest preview beyond maxPreviews (and an older preview of
+// the same plan).
+func (w *webState) keep(p *preview) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.previews = slices.DeleteFunc(w.previews, func(q *preview) bool { return q.Table == p.Table && q.Digest == p.Digest })
+	w.previews = append(w.previews, p)
+	files := 0
+	for _, q := range w.previews {
+		files += len(q.Result.Files)
+	}
+	for len(w.previews) > 1 && (len(w.previews) > maxPreviews || files > maxPreviewFiles) {
+		files -= len(w.previews[0].Result.Files)
+		w.previews = w.previews[1:]
+	}
+}
+
+// find returns the kept preview of table with digest, nil if none.
+func (w *webState) find(table, digest string) *preview {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, p := range w.previews {
+		if p.Table == table && p.Digest == digest {
+			return p
+		}
+	}
+	return nil
+}
+
+// planChangedFigures are the figures of a run the library refused because its plan was not
+// the previewed one (nil for any other failure without a result).
+func planChangedFigures(req deltavacuum.VacuumRequest, err error) []byte {
+	var pc *vacuum.PlanChangedError
+	if !errors.As(err, &pc) {
+		return nil
+	}
+	b, _ := json.Marshal(Figures{Mode: req.Mode, PlanDigest: req.ExpectPlan, PlanChanged: true})
+	return b
+}

@@ -1,0 +1,153 @@
+package service
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"sync"
+	"time"
+
+	"github.com/deltavacuum/deltavacuum/internal/redact"
+	"github.com/deltavacuum/deltavacuum/service/config"
+	"github.com/deltavacuum/deltavacuum/service/state"
+)
+
+// webhook posts failed runs to a URL. Delivery is in the background, a bounded number of
+// attempts with backoff: a webhook that is slow, refuses or is unreachable never holds up or
+// changes a run.
+type webhook struct {
+	url  string
+	host string // for logs: the URL may carry a secret
+	// attempts and backoff bound the delivery: attempt i+1 waits backoff(i) after attempt i.
+	attempts int
+	backoff  func(i int) time.Duration
+	sleep    func(ctx context.Context, d time.Duration) error
+	client   *http.Client
+	wg       sync.WaitGroup
+}
+
+func newWebhook(w *config.Webhook, getenv func(string) string, red *redact.Redactor) (*webhook, error) {
+	u, err := w.ResolveURL(getenv)
+	if err != nil {
+		return nil, err
+	}
+	red.Add(u)
+	red.AddURI(u)
+	pu, _ := url.Parse(u)
+	if pu.Path != "" && pu.Path != "/" {
+		red.Add(pu.Path) // chat webhooks carry their secret in the path
+	}
+	return &webhook{
+		url: u, host: pu.Scheme + "://" + pu.Host, attempts: 4,
+		backoff: func(i int) time.Duration { return time.Duration(1<<i) * time.Second },
+		sleep:   sleepCtx,
+		// No redirect is followed: the body would go where the configuration did not say.
+		client: &http.Client{Timeout: 10 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }},
+	}, nil
+}
+
+// FailedRunEvent is the body of a webhook post.
+type FailedRunEvent struct {
+	// Event is "run.failed".
+	Event    string    `json:"event"`
+	Table    string    `json:"table"`
+	Location string    `json:"location,omitempty"`
+	Run      state.Run `json:"run"`
+	// Undo says what to do about what the run deleted.
+	Undo string `json:"undo,omitempty"`
+}
+
+// notifyFailed posts the failed run id of t, in the background.
+func (s *Server) notifyFailed(id string, t *table) {
+	h := s.ops.hook
+	if h == nil {
+		return
+	}
+	run, err := s.st.Run(context.Background(), id)
+	if err != nil {
+		s.log.Warn("webhook: reading the run", "run", id, "error", err.Error())
+		return
+	}
+	ev := FailedRunEvent{Event: "run.failed", Table: t.cfg.ID, Location: t.cfg.Path, Run: *run}
+	if run.RecordID != "" {
+		ev.Undo = "deltavacuum undo " + t.cfg.Path + " --run " + run.RecordID + " (POST /api/runs/" + run.ID + "/undo)"
+	}
+	b, err := json.Marshal(ev)
+	if err != nil {
+		return
+	}
+	b = []byte(s.red.String(string(b)))
+	h.wg.Add(1)
+	go func() {
+		defer h.wg.Done()
+		if err := h.deliver(s.base, b); err != nil {
+			s.log.Warn("webhook not delivered", "run", id, "webhook", h.host, "error", s.red.String(err.Error()))
+			s.ops.m.webhookFailures.Inc()
+			return
+		}
+		s.log.Info("webhook delivered", "run", id, "webhook", h.host)
+	}()
+}
+
+// deliver posts body until a 2xx answer, at most h.attempts times; ctx (the server's) ends
+// the retries at shutdown.
+func (h *webhook) deliver(ctx context.Context, body []byte) error {
+	var last error
+	for i := 0; i < h.attempts; i++ {
+		if i > 0 {
+			if err := h.sleep(ctx, h.backoff(i-1)); err != nil {
+				return errors.Join(last, err)
+			}
+		}
+		last = h.post(ctx, body)
+		if last == nil {
+			return nil
+		}
+		var perm permanentError
+		if errors.As(last, &perm) {
+			return last
+		}
+	}
+	return fmt.Errorf("%d attempts: %w", h.attempts, last)
+}
+
+type permanentError struct{ error }
+
+func (h *webhook) post(ctx context.Context, body []byte) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, h.url, bytes.NewReader(body))
+	if err != nil {
+		return permanentError{errors.New("the webhook URL does not make a request")}
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", "deltavacuum-serve")
+	resp, err := h.client.Do(req)
+	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err // its text names the URL, which may carry a secret
+		}
+		return err
+	}
+	defer resp.Body.Close()
+	io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	switch {
+	case resp.StatusCode >= 200 && resp.StatusCode < 300:
+		return nil
+	case resp.StatusCode >= 500 || resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusRequestTimeout:
+		return fmt.Errorf("the webhook answered %s", resp.Status)
+	default:
+		return permanentError{fmt.Errorf("the webhook answered %s (not retried)", resp.Status)}
+	}
+}
+
+// waitWebhooks waits for the deliveries in progress (tests).
+func (s *Server) waitWebhooks() {
+	if s.ops.hook != nil {
+		s.ops.hook.wg.Wait()
+	}
+}
