@@ -20,6 +20,7 @@ import (
 
 	"github.com/deltavacuum/deltavacuum"
 	"github.com/deltavacuum/deltavacuum/deltalog"
+	"github.com/deltavacuum/deltavacuum/internal/checkpointwriter"
 	"github.com/deltavacuum/deltavacuum/service/config"
 	"github.com/deltavacuum/deltavacuum/service/state"
 	"github.com/deltavacuum/deltavacuum/storage/local"
@@ -356,7 +357,7 @@ func TestLiteFallsBackToFull(t *testing.T) {
 		{Remove: &deltalog.Remove{Path: "old.parquet", DeletionTimestamp: &ts, DataChange: true}},
 	}
 	var buf bytes.Buffer
-	if err := deltalog.WriteParquetCheckpoint(&buf, slices.Values(acts)); err != nil {
+	if err := checkpointwriter.Write(&buf, slices.Values(acts)); err != nil {
 		t.Fatal(err)
 	}
 	logDir := filepath.Join(a, "_delta_log")
