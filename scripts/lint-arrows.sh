@@ -6,6 +6,9 @@
 # close a cycle). Usage: scripts/lint-arrows.sh PATH-TO-GOLANGCI-LINT (make lint passes it).
 set -euo pipefail
 lint=${1:?usage: scripts/lint-arrows.sh path/to/golangci-lint}
+if [[ $lint == */* ]]; then
+  lint=$(cd "$(dirname "$lint")" && pwd)/$(basename "$lint") # it runs from a temporary copy
+fi
 cd "$(dirname "$0")/.."
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
