@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/deltavacuum/deltavacuum/deltalog"
+	"github.com/deltavacuum/deltavacuum/internal/checkpointwriter"
 )
 
 // The hostile logs of VACUUM-SPEC section 2 point 6, end to end: in each table one line (or
@@ -191,7 +192,7 @@ func (tb *localTable) checkpoint(t *testing.T, from, to string) string {
 		{Add: &deltalog.Add{Path: "live.parquet", Size: 1, DataChange: true}},
 		{Remove: &deltalog.Remove{Path: "recent.parquet", DeletionTimestamp: &ts, DataChange: true}},
 	}
-	if err := deltalog.WriteParquetCheckpoint(&buf, slices.Values(acts)); err != nil {
+	if err := checkpointwriter.Write(&buf, slices.Values(acts)); err != nil {
 		t.Fatal(err)
 	}
 	name := fmt.Sprintf("%020d.checkpoint.parquet", v)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/deltavacuum/deltavacuum/deltalog"
+	"github.com/deltavacuum/deltavacuum/internal/checkpointwriter"
 	"github.com/deltavacuum/deltavacuum/internal/fixtures"
 )
 
@@ -138,7 +139,7 @@ func TestReview2DeletionVectorsEnabledAfterTheCheckpoint(t *testing.T) {
 func l2Checkpoint(tb *localTable, name string, actions ...*deltalog.Action) {
 	tb.t.Helper()
 	var buf bytes.Buffer
-	if err := deltalog.WriteParquetCheckpoint(&buf, func(yield func(*deltalog.Action) bool) {
+	if err := checkpointwriter.Write(&buf, func(yield func(*deltalog.Action) bool) {
 		for _, a := range actions {
 			if !yield(a) {
 				return

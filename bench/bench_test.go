@@ -7,10 +7,10 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/deltavacuum/deltavacuum/bench/synthetic"
 	"github.com/deltavacuum/deltavacuum/bench/tablegen"
 	"github.com/deltavacuum/deltavacuum/deltalog"
 	"github.com/deltavacuum/deltavacuum/storage/local"
-	"github.com/deltavacuum/deltavacuum/storage/synthetic"
 	"github.com/deltavacuum/deltavacuum/vacuum"
 )
 
@@ -91,7 +91,7 @@ func BenchmarkLogReplay(b *testing.B) {
 }
 
 // BenchmarkPlannerMemory plans a FULL vacuum (retention 0) of a synthetic table whose data
-// files are never written (storage/synthetic), so that the heap holds only what the planner
+// files are never written (bench/synthetic), so that the heap holds only what the planner
 // keeps. The number of files to delete is the same at every size (20 k), so the difference
 // between two sizes divided by the difference in live files is the planner's memory per live
 // file; the metrics per live file are also reported directly.

@@ -7,11 +7,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/deltavacuum/deltavacuum/bench/synthetic"
 	"github.com/deltavacuum/deltavacuum/bench/tablegen"
 	"github.com/deltavacuum/deltavacuum/insight"
 	"github.com/deltavacuum/deltavacuum/storage"
 	"github.com/deltavacuum/deltavacuum/storage/local"
-	"github.com/deltavacuum/deltavacuum/storage/synthetic"
 	"github.com/deltavacuum/deltavacuum/vacuum"
 )
 

@@ -1,5 +1,5 @@
 // Package bench holds the benchmarks of deltavacuum that need generated tables (log replay,
-// planner memory on storage/synthetic) and the helpers they share with cmd/dvbench. The
+// planner memory on bench/synthetic) and the helpers they share with cmd/dvbench. The
 // driver of the whole set is bench/run.sh; docs/benchmarks.md has the results.
 package bench
 

@@ -125,7 +125,7 @@ if ! skipped replay; then
 	done
 fi
 
-# 4. Planner memory on storage/synthetic: N live files, 20 k to delete at every size; at the
+# 4. Planner memory on bench/synthetic: N live files, 20 k to delete at every size; at the
 #    first size also the inventory vacuum (a Parquet inventory of every file instead of a
 #    listing).
 if ! skipped planner; then

@@ -1,6 +1,6 @@
 //go:build !unix
 
-package deltalog_test
+package deltalog
 
 import "testing"
 

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/deltavacuum/deltavacuum/deltalog"
+	"github.com/deltavacuum/deltavacuum/internal/checkpointwriter"
 	"github.com/deltavacuum/deltavacuum/storage/mem"
 )
 
@@ -43,7 +44,7 @@ func BenchmarkReplayCommit(b *testing.B) {
 	ctx := context.Background()
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
-	defer reportCPU(b)()
+	defer deltalog.ReportCPU(b)()
 	for b.Loop() {
 		snap, err := deltalog.Load(ctx, store)
 		if err != nil {
@@ -99,7 +100,7 @@ func BenchmarkReplayCheckpoint(b *testing.B) {
 			}
 		}
 	}
-	if err := deltalog.WriteParquetCheckpoint(&buf, acts); err != nil {
+	if err := checkpointwriter.Write(&buf, acts); err != nil {
 		b.Fatal(err)
 	}
 	store := mem.New("mem://bench")
@@ -108,7 +109,7 @@ func BenchmarkReplayCheckpoint(b *testing.B) {
 	ctx := context.Background()
 	b.SetBytes(int64(buf.Len()))
 	b.ReportAllocs()
-	defer reportCPU(b)()
+	defer deltalog.ReportCPU(b)()
 	for b.Loop() {
 		snap, err := deltalog.Load(ctx, store)
 		if err != nil {

@@ -307,6 +307,3 @@ func keysOf(files []LogFile) string {
 	}
 	return strings.Join(keys, " and ")
 }
-
-// isSidecarKey reports whether a key lies in _delta_log/_sidecars/.
-func isSidecarKey(key string) bool { return strings.HasPrefix(key, LogDir+"_sidecars/") }

@@ -249,7 +249,7 @@ func newAzure(inner table, r root) (*mappedTable, error) {
 		}
 		if deleted >= 0 {
 			if b, ok, err := cellBool(in[deleted]); err != nil {
-				return out, false, fmt.Errorf("Deleted: %w", err)
+				return out, false, fmt.Errorf("Deleted: %w", err) //nolint:staticcheck // starts with the column's name
 			} else if ok && b {
 				return out, false, nil
 			}
@@ -364,14 +364,14 @@ func newS3(inner table, sourceBucket string, urlEncoded bool, r root) (*mappedTa
 		}
 		if urlEncoded {
 			if k, err = url.QueryUnescape(k); err != nil {
-				return out, false, fmt.Errorf("Key %q is not URL-encoded: %v", in[key].Str(), err)
+				return out, false, fmt.Errorf("Key %q is not URL-encoded: %v", in[key].Str(), err) //nolint:staticcheck // starts with the column's name
 			}
 		}
 		out[colPath] = sql.StringValue("s3://" + b + "/" + k)
 		out[colIsDir] = sql.BoolValue(strings.HasSuffix(k, "/"))
 		n, ok, err := cellInt(in[size])
 		if err != nil {
-			return out, false, fmt.Errorf("Size: %w", err)
+			return out, false, fmt.Errorf("Size: %w", err) //nolint:staticcheck // starts with the column's name
 		}
 		if ok {
 			out[colLength] = sql.IntValue(n)

@@ -22,18 +22,31 @@ type deltaTable struct {
 	parts    []bool   // partition columns, whose values are not in the data files
 }
 
-// Reader features that do not change which rows a reader sees. Deletion vectors do (they delete
-// rows) and are refused: this program does not read them.
-var deltaReaderFeatures = []string{
-	"columnMapping",
-	"timestampNtz",
-	"typeWidening",
-	"typeWidening-preview",
-	"v2Checkpoint",
-	"vacuumProtocolCheck",
-	"variantType",
-	"variantType-preview",
-	"variantShredding-preview",
+// deltaRefusedReaderFeatures are the reader features deltalog supports that an inventory table
+// may not have, each with the reason. Every other reader feature deltalog supports is accepted
+// (deltaReaderFeatureOK), so that the two lists cannot drift apart.
+var deltaRefusedReaderFeatures = map[string]string{
+	// Refused with its own message in openDelta.
+	"deletionVectors": "deleted rows are hidden by deletion vectors, which this program does not read",
+	// Types and encodings the inventory reader has not been checked against.
+	"collations-preview": "collated strings may compare differently in the inventory query",
+	"geospatial":         "the inventory reader has not been checked against geospatial columns",
+	"geospatial-dev":     "the inventory reader has not been checked against geospatial columns",
+	"variantShredding":   "the inventory reader has not been checked against shredded variants",
+}
+
+// deltaReaderFeatureOK reports whether an inventory table may have the reader feature name:
+// deltalog supports it and it does not change which rows a reader sees.
+func deltaReaderFeatureOK(name string) bool {
+	if _, refused := deltaRefusedReaderFeatures[name]; refused {
+		return false
+	}
+	for _, f := range deltalog.Features {
+		if f.Name == name {
+			return f.Reader && f.Supported
+		}
+	}
+	return false
 }
 
 func openDelta(ctx context.Context, name string, store storage.Store) (*deltaTable, error) {
@@ -45,7 +58,7 @@ func openDelta(ctx context.Context, name string, store storage.Store) (*deltaTab
 		if f == "deletionVectors" {
 			return nil, fmt.Errorf("inventory %s: the inventory table has the deletionVectors feature, and this program does not read deletion vectors (they would hide deleted inventory rows); write the inventory to a table without deletion vectors, or to Parquet files", name)
 		}
-		if !slices.Contains(deltaReaderFeatures, f) {
+		if !deltaReaderFeatureOK(f) {
 			return nil, fmt.Errorf("inventory %s: the inventory table needs the reader feature %q, which this program does not support", name, f)
 		}
 	}

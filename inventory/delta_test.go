@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -161,4 +162,25 @@ func TestDeltaInventoryErrors(t *testing.T) {
 			t.Errorf("got %v", err)
 		}
 	})
+}
+
+// TestDeltaReaderFeatures: an inventory table may have the reader features deltalog supports,
+// less those that change which rows a reader sees; the refusals name only features deltalog
+// knows as reader features, so that the list cannot go stale.
+func TestDeltaReaderFeatures(t *testing.T) {
+	for name, want := range map[string]bool{
+		"columnMapping": true, "v2Checkpoint": true, "timestampNtz": true, "variantType-preview": true,
+		"deletionVectors": false, "geospatial": false, "catalogManaged": false, "noSuchFeature": false,
+		"appendOnly": false, // a writer feature never appears in readerFeatures
+	} {
+		if got := deltaReaderFeatureOK(name); got != want {
+			t.Errorf("deltaReaderFeatureOK(%q) = %v, want %v", name, got, want)
+		}
+	}
+	for name := range deltaRefusedReaderFeatures {
+		i := slices.IndexFunc(deltalog.Features, func(f deltalog.Feature) bool { return f.Name == name })
+		if i < 0 || !deltalog.Features[i].Reader || !deltalog.Features[i].Supported {
+			t.Errorf("refused feature %q is not a reader feature deltalog supports: drop it from the list", name)
+		}
+	}
 }

@@ -2,7 +2,7 @@ package inventory
 
 import (
 	"context"
-	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -11,41 +11,34 @@ import (
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/format"
 
+	"github.com/deltavacuum/deltavacuum/internal/parquetguard"
 	"github.com/deltavacuum/deltavacuum/sql"
 	"github.com/deltavacuum/deltavacuum/storage"
 )
 
-// pqReadBufferSize is the size of the reads each column's page reader makes (see deltalog).
-const pqReadBufferSize = 256 << 10
-
-// pqFile is an open Parquet file.
+// pqFile is an open Parquet file, read through parquetguard like a checkpoint: a damaged or
+// hostile inventory file is refused rather than allowed to exhaust memory.
 type pqFile struct {
 	name string // for messages
-	src  *pqSource
+	src  *parquetguard.Source
 	f    *parquet.File
 }
 
-// pqSource keeps parquet-go's reads within the object and remembers the first I/O error, so
-// that a failing store is not reported as a corrupt file.
-type pqSource struct{ storage.BoundedReader }
-
-// fail describes an error reported by parquet-go: the reader's own error when there was one.
-func (s *pqSource) fail(name, what string, err error) error {
-	if s.Err != nil {
-		return fmt.Errorf("inventory %s: %s: %w", name, what, s.Err)
+// pqErr turns an error of parquetguard into one that names the inventory file.
+func pqErr(name string, err error) error {
+	var c *parquetguard.CorruptError
+	if errors.As(err, &c) {
+		return fmt.Errorf("inventory %s: not a readable Parquet file: %s", name, c.Msg)
 	}
-	return fmt.Errorf("inventory %s: %s: not a readable Parquet file: %v", name, what, err)
+	var r *parquetguard.ReadError
+	if errors.As(err, &r) {
+		return fmt.Errorf("inventory %s: %s: %w", name, r.What, r.Err)
+	}
+	return fmt.Errorf("inventory %s: %w", name, err)
 }
 
-// pqProtect turns a panic of parquet-go (it panics on some malformed files) into an error.
-func pqProtect(fn func() error) (err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			err = fmt.Errorf("parquet-go panic: %v", p)
-		}
-	}()
-	return fn()
-}
+// fail describes an error reported by parquet-go while doing what.
+func (p *pqFile) fail(what string, err error) error { return pqErr(p.name, p.src.Fail(what, err)) }
 
 // openParquet opens the Parquet file key of store and reads its footer.
 func openParquet(ctx context.Context, store storage.Store, key, name string) (*pqFile, error) {
@@ -53,52 +46,16 @@ func openParquet(ctx context.Context, store storage.Store, key, name string) (*p
 	if err != nil {
 		return nil, fmt.Errorf("inventory %s: %w", name, err)
 	}
-	src := &pqSource{storage.BoundedReader{R: r, Size: r.Size()}}
-	f, err := src.open(name)
+	src := parquetguard.NewSource(r)
+	f, err := src.Open()
 	if err != nil {
 		r.Close()
-		return nil, err
+		return nil, pqErr(name, err)
 	}
 	return &pqFile{name: name, src: src, f: f}, nil
 }
 
 func (p *pqFile) Close() error { return p.src.R.Close() }
-
-func (s *pqSource) open(name string) (*parquet.File, error) {
-	const magic = "PAR1"
-	if s.Size < 12 {
-		return nil, fmt.Errorf("inventory %s: file of %d bytes is too small to be Parquet", name, s.Size)
-	}
-	var head, tail [8]byte
-	if _, err := s.ReadAt(head[:4], 0); err != nil {
-		return nil, s.fail(name, "reading header", err)
-	}
-	if _, err := s.ReadAt(tail[:], s.Size-8); err != nil {
-		return nil, s.fail(name, "reading footer", err)
-	}
-	if string(head[:4]) != magic || string(tail[4:]) != magic {
-		return nil, fmt.Errorf("inventory %s: not a Parquet file (or an encrypted one)", name)
-	}
-	// parquet-go allocates the footer before checking its length.
-	if footer := int64(binary.LittleEndian.Uint32(tail[:4])); footer > s.Size-12 {
-		return nil, fmt.Errorf("inventory %s: Parquet footer length %d exceeds the file size %d", name, footer, s.Size)
-	}
-	var f *parquet.File
-	err := pqProtect(func() error {
-		var err error
-		f, err = parquet.OpenFile(s, s.Size,
-			parquet.SkipPageIndex(true),
-			parquet.SkipBloomFilters(true),
-			parquet.ReadBufferSize(pqReadBufferSize),
-			parquet.FileReadMode(parquet.ReadModeSync),
-		)
-		return err
-	})
-	if err != nil {
-		return nil, s.fail(name, "reading footer", err)
-	}
-	return f, nil
-}
 
 // columns returns the top-level columns of the file with their SQL types.
 func (p *pqFile) columns() []column {
@@ -247,8 +204,7 @@ type pqCol struct {
 	cell  int
 	kind  kind
 	conv  func(parquet.Value) (sql.Value, error)
-	pages parquet.Pages
-	page  parquet.Page
+	pages parquetguard.Pages
 	vals  parquet.ValueReader
 	buf   []parquet.Value
 	i, n  int
@@ -280,9 +236,21 @@ func (p *pqFile) scan(ctx context.Context, wants []pqWant, width int, fn func(ro
 			c.close()
 		}
 	}()
+	load := make([]parquetguard.Chunk, len(cols))
+	for i, c := range cols {
+		load[i] = parquetguard.Chunk{Column: c.col.Index(), Name: c.name}
+		if codec := c.col.Compression(); codec != nil {
+			load[i].Codec = codec.CompressionCodec()
+		}
+	}
+	defer p.src.Drop()
 	row := make([]sql.Value, width)
 	var rowNum int64
-	for _, rg := range p.f.RowGroups() {
+	rowGroups, meta := p.f.RowGroups(), p.f.Metadata().RowGroups
+	if len(rowGroups) != len(meta) {
+		return fmt.Errorf("inventory %s: not a readable Parquet file: %d row groups, %d described", p.name, len(rowGroups), len(meta))
+	}
+	for g, rg := range rowGroups {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -290,12 +258,18 @@ func (p *pqFile) scan(ctx context.Context, wants []pqWant, width int, fn func(ro
 		chunks := rg.ColumnChunks()
 		for _, c := range cols {
 			c.close()
+		}
+		// The chunks are fetched and their pages checked before parquet-go reads them.
+		if err := p.src.LoadChunks(&meta[g], load); err != nil {
+			return pqErr(p.name, err)
+		}
+		for _, c := range cols {
 			idx := c.col.Index()
 			if idx < 0 || idx >= len(chunks) {
 				return fmt.Errorf("inventory %s: row group lacks column %s", p.name, c.name)
 			}
-			if err := pqProtect(func() error { c.pages = chunks[idx].Pages(); return nil }); err != nil {
-				return p.src.fail(p.name, "opening column "+c.name, err)
+			if err := c.pages.Open(chunks[idx]); err != nil {
+				return p.fail("opening column "+c.name, err)
 			}
 		}
 		for i := int64(0); i < n; i++ {
@@ -337,14 +311,7 @@ func pqLookup(root *parquet.Column, name string) *parquet.Column {
 }
 
 func (c *pqCol) close() {
-	if c.page != nil {
-		parquet.Release(c.page)
-		c.page = nil
-	}
-	if c.pages != nil {
-		_ = pqProtect(c.pages.Close)
-		c.pages = nil
-	}
+	c.pages.Close()
 	c.vals = nil
 	c.i, c.n = 0, 0
 }
@@ -354,7 +321,7 @@ func (c *pqCol) next(p *pqFile) (parquet.Value, error) {
 	for c.i >= c.n {
 		if c.vals != nil {
 			var n int
-			err := pqProtect(func() error {
+			err := parquetguard.Protect(func() error {
 				var err error
 				n, err = c.vals.ReadValues(c.buf)
 				return err
@@ -364,28 +331,18 @@ func (c *pqCol) next(p *pqFile) (parquet.Value, error) {
 				break
 			}
 			if err != nil && err != io.EOF {
-				return parquet.Value{}, p.src.fail(p.name, "reading column "+c.name, err)
+				return parquet.Value{}, p.fail("reading column "+c.name, err)
 			}
 			c.vals = nil
 			continue
 		}
-		if c.page != nil {
-			parquet.Release(c.page)
-			c.page = nil
-		}
-		var page parquet.Page
-		err := pqProtect(func() error {
-			var err error
-			page, err = c.pages.ReadPage()
-			return err
-		})
+		page, err := c.pages.Next()
 		if err == io.EOF {
 			return parquet.Value{}, fmt.Errorf("inventory %s: column %s has fewer values than its row group has rows", p.name, c.name)
 		}
 		if err != nil {
-			return parquet.Value{}, p.src.fail(p.name, "reading column "+c.name, err)
+			return parquet.Value{}, p.fail("reading column "+c.name, err)
 		}
-		c.page = page
 		c.vals = page.Values()
 	}
 	v := c.buf[c.i]

@@ -20,6 +20,7 @@ import (
 
 	"github.com/deltavacuum/deltavacuum"
 	"github.com/deltavacuum/deltavacuum/deltalog"
+	"github.com/deltavacuum/deltavacuum/internal/checkpointwriter"
 	"github.com/deltavacuum/deltavacuum/service/config"
 	"github.com/deltavacuum/deltavacuum/service/state"
 	"github.com/deltavacuum/deltavacuum/storage/local"
@@ -99,13 +100,13 @@ func TestWebhookOnFailure(t *testing.T) {
 		mu.Unlock()
 		return nil
 	}
-	_, body := f.do(t, "POST", "/api/tables/fine/runs", "{}")
+	f.do(t, "POST", "/api/tables/fine/runs", "{}")
 	f.srv.Wait()
 	f.srv.waitWebhooks()
 	if n := len(hs.posts()); n != 0 {
 		t.Fatalf("a completed run was posted (%d posts)", n)
 	}
-	_, body = f.do(t, "POST", "/api/tables/checked/runs", "{}")
+	_, body := f.do(t, "POST", "/api/tables/checked/runs", "{}")
 	id := body["id"].(string)
 	f.srv.Wait()
 	f.srv.waitWebhooks()
@@ -356,7 +357,7 @@ func TestLiteFallsBackToFull(t *testing.T) {
 		{Remove: &deltalog.Remove{Path: "old.parquet", DeletionTimestamp: &ts, DataChange: true}},
 	}
 	var buf bytes.Buffer
-	if err := deltalog.WriteParquetCheckpoint(&buf, slices.Values(acts)); err != nil {
+	if err := checkpointwriter.Write(&buf, slices.Values(acts)); err != nil {
 		t.Fatal(err)
 	}
 	logDir := filepath.Join(a, "_delta_log")

@@ -88,9 +88,9 @@ func TestRecheckSeesEveryReading(t *testing.T) {
 	tb := newTable(t, tableSpec{})
 	tb.file("a#1.parquet", 30*day)
 	tb.file("p=x%3Ay/b.parquet", 30*day)
-	plan := tb.plan(retain0)
+	tb.plan(retain0)
 	tb.file("c.parquet", 30*day)
-	plan = tb.plan(retain0)
+	plan := tb.plan(retain0)
 	res, err := Execute(context.Background(), tb.store, plan, ExecOptions{
 		RecordStart: startAfter(tb, add("a%231.parquet"), add("p=x%3Ay/b.parquet"), add("C.parquet")),
 	})

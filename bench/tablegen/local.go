@@ -19,6 +19,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/deltavacuum/deltavacuum/deltalog"
+	"github.com/deltavacuum/deltavacuum/internal/checkpointwriter"
 )
 
 // touch creates an empty file at path (unless it exists) with modification time mt.
@@ -56,7 +57,7 @@ func (t *Table) WriteLocal(ctx context.Context, dir string, progress func(done i
 	return g.Wait()
 }
 
-// WriteLog writes only _delta_log/ of the table into dir (storage/synthetic serves the data
+// WriteLog writes only _delta_log/ of the table into dir (bench/synthetic serves the data
 // files without writing them).
 func (t *Table) WriteLog(dir string) error {
 	logDir := filepath.Join(dir, "_delta_log")
@@ -87,7 +88,7 @@ func writeParquet(path string, rows iter.Seq[*deltalog.Action], mt time.Time) er
 		return err
 	}
 	bw := bufio.NewWriterSize(f, 1<<20)
-	if err := deltalog.WriteParquetCheckpoint(bw, rows); err != nil {
+	if err := checkpointwriter.Write(bw, rows); err != nil {
 		f.Close()
 		return fmt.Errorf("writing the checkpoint: %w", err)
 	}

@@ -3,7 +3,7 @@
 // partitions and some deletion vectors, with Spark-like paths and stats. Every name, action and
 // listing entry is a pure function of the Spec and an index, so a table can be written to disk
 // (WriteLocal), restored after a vacuum (Reset), or served without any file at all
-// (storage/synthetic), and the three agree exactly.
+// (bench/synthetic), and the three agree exactly.
 package tablegen
 
 import (

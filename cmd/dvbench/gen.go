@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/deltavacuum/deltavacuum/bench/synthetic"
 	"github.com/deltavacuum/deltavacuum/bench/tablegen"
-	"github.com/deltavacuum/deltavacuum/storage/synthetic"
 )
 
 func specFlags(fs *flag.FlagSet) *tablegen.Spec {

@@ -7,8 +7,8 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
+	"github.com/deltavacuum/deltavacuum/bench/synthetic"
 	"github.com/deltavacuum/deltavacuum/storage"
-	"github.com/deltavacuum/deltavacuum/storage/synthetic"
 )
 
 // inventoryRow is one row of a VACUUM ... USING INVENTORY inventory (Spark's schema).

@@ -11,10 +11,10 @@ import (
 	"time"
 
 	"github.com/deltavacuum/deltavacuum/bench"
+	"github.com/deltavacuum/deltavacuum/bench/synthetic"
 	"github.com/deltavacuum/deltavacuum/deltalog"
 	"github.com/deltavacuum/deltavacuum/inventory"
 	"github.com/deltavacuum/deltavacuum/storage/local"
-	"github.com/deltavacuum/deltavacuum/storage/synthetic"
 	"github.com/deltavacuum/deltavacuum/vacuum"
 )
 
@@ -83,7 +83,7 @@ func cmdReplay(ctx context.Context, args []string) error {
 }
 
 // cmdPlanSynthetic plans a FULL vacuum (retention 0) of a table whose log was written by
-// "dvbench gen -synthetic", served by storage/synthetic, and prints time and memory.
+// "dvbench gen -synthetic", served by bench/synthetic, and prints time and memory.
 func cmdPlanSynthetic(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("plan-synthetic", flag.ContinueOnError)
 	lite := fs.Bool("lite", false, "plan a LITE vacuum instead")

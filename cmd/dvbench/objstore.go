@@ -20,13 +20,13 @@ import (
 	awss3 "github.com/aws/aws-sdk-go-v2/service/s3"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/deltavacuum/deltavacuum/bench/synthetic"
 	"github.com/deltavacuum/deltavacuum/bench/tablegen"
 	"github.com/deltavacuum/deltavacuum/deltalog"
 	"github.com/deltavacuum/deltavacuum/storage"
 	"github.com/deltavacuum/deltavacuum/storage/azure"
 	"github.com/deltavacuum/deltavacuum/storage/counting"
 	"github.com/deltavacuum/deltavacuum/storage/s3"
-	"github.com/deltavacuum/deltavacuum/storage/synthetic"
 	"github.com/deltavacuum/deltavacuum/vacuum"
 )
 

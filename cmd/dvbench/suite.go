@@ -47,7 +47,6 @@ type suite struct {
 	python, deltars          string
 	sparkPython, sparkScript string
 	devnull                  *os.File
-	concurrency              int
 }
 
 // caseDef runs one case once and fills r; the table is reset after a destructive case.

@@ -115,7 +115,7 @@ func TestUndoHostileFlags(t *testing.T) {
 		before := fixtures.Files(t, dir)
 		code, _, errs := run(t, args...)
 		if code == ExitOK {
-			t.Errorf("%v: accepted", args[:len(args)])
+			t.Errorf("%v: accepted", args)
 		}
 		if strings.Contains(errs, "panic") {
 			t.Errorf("%v: %s", args, errs)

@@ -280,7 +280,7 @@ func (t *Transport) RoundTrip(r *http.Request) (*http.Response, error) {
 	case ResetAfter:
 		resp, err := t.base().RoundTrip(r)
 		if err == nil {
-			io.Copy(io.Discard, resp.Body)
+			_, _ = io.Copy(io.Discard, resp.Body) // drained only to reuse the connection
 			resp.Body.Close()
 		}
 		return nil, resetError()
@@ -574,7 +574,7 @@ func (t *Transport) halfAzureBatch(r *http.Request, status int, code string) (*h
 		if err != nil {
 			return nil, err
 		}
-		pw.Write(content)
+		_, _ = pw.Write(content) // a failed write shows as a short body to the reader
 	}
 	mw.Close()
 	t.recordFailed(failed...)

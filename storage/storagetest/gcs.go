@@ -99,9 +99,9 @@ func GCSVersionedConfig(t *testing.T) gcs.Config {
 			if err != nil {
 				break
 			}
-			b.Object(a.Name).Generation(a.Generation).Delete(ctx)
+			_ = b.Object(a.Name).Generation(a.Generation).Delete(ctx) // best-effort cleanup
 		}
-		b.Delete(ctx)
+		_ = b.Delete(ctx)
 	})
 	return cfg
 }

@@ -299,6 +299,8 @@ func (s *Store) Open(ctx context.Context, key string) (storage.Reader, error) {
 	return &reader{ctx: ctx, b: s.b, name: e.Name, key: key, version: e.Version, size: e.Size}, nil
 }
 
+// reader keeps the context of the Open that made it, the one exception to passing contexts
+// down calls: io.ReaderAt, which parquet-go and the log readers call, has no context parameter.
 type reader struct {
 	ctx     context.Context
 	b       Backend

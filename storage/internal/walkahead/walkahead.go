@@ -44,9 +44,8 @@ type future struct {
 	err     error
 }
 
-// walker is one walk.
+// walker is one walk. Its context is passed to each call, never stored.
 type walker struct {
-	ctx      context.Context
 	sem      chan struct{}
 	list     ListFunc
 	fn       func(storage.Object) error
@@ -61,8 +60,8 @@ type walker struct {
 func Walk(ctx context.Context, prefix string, concurrency int, list ListFunc, exists func(context.Context) error, fn func(storage.Object) error) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	w := &walker{ctx: ctx, sem: make(chan struct{}, max(concurrency, 1)), list: list, fn: fn}
-	f := w.start(prefix)
+	w := &walker{sem: make(chan struct{}, max(concurrency, 1)), list: list, fn: fn}
+	f := w.start(ctx, prefix)
 	<-f.done
 	if f.err != nil {
 		return f.err
@@ -73,11 +72,11 @@ func Walk(ctx context.Context, prefix string, concurrency int, list ListFunc, ex
 			return err
 		}
 	}
-	return w.walk(f.l)
+	return w.walk(ctx, f.l)
 }
 
-func (w *walker) start(dir string) *future {
-	ctx, cancel := context.WithCancel(w.ctx)
+func (w *walker) start(ctx context.Context, dir string) *future {
+	ctx, cancel := context.WithCancel(ctx)
 	f := &future{first: make(chan struct{}), done: make(chan struct{}), cancel: cancel}
 	go func() {
 		defer close(f.done)
@@ -108,7 +107,7 @@ func (w *walker) start(dir string) *future {
 }
 
 // walk reports the children of one listed directory, recursively.
-func (w *walker) walk(l Listing) error {
+func (w *walker) walk(ctx context.Context, l Listing) error {
 	lookahead := cap(w.sem)
 	futures := map[int]*future{}
 	defer func() {
@@ -118,7 +117,7 @@ func (w *walker) walk(l Listing) error {
 	}()
 	next := 0 // the next child index whose listing may be started ahead
 	for i, o := range l.Children {
-		if err := w.ctx.Err(); err != nil {
+		if err := ctx.Err(); err != nil {
 			return err
 		}
 		if !o.IsDir {
@@ -130,19 +129,19 @@ func (w *walker) walk(l Listing) error {
 		// Start this directory's listing and those of the next few sibling directories.
 		f := futures[i]
 		if f == nil {
-			f = w.start(o.Key)
+			f = w.start(ctx, o.Key)
 			futures[i] = f
 		}
 		for next = max(next, i+1); next < len(l.Children) && len(futures) < lookahead && w.buffered.Load() < MaxBuffered; next++ {
 			if c := l.Children[next]; c.IsDir {
-				futures[next] = w.start(c.Key)
+				futures[next] = w.start(ctx, c.Key)
 			}
 		}
 		if o.ModTime.IsZero() {
 			select {
 			case <-f.first:
-			case <-w.ctx.Done():
-				return w.ctx.Err()
+			case <-ctx.Done():
+				return ctx.Err()
 			}
 			o.ModTime = f.modTime
 		}
@@ -158,19 +157,19 @@ func (w *walker) walk(l Listing) error {
 		}
 		select {
 		case <-f.done:
-		case <-w.ctx.Done():
-			return w.ctx.Err()
+		case <-ctx.Done():
+			return ctx.Err()
 		}
 		delete(futures, i)
 		f.cancel()
 		w.buffered.Add(-int64(len(f.l.Children)))
 		if f.err != nil {
-			if errors.Is(f.err, context.Canceled) && w.ctx.Err() != nil {
-				return w.ctx.Err()
+			if errors.Is(f.err, context.Canceled) && ctx.Err() != nil {
+				return ctx.Err()
 			}
 			return fmt.Errorf("listing %s: %w", o.Key, f.err)
 		}
-		if err := w.walk(f.l); err != nil {
+		if err := w.walk(ctx, f.l); err != nil {
 			return err
 		}
 	}

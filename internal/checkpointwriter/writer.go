@@ -1,4 +1,8 @@
-package deltalog
+// Package checkpointwriter writes Delta checkpoint files in Parquet, with Spark's schema, from
+// deltalog actions. The benchmarks' table generator (bench/tablegen) and tests use it to make
+// checkpoints; deltavacuum itself never writes one, which is why it is not part of deltalog's
+// API. It must never be imported by the library's packages.
+package checkpointwriter
 
 import (
 	"errors"
@@ -12,7 +16,10 @@ import (
 
 	"github.com/klauspost/compress/s2"
 	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/compress"
 	"github.com/parquet-go/parquet-go/format"
+
+	"github.com/deltavacuum/deltavacuum/deltalog"
 )
 
 // The checkpoint schema, as Go types from which parquet-go derives the Parquet schema with
@@ -99,13 +106,13 @@ const (
 	// ckptBatchRows is how many rows are buffered before they are handed to the column
 	// writers, which amortizes the per-call cost without holding much memory.
 	ckptBatchRows = 1024
-	// ckptRowGroupRows bounds a row group: parquet-go keeps a row group's compressed pages in
+	// RowGroupRows bounds a row group: parquet-go keeps a row group's compressed pages in
 	// memory until it is flushed, so this bounds the writer's memory (tens of MB with long
 	// paths) while keeping row groups large like Spark's.
-	ckptRowGroupRows = 128 << 10
+	RowGroupRows = 128 << 10
 )
 
-// WriteParquetCheckpoint writes actions, one row each, as a Parquet checkpoint file with the
+// Write writes actions, one row each, as a Parquet checkpoint file with the
 // schema Spark uses (txn, add, remove, metaData, protocol, plus the checkpointMetadata and
 // sidecar columns of V2 checkpoints), snappy-compressed. It streams: actions are consumed one
 // at a time and memory is bounded by one row group. A sidecar file is written the same way
@@ -117,10 +124,16 @@ const (
 // unset, as the protocol requires them. Metadata is written from its typed fields, not Raw.
 // Actions are not retained after the sequence moves on, so it may reuse them. After an error
 // the output is incomplete.
-func WriteParquetCheckpoint(w io.Writer, actions iter.Seq[*Action]) error {
+func Write(w io.Writer, actions iter.Seq[*deltalog.Action]) error {
+	return WriteCompressed(w, actions, pqFastSnappy{})
+}
+
+// WriteCompressed is Write with another compression codec (&parquet.Zstd, say), for tests and
+// benchmarks of readers.
+func WriteCompressed(w io.Writer, actions iter.Seq[*deltalog.Action], codec compress.Codec) error {
 	cw := newPQCheckpointWriter()
 	pw := parquet.NewWriter(w, pqCheckpointSchema,
-		parquet.Compression(pqFastSnappy{}),
+		parquet.Compression(codec),
 		// Spark writes version 1 data pages; some readers still handle only those well.
 		parquet.DataPageVersion(1),
 		// Like parquet-mr since 1.11, no statistics in page headers (the column index has them).
@@ -140,7 +153,7 @@ func WriteParquetCheckpoint(w io.Writer, actions iter.Seq[*Action]) error {
 		rowsInGroup += cw.rows
 		cw.rows = 0
 		clear(cw.filled[:])
-		if rowsInGroup >= ckptRowGroupRows {
+		if rowsInGroup >= RowGroupRows {
 			rowsInGroup = 0
 			return pw.Flush()
 		}
@@ -445,7 +458,7 @@ func (w *pqCheckpointWriter) stringList(l ckptLeaf, list []string, nullable bool
 	}
 }
 
-func (w *pqCheckpointWriter) deletionVector(d ckptDVLeaves, dv *DeletionVector) {
+func (w *pqCheckpointWriter) deletionVector(d ckptDVLeaves, dv *deltalog.DeletionVector) {
 	if dv == nil {
 		for _, l := range [...]ckptLeaf{d.storageType, d.pathOrInlineDv, d.offset, d.sizeInBytes, d.cardinality} {
 			w.null(l, l.def-2)
@@ -464,7 +477,7 @@ func (w *pqCheckpointWriter) deletionVector(d ckptDVLeaves, dv *DeletionVector) 
 }
 
 // row appends the cells of one action.
-func (w *pqCheckpointWriter) row(a *Action) error {
+func (w *pqCheckpointWriter) row(a *deltalog.Action) error {
 	if a == nil {
 		return errors.New("writing checkpoint: nil action")
 	}

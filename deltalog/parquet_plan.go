@@ -1,0 +1,463 @@
+package deltalog
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/deprecated"
+	"github.com/parquet-go/parquet-go/format"
+
+	"github.com/deltavacuum/deltavacuum/internal/parquetguard"
+)
+
+// pqPlan is the projection of one file: the column groups to read and a cursor per
+// leaf column.
+type pqPlan struct {
+	want        Kinds
+	add, remove *pqFileReader
+	generic     []*pqGroupReader
+	cursors     []*pqCursor
+	chunks      []parquetguard.Chunk // the column chunks of the cursors, to load per row group
+	numLeaves   int
+
+	// missing names the add or remove column that a file read for its file actions lacks.
+	// Only a V2 checkpoint that lists sidecars may lack them; its rows are counted to tell.
+	missing                      []string
+	sidecars, checkpointMetadata int
+}
+
+// newPQPlan plans the columns of f to read for the kinds in want. Every column read is
+// checked, by exact name and type, before any row is: parquet-go's Column matches names
+// exactly, as the protocol does (Add is not add), and a column of the wrong type or a
+// duplicate name is ErrCorrupt.
+//
+// A file read for add or remove actions must have both columns: a classic checkpoint, a part
+// of a multi-part one or a sidecar without them is corrupt, not a table without live files
+// (a missing remove column would lose the tombstones inside the retention, which protect
+// files). The one exception is the protocol's: a V2 checkpoint may keep every file action in
+// sidecar files ("either all … embedded inside itself or all of them should be in sidecar
+// files", PROTOCOL.md, V2 Spec), and then need not have the columns. Such a file must have
+// checkpointMetadata and sidecar columns, hold its checkpointMetadata action (every V2
+// checkpoint has exactly one) and list at least one sidecar, the last two checked as its rows
+// are read; otherwise its file actions would be nowhere. A sidecar or a part of a multi-part
+// checkpoint (the caller knows, and sets kindFilesHere) gets no such exception.
+// Every V2 checkpoint in the fixtures (Spark, Databricks, delta-kernel-rs) has the add and
+// remove columns anyway.
+func newPQPlan(f *parquet.File, want Kinds) (*pqPlan, error) {
+	p := &pqPlan{want: want, numLeaves: len(f.Schema().Columns())}
+	root := f.Root()
+	if err := pqCheckNames(root, "the schema"); err != nil {
+		return nil, err
+	}
+	for _, g := range []struct {
+		name string
+		kind Kinds
+	}{{"add", KindAdd}, {"remove", KindRemove}} {
+		if want&g.kind == 0 {
+			continue
+		}
+		col, err := pqChild(root, g.name, "the schema")
+		if err != nil {
+			return nil, err
+		}
+		if col == nil {
+			if want&kindFilesHere != 0 || root.Column("checkpointMetadata") == nil || root.Column("sidecar") == nil {
+				return nil, pqCorruptf("the file has no %s column: a checkpoint or sidecar read for its file actions must have one", g.name)
+			}
+			p.missing = append(p.missing, g.name)
+			continue
+		}
+		r, err := p.fileReader(col, g.kind)
+		if err != nil {
+			return nil, err
+		}
+		if g.kind == KindAdd {
+			p.add = r
+		} else {
+			p.remove = r
+		}
+	}
+	for _, g := range []struct {
+		name string
+		kind Kinds
+	}{
+		{"metaData", KindMetadata},
+		{"protocol", KindProtocol},
+		{"sidecar", KindSidecar},
+		{"checkpointMetadata", KindCheckpointMetadata},
+	} {
+		if want&g.kind == 0 && (len(p.missing) == 0 || g.kind&(KindSidecar|KindCheckpointMetadata) == 0) {
+			continue
+		}
+		col, err := pqChild(root, g.name, "the schema")
+		if err != nil {
+			return nil, err
+		}
+		if col == nil {
+			continue
+		}
+		r, err := p.genericReader(col, g.kind)
+		if err != nil {
+			return nil, err
+		}
+		p.generic = append(p.generic, r)
+	}
+	return p, nil
+}
+
+// pqCheckNames checks that no two children of group g have names equal but for case: an
+// exact duplicate would let parquet-go's Column pick one of them arbitrarily, and names that
+// differ only in case are read as one column by case-insensitive readers (Spark's default),
+// so the file means different things to different engines. Only the groups this program reads
+// are checked (the top level, the file-action groups, the deletion vectors and the generic
+// groups it rebuilds), never the table's own columns in stats_parsed or
+// partitionValues_parsed, which a case-sensitive table may legitimately spell so. A name
+// that is not valid UTF-8 is corrupt too.
+func pqCheckNames(g *parquet.Column, what string) error {
+	children := g.Columns()
+	for i, c := range children {
+		if !utf8.ValidString(c.Name()) {
+			return pqCorruptf("%s has a column named %q, which is not valid UTF-8", what, c.Name())
+		}
+		for _, d := range children[i+1:] {
+			if strings.EqualFold(c.Name(), d.Name()) {
+				if c.Name() == d.Name() {
+					return pqCorruptf("%s has two columns named %s", what, c.Name())
+				}
+				return pqCorruptf("%s has columns %s and %s, whose names differ only in case", what, c.Name(), d.Name())
+			}
+		}
+	}
+	return nil
+}
+
+// pqChild returns the child of group g named exactly name, nil when there is none. A child
+// whose name is name in another case (Add for add, DeletionVector for deletionVector) is
+// ErrCorrupt rather than absent: names are case-sensitive, so it is not the column wanted,
+// yet a case-insensitive reader would take it for that column; the file cannot be read one
+// way with confidence. what names g in messages.
+func pqChild(g *parquet.Column, name, what string) (*parquet.Column, error) {
+	if c := g.Column(name); c != nil {
+		return c, nil
+	}
+	for _, c := range g.Columns() {
+		if strings.EqualFold(c.Name(), name) {
+			return nil, pqCorruptf("%s has a column %s but none named %s: column names are case-sensitive", what, c.Name(), name)
+		}
+	}
+	return nil, nil
+}
+
+// pqActionGroup checks that col, a top-level action column, is an optional group: a row holds
+// one action, so every action column must be null in the rows of the others.
+func pqActionGroup(col *parquet.Column) error {
+	if col.Leaf() || !col.Optional() {
+		return pqCorruptf("column %s is not an optional group", col.Name())
+	}
+	return nil
+}
+
+func (p *pqPlan) cursor(col *parquet.Column, name string, kinds ...parquet.Kind) (*pqCursor, error) {
+	if col == nil {
+		return nil, nil
+	}
+	if !col.Leaf() {
+		return nil, pqCorruptf("column %s is a group, want a value", name)
+	}
+	if col.MaxRepetitionLevel() != 0 {
+		return nil, pqCorruptf("column %s is repeated", name)
+	}
+	kind, err := pqLeafKind(col, name)
+	if err != nil {
+		return nil, err
+	}
+	if !slices.Contains(kinds, kind) {
+		return nil, pqCorruptf("column %s has type %v, want %v", name, kind, kinds[0])
+	}
+	if kind == parquet.ByteArray && !pqIsString(col.Type()) {
+		return nil, pqCorruptf("column %s is annotated as %v, want a string", name, col.Type())
+	}
+	c := newPQCursor(col, name, kind)
+	p.addCursor(c)
+	return c, nil
+}
+
+// addCursor plans the reading of a leaf column.
+func (p *pqPlan) addCursor(c *pqCursor) {
+	p.cursors = append(p.cursors, c)
+	p.chunks = append(p.chunks, parquetguard.Chunk{Column: c.index, Name: c.name, Codec: c.codec})
+}
+
+// pqIsString reports whether a BYTE_ARRAY column holds strings: annotated as one, or plain
+// binary (which the values' UTF-8 check then guards), not a decimal or BSON.
+func pqIsString(t parquet.Type) bool {
+	if lt := t.LogicalType(); lt != nil && lt.Value != nil {
+		switch lt.Value.(type) {
+		case *format.StringType, *format.EnumType, *format.JsonType:
+			return true
+		}
+		return false
+	}
+	if ct := t.ConvertedType(); ct != nil {
+		switch *ct {
+		case deprecated.UTF8, deprecated.Enum, deprecated.Json:
+			return true
+		}
+		return false
+	}
+	return true
+}
+
+// leaves returns a function that plans the leaf column field of group g (named name in
+// messages): nil when g has no such column; after the first error, held in *err, it plans
+// nothing more.
+func (p *pqPlan) leaves(g *parquet.Column, name string, err *error) func(field string, kinds ...parquet.Kind) *pqCursor {
+	return func(field string, kinds ...parquet.Kind) *pqCursor {
+		if *err != nil {
+			return nil
+		}
+		var col *parquet.Column
+		if col, *err = pqChild(g, field, "column group "+name); *err != nil {
+			return nil
+		}
+		var c *pqCursor
+		c, *err = p.cursor(col, name+"."+field, kinds...)
+		return c
+	}
+}
+
+// fileReader plans the columns of an add or remove group.
+func (p *pqPlan) fileReader(g *parquet.Column, kind Kinds) (*pqFileReader, error) {
+	if err := pqActionGroup(g); err != nil {
+		return nil, err
+	}
+	name := g.Name()
+	if err := pqCheckNames(g, "column group "+name); err != nil {
+		return nil, err
+	}
+	r := &pqFileReader{kind: kind, def: byte(g.MaxDefinitionLevel())}
+	var err error
+	leaf := p.leaves(g, name, &err)
+	ints := []parquet.Kind{parquet.Int64, parquet.Int32}
+	r.path = leaf("path", parquet.ByteArray)
+	r.size = leaf("size", ints...)
+	r.dataChange = leaf("dataChange", parquet.Boolean)
+	if kind == KindAdd {
+		r.modificationTime = leaf("modificationTime", ints...)
+	} else {
+		r.deletionTimestamp = leaf("deletionTimestamp", ints...)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if r.path == nil {
+		return nil, pqCorruptf("column group %s has no path column", name)
+	}
+	dv, err := pqChild(g, "deletionVector", "column group "+name)
+	if err != nil {
+		return nil, err
+	}
+	if dv == nil && p.want&kindDVRequired != 0 {
+		// Read without the column, every deletion vector of the table would look absent and
+		// its file unreferenced.
+		return nil, pqCorruptf("column group %s has no deletionVector column, but the checkpoint's protocol has the deletionVectors feature", name)
+	}
+	if dv != nil {
+		if dv.Leaf() || dv.Repeated() {
+			return nil, pqCorruptf("column %s.deletionVector is not a group", name)
+		}
+		name := name + ".deletionVector"
+		if err := pqCheckNames(dv, "column group "+name); err != nil {
+			return nil, err
+		}
+		d := &pqDVReader{def: byte(dv.MaxDefinitionLevel())}
+		leaf := p.leaves(dv, name, &err)
+		d.storageType = leaf("storageType", parquet.ByteArray)
+		d.pathOrInlineDv = leaf("pathOrInlineDv", parquet.ByteArray)
+		d.offset = leaf("offset", parquet.Int32, parquet.Int64)
+		d.sizeInBytes = leaf("sizeInBytes", parquet.Int32, parquet.Int64)
+		d.cardinality = leaf("cardinality", ints...)
+		if err != nil {
+			return nil, err
+		}
+		// Without these two a deletion vector cannot be located; ignoring it could let VACUUM
+		// delete a file a live add still needs.
+		if d.storageType == nil || d.pathOrInlineDv == nil {
+			return nil, pqCorruptf("column group %s lacks storageType or pathOrInlineDv", name)
+		}
+		r.dv = d
+	}
+	return r, nil
+}
+
+// genericReader plans every leaf column of group g.
+func (p *pqPlan) genericReader(g *parquet.Column, kind Kinds) (*pqGroupReader, error) {
+	if err := pqActionGroup(g); err != nil {
+		return nil, err
+	}
+	r := &pqGroupReader{kind: kind}
+	var build func(c *parquet.Column, path string) (*pqNode, error)
+	build = func(c *parquet.Column, path string) (*pqNode, error) {
+		n := &pqNode{
+			name:     c.Name(),
+			def:      byte(c.MaxDefinitionLevel()),
+			rep:      byte(c.MaxRepetitionLevel()),
+			repeated: c.Repeated(),
+			leafLo:   len(r.leaves),
+		}
+		if c.Leaf() {
+			n.leaf = true
+			kind, err := pqLeafKind(c, path)
+			if err != nil {
+				return nil, err
+			}
+			lc := newPQCursor(c, path, kind)
+			r.encs = append(r.encs, pqJSONEncFor(c.Type(), kind))
+			r.leaves = append(r.leaves, lc)
+			p.addCursor(lc)
+		} else {
+			if err := pqCheckNames(c, "column group "+path); err != nil {
+				return nil, err
+			}
+			n.isMap, n.isList = pqGroupAnnotation(c.Type())
+			for _, child := range c.Columns() {
+				cn, err := build(child, path+"."+child.Name())
+				if err != nil {
+					return nil, err
+				}
+				n.children = append(n.children, cn)
+			}
+			if len(n.children) == 0 {
+				return nil, pqCorruptf("column group %s is empty", path)
+			}
+			if n.isMap || n.isList {
+				// Both annotations wrap exactly one repeated group (or value, for legacy lists).
+				if len(n.children) != 1 || !n.children[0].repeated {
+					n.isMap, n.isList = false, false
+				} else if n.isMap && n.children[0].leaf {
+					n.isMap = false
+				}
+			}
+		}
+		n.leafHi = len(r.leaves)
+		return n, nil
+	}
+	root, err := build(g, g.Name())
+	if err != nil {
+		return nil, err
+	}
+	r.root = root
+	r.rows = make([][]pqEntry, len(r.leaves))
+	return r, nil
+}
+
+func pqGroupAnnotation(t parquet.Type) (isMap, isList bool) {
+	if lt := t.LogicalType(); lt != nil {
+		switch lt.Value.(type) {
+		case *format.MapType:
+			return true, false
+		case *format.ListType:
+			return false, true
+		}
+	}
+	if ct := t.ConvertedType(); ct != nil {
+		switch *ct {
+		case deprecated.Map, deprecated.MapKeyValue:
+			return true, false
+		case deprecated.List:
+			return false, true
+		}
+	}
+	return false, false
+}
+
+// readRowGroup reads the rows of one row group in lockstep across all planned columns.
+func (p *pqPlan) readRowGroup(ctx context.Context, src *parquetguard.Source, f *parquet.File, index int, rg parquet.RowGroup, fn func(*Action) error) error {
+	chunks := rg.ColumnChunks()
+	if len(chunks) != p.numLeaves || len(f.Metadata().RowGroups[index].Columns) != p.numLeaves {
+		return pqCorruptf("row group %d has %d column chunks, the schema %d columns", index, len(chunks), p.numLeaves)
+	}
+	if err := src.LoadChunks(&f.Metadata().RowGroups[index], p.chunks); err != nil {
+		return pqErr(err)
+	}
+	defer src.Drop()
+	for _, c := range p.cursors {
+		if err := c.open(src, chunks[c.index]); err != nil {
+			return err
+		}
+	}
+	defer func() {
+		for _, c := range p.cursors {
+			c.close()
+		}
+	}()
+	numRows := rg.NumRows()
+	for row := range numRows {
+		// Cancellation is checked every few thousand rows, about once a page.
+		if row%4096 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		var act *Action
+		found := 0
+		if p.add != nil {
+			a, err := p.add.readRow()
+			if err != nil {
+				return err
+			}
+			if a != nil {
+				act = a
+				found++
+			}
+		}
+		if p.remove != nil {
+			a, err := p.remove.readRow()
+			if err != nil {
+				return err
+			}
+			if a != nil {
+				act = a
+				found++
+			}
+		}
+		for _, r := range p.generic {
+			a, err := r.readRow()
+			if err != nil {
+				return err
+			}
+			if a != nil {
+				act = a
+				found++
+			}
+		}
+		if found > 1 {
+			return pqCorruptf("row %d of row group %d holds %d actions", row, index, found)
+		}
+		if act != nil && act.Sidecar != nil {
+			p.sidecars++
+		}
+		if act != nil && act.CheckpointMetadata != nil {
+			p.checkpointMetadata++
+		}
+		if act != nil && act.kind()&p.want != 0 {
+			if err := fn(act); err != nil {
+				return err
+			}
+		}
+	}
+	// Every column must end with the row group; extra values mean the levels are inconsistent.
+	for _, c := range p.cursors {
+		more, err := c.more()
+		if err != nil {
+			return err
+		}
+		if more {
+			return pqCorruptf("column %s has more values than the %d rows of row group %d", c.name, numRows, index)
+		}
+	}
+	return nil
+}
