@@ -317,7 +317,10 @@ func TestWebLogin(t *testing.T) {
 	if code, _ := f.do(t, "POST", "/api/tables/a/preview", "{}", "Cookie", cookieName+"="+token); code != 200 {
 		t.Errorf("a POST with the cookie: %d", code)
 	}
-	for _, next := range []string{"//evil.example/", "https://evil.example/", `/\evil.example`, "javascript:alert(1)"} {
+	// A browser drops tabs and newlines from a URL ("/\t/evil" is "//evil"), and C0 controls
+	// and spaces from its ends.
+	for _, next := range []string{"//evil.example/", "https://evil.example/", `/\evil.example`, "javascript:alert(1)",
+		"/\t/evil.example/", "/\n/evil.example/", "/\r/evil.example", "/\x00/evil.example", "/ /evil.example", "/\x7f/evil"} {
 		_, body := f.do(t, "GET", "/login?next="+url.QueryEscape(next), "")
 		if !strings.Contains(body["text"].(string), `data-next="/"`) {
 			t.Errorf("login?next=%s is not sent home", next)
