@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -211,6 +212,15 @@ func (s *Server) Discover(ctx context.Context, id string, now time.Time) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	// The locations the other tables (configured, or found under another root) have: a found
+	// table at one of them is that table under a second id, which the service would not hold
+	// as one (two runs at once, or the root's policy over the configured one).
+	taken := map[string]string{}
+	for _, t := range s.tables {
+		if !d.found[t.cfg.ID] && t.cfg.Path != "" {
+			taken[locationKey(t.cfg.Path)] = t.cfg.ID
+		}
+	}
 	added, removed := 0, 0
 	for _, tid := range order {
 		t := found[tid]
@@ -220,6 +230,11 @@ func (s *Server) Discover(ctx context.Context, id string, now time.Time) error {
 				s.log.Warn("a discovered table has the id of another table; it is left out", "root", id, "table", tid, "location", old.cfg.Path)
 				delete(found, tid)
 			}
+			continue
+		}
+		if other, ok := taken[locationKey(t.cfg.Path)]; ok {
+			s.log.Warn("a discovered table is another table of the configuration (the same location); it is left out", "root", id, "table", tid, "other", other, "location", t.cfg.Path)
+			delete(found, tid)
 			continue
 		}
 		if dup := s.idTakenFold(tid); dup != "" {
@@ -265,6 +280,39 @@ func (s *Server) Discover(ctx context.Context, id string, now time.Time) error {
 		s.log.Info("discovery", "root", id, "tables", len(found), "added", added, "removed", removed)
 	}
 	return nil
+}
+
+// locationKey is loc in the form two spellings of one location share: a local path made
+// absolute and clean; a URI with its scheme's aliases as one (s3a, s3n: s3; abfs: abfss), its
+// host in lower case (an Azure account's blob host as its dfs host), its path decoded and
+// without a trailing '/'.
+func locationKey(loc string) string {
+	if kind, err := location.Kind(loc); err == nil && kind == "local" {
+		p, err := location.LocalPath(loc)
+		if err != nil {
+			return loc
+		}
+		if abs, err := filepath.Abs(p); err == nil {
+			p = abs
+		}
+		return "file://" + filepath.Clean(p)
+	}
+	u, err := url.Parse(loc)
+	if err != nil {
+		return loc
+	}
+	scheme := strings.ToLower(u.Scheme)
+	switch scheme {
+	case "s3a", "s3n":
+		scheme = "s3"
+	case "abfs":
+		scheme = "abfss"
+	}
+	host := strings.Replace(strings.ToLower(u.Host), ".blob.", ".dfs.", 1)
+	if u.User != nil {
+		host = u.User.String() + "@" + host
+	}
+	return scheme + "://" + host + "/" + strings.Trim(u.Path, "/")
 }
 
 // idTakenFold returns the id of a table whose id equals id case-insensitively (s.mu held).

@@ -203,3 +203,61 @@ tables:
 		t.Error("the discovered table was not vacuumed, or the configured one of the same id was")
 	}
 }
+
+// TestDiscoveryLeavesOutConfiguredLocation: a table found at the location of a configured
+// table (written another way: a trailing '/'), or of a table another root found, is left
+// out: under a second id the service would not hold it as one table (two runs at once, and
+// the root's policy over the configured one).
+func TestDiscoveryLeavesOutConfiguredLocation(t *testing.T) {
+	f := newFixture(t, `discover:
+  - id: lake
+    root: TABLES/lake
+    refresh: 1h
+  - id: lake2
+    root: TABLES/lake/dims
+    refresh: 1h
+tables:
+  - {id: sales, path: TABLES/lake/sales/, policy: {retention: regulated}}
+`, nil, nil)
+	// The fixture made the configured table lake/sales.
+	makeTable(t, filepath.Join(f.dir, "lake", "dims", "c"), t0, nil)
+	ctx := context.Background()
+	for _, root := range []string{"lake", "lake2"} {
+		if err := f.srv.Discover(ctx, root, t0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, body := f.do(t, "GET", "/api/tables", "")
+	var got []string
+	for _, x := range body["tables"].([]any) {
+		got = append(got, x.(map[string]any)["id"].(string))
+	}
+	sort.Strings(got)
+	if want := []string{"lake.dims.c", "sales"}; !slices.Equal(got, want) {
+		t.Fatalf("tables %q, want %q", got, want)
+	}
+}
+
+func TestLocationKey(t *testing.T) {
+	for _, same := range [][2]string{
+		{"s3://b/lake/t", "s3a://B/lake/t/"},
+		{"s3://b/lake/a%20b", "s3n://b/lake/a b"},
+		{"abfss://c@acct.dfs.core.windows.net/t", "abfs://c@ACCT.blob.core.windows.net/t/"},
+		{"/data/lake/t", "/data/lake/./t/"},
+		{"/data/lake/t", "file:///data/lake/t"},
+	} {
+		if a, b := locationKey(same[0]), locationKey(same[1]); a != b {
+			t.Errorf("locationKey(%q) = %q, locationKey(%q) = %q: want the same", same[0], a, same[1], b)
+		}
+	}
+	for _, other := range [][2]string{
+		{"s3://b/lake/t", "s3://b/lake/t2"},
+		{"s3://b/lake/t", "gs://b/lake/t"},
+		{"abfss://c@acct.dfs.core.windows.net/t", "abfss://d@acct.dfs.core.windows.net/t"},
+		{"/data/lake/t", "/data/lake/T"},
+	} {
+		if locationKey(other[0]) == locationKey(other[1]) {
+			t.Errorf("locationKey(%q) = locationKey(%q)", other[0], other[1])
+		}
+	}
+}
