@@ -179,6 +179,7 @@ func (t *Table) vacuum(ctx context.Context, opts VacuumOptions) (*vacuum.Result,
 	if err != nil {
 		return nil, err
 	}
+	plan.Trash = opts.Trash // in the digest: moved is not deleted
 	if opts.ExpectPlan != "" {
 		if err := vacuum.CheckDigest(plan, opts.ExpectPlan); err != nil {
 			return nil, err
