@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -218,7 +217,7 @@ func (s *Server) Discover(ctx context.Context, id string, now time.Time) error {
 	taken := map[string]string{}
 	for _, t := range s.tables {
 		if !d.found[t.cfg.ID] && t.cfg.Path != "" {
-			taken[locationKey(t.cfg.Path)] = t.cfg.ID
+			taken[config.LocationKey(t.cfg.Path)] = t.cfg.ID
 		}
 	}
 	added, removed := 0, 0
@@ -232,7 +231,7 @@ func (s *Server) Discover(ctx context.Context, id string, now time.Time) error {
 			}
 			continue
 		}
-		if other, ok := taken[locationKey(t.cfg.Path)]; ok {
+		if other, ok := taken[config.LocationKey(t.cfg.Path)]; ok {
 			s.log.Warn("a discovered table is another table of the configuration (the same location); it is left out", "root", id, "table", tid, "other", other, "location", t.cfg.Path)
 			delete(found, tid)
 			continue
@@ -280,39 +279,6 @@ func (s *Server) Discover(ctx context.Context, id string, now time.Time) error {
 		s.log.Info("discovery", "root", id, "tables", len(found), "added", added, "removed", removed)
 	}
 	return nil
-}
-
-// locationKey is loc in the form two spellings of one location share: a local path made
-// absolute and clean; a URI with its scheme's aliases as one (s3a, s3n: s3; abfs: abfss), its
-// host in lower case (an Azure account's blob host as its dfs host), its path decoded and
-// without a trailing '/'.
-func locationKey(loc string) string {
-	if kind, err := location.Kind(loc); err == nil && kind == "local" {
-		p, err := location.LocalPath(loc)
-		if err != nil {
-			return loc
-		}
-		if abs, err := filepath.Abs(p); err == nil {
-			p = abs
-		}
-		return "file://" + filepath.Clean(p)
-	}
-	u, err := url.Parse(loc)
-	if err != nil {
-		return loc
-	}
-	scheme := strings.ToLower(u.Scheme)
-	switch scheme {
-	case "s3a", "s3n":
-		scheme = "s3"
-	case "abfs":
-		scheme = "abfss"
-	}
-	host := strings.Replace(strings.ToLower(u.Host), ".blob.", ".dfs.", 1)
-	if u.User != nil {
-		host = u.User.String() + "@" + host
-	}
-	return scheme + "://" + host + "/" + strings.Trim(u.Path, "/")
 }
 
 // idTakenFold returns the id of a table whose id equals id case-insensitively (s.mu held).

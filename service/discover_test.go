@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/deltavacuum/deltavacuum/service/config"
 	"github.com/deltavacuum/deltavacuum/storage"
 	"github.com/deltavacuum/deltavacuum/storage/storagetest"
 )
@@ -246,8 +247,8 @@ func TestLocationKey(t *testing.T) {
 		{"/data/lake/t", "/data/lake/./t/"},
 		{"/data/lake/t", "file:///data/lake/t"},
 	} {
-		if a, b := locationKey(same[0]), locationKey(same[1]); a != b {
-			t.Errorf("locationKey(%q) = %q, locationKey(%q) = %q: want the same", same[0], a, same[1], b)
+		if a, b := config.LocationKey(same[0]), config.LocationKey(same[1]); a != b {
+			t.Errorf("config.LocationKey(%q) = %q, config.LocationKey(%q) = %q: want the same", same[0], a, same[1], b)
 		}
 	}
 	for _, other := range [][2]string{
@@ -256,8 +257,8 @@ func TestLocationKey(t *testing.T) {
 		{"abfss://c@acct.dfs.core.windows.net/t", "abfss://d@acct.dfs.core.windows.net/t"},
 		{"/data/lake/t", "/data/lake/T"},
 	} {
-		if locationKey(other[0]) == locationKey(other[1]) {
-			t.Errorf("locationKey(%q) = locationKey(%q)", other[0], other[1])
+		if config.LocationKey(other[0]) == config.LocationKey(other[1]) {
+			t.Errorf("config.LocationKey(%q) = config.LocationKey(%q)", other[0], other[1])
 		}
 	}
 }
