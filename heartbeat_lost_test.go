@@ -5,7 +5,6 @@ import (
 	"errors"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -16,18 +15,27 @@ import (
 	"github.com/deltavacuum/deltavacuum/vacuum"
 )
 
-// beatStore fails the writes of heartbeats while failBeats is set, and calls onDelete at
-// the run's first delete (the run is then in progress, its heartbeat beating).
+// beatStore fails the writes of heartbeats as fails says, one entry a write, once the run's
+// first delete has called onDelete (the run is then in progress, its heartbeat beating).
 type beatStore struct {
 	*mem.Store
-	failBeats atomic.Bool
-	once      sync.Once
-	onDelete  func()
+	mu       sync.Mutex
+	fails    []bool
+	once     sync.Once
+	onDelete func()
 }
 
 func (s *beatStore) Put(ctx context.Context, key string, data []byte) error {
-	if s.failBeats.Load() && strings.HasSuffix(key, ".heartbeat.json") {
-		return errors.New("503 SlowDown")
+	if strings.HasSuffix(key, ".heartbeat.json") {
+		s.mu.Lock()
+		fail := len(s.fails) > 0 && s.fails[0]
+		if len(s.fails) > 0 {
+			s.fails = s.fails[1:]
+		}
+		s.mu.Unlock()
+		if fail {
+			return errors.New("503 SlowDown")
+		}
 	}
 	return s.Store.Put(ctx, key, data)
 }
@@ -67,11 +75,12 @@ func TestHeartbeatLostStopsTheRun(t *testing.T) {
 			}
 			ticks := make(chan time.Time)
 			store.onDelete = func() {
-				for _, fail := range tc.beats {
-					store.failBeats.Store(fail)
+				store.mu.Lock()
+				store.fails = tc.beats
+				store.mu.Unlock()
+				for range tc.beats {
 					ticks <- time.Now()
 				}
-				store.failBeats.Store(false)
 				ticks <- time.Now() // taken once the last beat above is done
 			}
 			zero := 0.0
