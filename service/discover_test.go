@@ -13,6 +13,7 @@ import (
 
 	"github.com/deltavacuum/deltavacuum/service/config"
 	"github.com/deltavacuum/deltavacuum/storage"
+	"github.com/deltavacuum/deltavacuum/storage/local"
 	"github.com/deltavacuum/deltavacuum/storage/storagetest"
 )
 
@@ -260,5 +261,29 @@ func TestLocationKey(t *testing.T) {
 		if config.LocationKey(other[0]) == config.LocationKey(other[1]) {
 			t.Errorf("config.LocationKey(%q) = config.LocationKey(%q)", other[0], other[1])
 		}
+	}
+}
+
+// TestFindTablesSkipsLinks: on local disk a link below the root, to a table elsewhere or to
+// a folder holding one, is not followed: discovery never reaches outside its root.
+func TestFindTablesSkipsLinks(t *testing.T) {
+	root, outside := t.TempDir(), t.TempDir()
+	makeTable(t, filepath.Join(outside, "t"), t0, nil)
+	makeTable(t, filepath.Join(root, "in"), t0, nil)
+	for name, target := range map[string]string{"linked-table": filepath.Join(outside, "t"), "linked-folder": outside} {
+		if err := os.Symlink(target, filepath.Join(root, name)); err != nil {
+			t.Skip("no symbolic links here:", err)
+		}
+	}
+	store, err := local.New(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := FindTables(context.Background(), store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"in/"}; !slices.Equal(got, want) {
+		t.Errorf("found %q, want %q", got, want)
 	}
 }

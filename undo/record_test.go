@@ -149,8 +149,9 @@ func TestList(t *testing.T) {
 func TestUnfinishedRun(t *testing.T) {
 	ctx := context.Background()
 	s := mem.New("mem://t")
-	id := NewID(time.Now())
-	rec := &Record{ID: id, Table: "mem://t", Status: StatusRunning, StartedAt: time.Now(), Mode: "FULL", Trash: "_t/" + id + "/",
+	started := time.Now().Add(-time.Hour) // killed long ago: no heartbeat, a start older than the stale limit
+	id := NewID(started)
+	rec := &Record{ID: id, Table: "mem://t", Status: StatusRunning, StartedAt: started, Mode: "FULL", Trash: "_t/" + id + "/",
 		Files: []Entry{{Path: "moved.parquet", Size: 3}, {Path: "not-moved.parquet", Size: 3}}}
 	if err := Write(ctx, s, rec); err != nil {
 		t.Fatal(err)
