@@ -28,6 +28,9 @@ type Table struct {
 	// Location is the URI of the table root.
 	Location string
 	Store    storage.Store
+
+	// beatTicks, when set (by tests), ticks the heartbeats of its runs instead of a clock.
+	beatTicks func() (<-chan time.Time, func())
 }
 
 // Open returns the table at uri: a local directory path or file:// URI, or an object-store URI
@@ -192,6 +195,7 @@ func (t *Table) vacuum(ctx context.Context, opts VacuumOptions) (*vacuum.Result,
 	if err != nil {
 		return nil, err
 	}
+	plan.Trash = opts.Trash // in the digest: moved is not deleted
 	if opts.ExpectPlan != "" {
 		if err := vacuum.CheckDigest(plan, opts.ExpectPlan); err != nil {
 			return nil, err
@@ -213,8 +217,13 @@ func (t *Table) vacuum(ctx context.Context, opts VacuumOptions) (*vacuum.Result,
 	if opts.Trash != "" && opts.NoRunRecord {
 		return nil, errors.New("--trash needs the run record (it says where each file went): drop --no-run-record")
 	}
+	// A run whose heartbeat cannot be renewed is stopped between batches (its cause is
+	// ErrHeartbeatLost, in the error of the run).
+	ctx, stopRun := context.WithCancelCause(ctx)
+	defer stopRun(nil)
 	if !opts.NoRunRecord {
 		rr = newRunRecorder(t, plan, rc, opts.Trash, now)
+		rr.lost = stopRun
 		if opts.Trash != "" {
 			if store, err = t.trashStore(opts.Trash, rr.rec.ID); err != nil {
 				return nil, err

@@ -2,6 +2,8 @@ package deltavacuum
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"sync"
 	"time"
 
@@ -20,27 +22,56 @@ type heartbeat struct {
 	once  sync.Once
 }
 
+// maxMissedBeats is how many beats in a row may fail before the run is stopped: another
+// process takes a RUNNING record for dead once its heartbeat is older than the stale limit
+// (at least 3 minutes in serve), so a run that cannot renew its heartbeat must not go on
+// deleting as if it held the table. Two missed beats stop it with a minute to spare.
+const maxMissedBeats = 2
+
+// ErrHeartbeatLost is the cause of a run stopped because its heartbeat could not be renewed.
+var ErrHeartbeatLost = errors.New("the run's heartbeat could not be renewed")
+
+// defaultTicks is the clock of the beats: a channel that ticks every undo.HeartbeatEvery,
+// and how to stop it. Table.beatTicks replaces it (tests).
+func defaultTicks() (<-chan time.Time, func()) {
+	t := time.NewTicker(undo.HeartbeatEvery)
+	return t.C, t.Stop
+}
+
 // startHeartbeat writes the first heartbeat (an error: the run does not start) and keeps
-// it fresh in the background.
-func startHeartbeat(ctx context.Context, store storage.Store, id string, start time.Time) (*heartbeat, error) {
+// it fresh in the background. When maxMissedBeats beats in a row fail, lost is called (the
+// run stops between batches of deletes); the beats go on being tried.
+func startHeartbeat(ctx context.Context, store storage.Store, id string, start time.Time, ticker func() (<-chan time.Time, func()), lost func(error)) (*heartbeat, error) {
 	if err := undo.WriteHeartbeat(ctx, store, id, start); err != nil {
 		return nil, err
 	}
 	h := &heartbeat{store: store, id: id, done: make(chan struct{})}
 	began := time.Now()
 	bg := context.WithoutCancel(ctx)
+	if ticker == nil {
+		ticker = defaultTicks
+	}
+	ticks, stopTicks := ticker()
 	h.wg.Add(1)
 	go func() {
 		defer h.wg.Done()
-		tick := time.NewTicker(undo.HeartbeatEvery)
-		defer tick.Stop()
+		defer stopTicks()
+		missed := 0
 		for {
 			select {
 			case <-h.done:
 				return
-			case <-tick.C:
-				// A beat that fails is retried at the next tick; the stale limit is many beats.
-				_ = undo.WriteHeartbeat(bg, store, id, start.Add(time.Since(began)))
+			case <-ticks:
+				err := undo.WriteHeartbeat(bg, store, id, start.Add(time.Since(began)))
+				if err == nil {
+					missed = 0
+					continue
+				}
+				// One failed beat is retried at the next tick; a second in a row stops the run.
+				if missed++; missed == maxMissedBeats && lost != nil {
+					lost(fmt.Errorf("%w (%s of %s, %d attempts a minute apart: %v): the run stopped so that another process, taking its record for stale, cannot run beside it",
+						ErrHeartbeatLost, undo.HeartbeatKey(id), store.Location(), missed, err))
+				}
 			}
 		}
 	}()

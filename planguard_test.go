@@ -137,3 +137,34 @@ func TestExpectPlan(t *testing.T) {
 		t.Error("a run with a bogus digest deleted a file")
 	}
 }
+
+// TestExpectPlanTrash: a plan previewed to be moved to the trash is not run as one that
+// deletes (the undo would be lost), nor the other way round; the digest of a plan without a
+// trash is as it was.
+func TestExpectPlanTrash(t *testing.T) {
+	now := time.Now().UTC()
+	ctx := context.Background()
+	for _, tc := range []struct{ preview, run string }{{"_deltavacuum/trash/", ""}, {"", "_deltavacuum/trash/"}, {"_deltavacuum/trash/", "_old/"}} {
+		dir, tbl := guardTable(t, now)
+		preview, err := tbl.Vacuum(ctx, deltavacuum.VacuumOptions{DryRun: true, Trash: tc.preview, Options: vacuum.Options{Now: now}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := tbl.Vacuum(ctx, deltavacuum.VacuumOptions{ExpectPlan: vacuum.Digest(preview.Plan), Trash: tc.run, Options: vacuum.Options{Now: now.Add(time.Second)}})
+		if !errors.Is(err, vacuum.ErrPlanChanged) || res != nil {
+			t.Errorf("previewed with trash %q, run with %q: %v, %v; want the plan refused", tc.preview, tc.run, res, err)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "stray.parquet")); err != nil {
+			t.Errorf("previewed with trash %q, run with %q: stray.parquet is gone", tc.preview, tc.run)
+		}
+	}
+	_, tbl := guardTable(t, now)
+	preview, err := tbl.Vacuum(ctx, deltavacuum.VacuumOptions{DryRun: true, Trash: "_deltavacuum/trash/", Options: vacuum.Options{Now: now}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := tbl.Vacuum(ctx, deltavacuum.VacuumOptions{ExpectPlan: vacuum.Digest(preview.Plan), Trash: "_deltavacuum/trash/", Options: vacuum.Options{Now: now.Add(time.Second)}})
+	if err != nil || res.NumDeletedFiles != 2 {
+		t.Fatalf("the previewed trash plan: %v, %+v", err, res)
+	}
+}

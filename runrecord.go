@@ -31,6 +31,8 @@ type runRecorder struct {
 	mu      sync.Mutex
 	deleted []undo.Entry
 	beat    *heartbeat
+	// lost stops the run when its heartbeat cannot be renewed (nil: it is not stopped).
+	lost func(error)
 }
 
 func newRunRecorder(t *Table, plan *vacuum.Plan, rc storage.Recovery, trash string, now time.Time) *runRecorder {
@@ -70,7 +72,7 @@ func (r *runRecorder) onDeleted(path string, size int64, mod time.Time) {
 
 // begin writes the record of the planned run: a failure stops the run with nothing deleted.
 func (r *runRecorder) begin(ctx context.Context) error {
-	beat, err := startHeartbeat(ctx, r.t.Store, r.rec.ID, r.rec.StartedAt)
+	beat, err := startHeartbeat(ctx, r.t.Store, r.rec.ID, r.rec.StartedAt, r.t.beatTicks, r.lost)
 	if err != nil {
 		return fmt.Errorf("writing the heartbeat of the run under %s%s: %w; nothing was deleted", r.t.Location, undo.RunsDir, err)
 	}

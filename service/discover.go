@@ -211,6 +211,15 @@ func (s *Server) Discover(ctx context.Context, id string, now time.Time) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	// The locations the other tables (configured, or found under another root) have: a found
+	// table at one of them is that table under a second id, which the service would not hold
+	// as one (two runs at once, or the root's policy over the configured one).
+	taken := map[string]string{}
+	for _, t := range s.tables {
+		if !d.found[t.cfg.ID] && t.cfg.Path != "" {
+			taken[config.LocationKey(t.cfg.Path)] = t.cfg.ID
+		}
+	}
 	added, removed := 0, 0
 	for _, tid := range order {
 		t := found[tid]
@@ -220,6 +229,11 @@ func (s *Server) Discover(ctx context.Context, id string, now time.Time) error {
 				s.log.Warn("a discovered table has the id of another table; it is left out", "root", id, "table", tid, "location", old.cfg.Path)
 				delete(found, tid)
 			}
+			continue
+		}
+		if other, ok := taken[config.LocationKey(t.cfg.Path)]; ok {
+			s.log.Warn("a discovered table is another table of the configuration (the same location); it is left out", "root", id, "table", tid, "other", other, "location", t.cfg.Path)
+			delete(found, tid)
 			continue
 		}
 		if dup := s.idTakenFold(tid); dup != "" {

@@ -11,7 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/deltavacuum/deltavacuum/service/config"
 	"github.com/deltavacuum/deltavacuum/storage"
+	"github.com/deltavacuum/deltavacuum/storage/local"
 	"github.com/deltavacuum/deltavacuum/storage/storagetest"
 )
 
@@ -201,5 +203,87 @@ tables:
 	}
 	if exists(t, filepath.Join(lake, "dims", "new", "stray.parquet")) || !exists(t, filepath.Join(f.dir, "a", "stray.parquet")) {
 		t.Error("the discovered table was not vacuumed, or the configured one of the same id was")
+	}
+}
+
+// TestDiscoveryLeavesOutConfiguredLocation: a table found at the location of a configured
+// table (written another way: a trailing '/'), or of a table another root found, is left
+// out: under a second id the service would not hold it as one table (two runs at once, and
+// the root's policy over the configured one).
+func TestDiscoveryLeavesOutConfiguredLocation(t *testing.T) {
+	f := newFixture(t, `discover:
+  - id: lake
+    root: TABLES/lake
+    refresh: 1h
+  - id: lake2
+    root: TABLES/lake/dims
+    refresh: 1h
+tables:
+  - {id: sales, path: TABLES/lake/sales/, policy: {retention: regulated}}
+`, nil, nil)
+	// The fixture made the configured table lake/sales.
+	makeTable(t, filepath.Join(f.dir, "lake", "dims", "c"), t0, nil)
+	ctx := context.Background()
+	for _, root := range []string{"lake", "lake2"} {
+		if err := f.srv.Discover(ctx, root, t0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, body := f.do(t, "GET", "/api/tables", "")
+	var got []string
+	for _, x := range body["tables"].([]any) {
+		got = append(got, x.(map[string]any)["id"].(string))
+	}
+	sort.Strings(got)
+	if want := []string{"lake.dims.c", "sales"}; !slices.Equal(got, want) {
+		t.Fatalf("tables %q, want %q", got, want)
+	}
+}
+
+func TestLocationKey(t *testing.T) {
+	for _, same := range [][2]string{
+		{"s3://b/lake/t", "s3a://B/lake/t/"},
+		{"s3://b/lake/a%20b", "s3n://b/lake/a b"},
+		{"abfss://c@acct.dfs.core.windows.net/t", "abfs://c@ACCT.blob.core.windows.net/t/"},
+		{"/data/lake/t", "/data/lake/./t/"},
+		{"/data/lake/t", "file:///data/lake/t"},
+	} {
+		if a, b := config.LocationKey(same[0]), config.LocationKey(same[1]); a != b {
+			t.Errorf("config.LocationKey(%q) = %q, config.LocationKey(%q) = %q: want the same", same[0], a, same[1], b)
+		}
+	}
+	for _, other := range [][2]string{
+		{"s3://b/lake/t", "s3://b/lake/t2"},
+		{"s3://b/lake/t", "gs://b/lake/t"},
+		{"abfss://c@acct.dfs.core.windows.net/t", "abfss://d@acct.dfs.core.windows.net/t"},
+		{"/data/lake/t", "/data/lake/T"},
+	} {
+		if config.LocationKey(other[0]) == config.LocationKey(other[1]) {
+			t.Errorf("config.LocationKey(%q) = config.LocationKey(%q)", other[0], other[1])
+		}
+	}
+}
+
+// TestFindTablesSkipsLinks: on local disk a link below the root, to a table elsewhere or to
+// a folder holding one, is not followed: discovery never reaches outside its root.
+func TestFindTablesSkipsLinks(t *testing.T) {
+	root, outside := t.TempDir(), t.TempDir()
+	makeTable(t, filepath.Join(outside, "t"), t0, nil)
+	makeTable(t, filepath.Join(root, "in"), t0, nil)
+	for name, target := range map[string]string{"linked-table": filepath.Join(outside, "t"), "linked-folder": outside} {
+		if err := os.Symlink(target, filepath.Join(root, name)); err != nil {
+			t.Skip("no symbolic links here:", err)
+		}
+	}
+	store, err := local.New(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := FindTables(context.Background(), store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"in/"}; !slices.Equal(got, want) {
+		t.Errorf("found %q, want %q", got, want)
 	}
 }

@@ -247,7 +247,10 @@ func (s *Server) runPage(w http.ResponseWriter, r *http.Request) {
 func (s *Server) loginPage(w http.ResponseWriter, r *http.Request) {
 	next := r.URL.Query().Get("next")
 	// Only a path of this service: never a redirect elsewhere.
-	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.Contains(next, `\`) {
+	// A browser drops tabs and newlines anywhere in a URL ("/\t/evil.example" is
+	// "//evil.example"): a control character or a space is refused too.
+	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.Contains(next, `\`) ||
+		strings.ContainsFunc(next, func(c rune) bool { return c <= ' ' || c == 0x7f }) {
 		next = "/"
 	}
 	s.render(w, r, http.StatusOK, "login.html", "Log in", map[string]any{"Next": next, "NoToken": s.token == ""})

@@ -58,11 +58,19 @@ type browser struct {
 
 func newBrowser(t *testing.T, base string) *browser {
 	t.Helper()
+	// The profile is not t.TempDir(): Chromium's helper processes may still write to it
+	// after the browser has exited, which failed the test in TempDir's cleanup. It is
+	// removed after the browser (cleanups run last first), as far as it can be.
+	profile, err := os.MkdirTemp("", "deltavacuum-chromium-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(profile) })
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(chromium(t)),
 		chromedp.NoSandbox, // containers and CI run as root
 		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.UserDataDir(t.TempDir()),
+		chromedp.UserDataDir(profile),
 		chromedp.WindowSize(1280, 900),
 	)
 	// A deadline against a hung browser only: every step waits for a state of the page.

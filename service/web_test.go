@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"os"
@@ -317,7 +318,10 @@ func TestWebLogin(t *testing.T) {
 	if code, _ := f.do(t, "POST", "/api/tables/a/preview", "{}", "Cookie", cookieName+"="+token); code != 200 {
 		t.Errorf("a POST with the cookie: %d", code)
 	}
-	for _, next := range []string{"//evil.example/", "https://evil.example/", `/\evil.example`, "javascript:alert(1)"} {
+	// A browser drops tabs and newlines from a URL ("/\t/evil" is "//evil"), and C0 controls
+	// and spaces from its ends.
+	for _, next := range []string{"//evil.example/", "https://evil.example/", `/\evil.example`, "javascript:alert(1)",
+		"/\t/evil.example/", "/\n/evil.example/", "/\r/evil.example", "/\x00/evil.example", "/ /evil.example", "/\x7f/evil"} {
 		_, body := f.do(t, "GET", "/login?next="+url.QueryEscape(next), "")
 		if !strings.Contains(body["text"].(string), `data-next="/"`) {
 			t.Errorf("login?next=%s is not sent home", next)
@@ -402,5 +406,33 @@ func TestPreviewPaged(t *testing.T) {
 	_, body = f.do(t, "GET", "/api/tables/a/previews/"+plan+"?offset=5000", "")
 	if files := body["files"].(map[string]any); len(files["items"].([]any)) != 0 {
 		t.Errorf("a page past the end: %v", files)
+	}
+}
+
+// TestOpenPathsDoNotOpenTheAPI: a path that only starts like one needing no token
+// (/static/../api/…, escaped dots, /login/…) does not reach the API without it: answered
+// with a redirect to the clean path (which then needs the token) or a 401, never the data.
+func TestOpenPathsDoNotOpenTheAPI(t *testing.T) {
+	const token = "s3cr3t-t0ken-0123456789"
+	f := newFixture(t, "listen: 127.0.0.1:0\ntoken: ${DV_TOKEN}\ntables:\n  - {id: a, path: TABLES/a}\n", map[string]string{"DV_TOKEN": token}, nil)
+	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	for _, p := range []string{"/static/../api/tables", "/static/%2e%2e/api/tables", "/static/..%2fapi/tables", "/login/../api/tables", "/healthz/../api/tables", "/static//../api/tables"} {
+		for _, method := range []string{"GET", "POST"} {
+			req, err := http.NewRequest(method, f.http.URL+p, strings.NewReader("{}"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.URL.Opaque = "//" + req.URL.Host + p // sent as written, dots and escapes kept
+			req.Header.Set("Content-Type", "application/json")
+			resp, err := noRedirect.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode == 200 || strings.Contains(string(b), `"tables"`) {
+				t.Errorf("%s %s without the token: %d %s", method, p, resp.StatusCode, b)
+			}
+		}
 	}
 }

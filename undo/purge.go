@@ -32,7 +32,8 @@ type Failure struct {
 
 // Purge deletes, for good, the trash of every run in folder that started before now minus
 // olderThan: the files a trashed run moved there, then its emptied folders. Nothing outside
-// folder is touched; a folder below it that is not named as a run id is left alone.
+// folder is touched; a folder below it that is not named as a run id is left alone, and so is
+// the trash of a run whose record says RUNNING with a heartbeat fresher than DefaultStaleAfter.
 func Purge(ctx context.Context, store storage.Store, folder string, olderThan time.Duration, now time.Time, dryRun bool) (*PurgeReport, error) {
 	if err := CheckTrashFolder(folder); err != nil {
 		return nil, err
@@ -41,8 +42,18 @@ func Purge(ctx context.Context, store storage.Store, folder string, olderThan ti
 		return nil, fmt.Errorf("--older-than %s is negative", olderThan)
 	}
 	rep := &PurgeReport{Trash: folder, Cutoff: now.Add(-olderThan).UTC(), DryRun: dryRun, Runs: []string{}, Kept: []string{}}
+	// A run still in progress (its record RUNNING, its heartbeat fresh: a run longer than the
+	// window, in another process) is moving files into its trash: that trash is kept.
+	running, err := Running(ctx, store, now, DefaultStaleAfter)
+	if err != nil {
+		return nil, fmt.Errorf("trash purge of %s: reading the run records: %w; nothing was purged", store.Location(), err)
+	}
+	live := map[string]bool{}
+	for _, r := range running {
+		live[r.ID] = !r.Stale
+	}
 	var runs []string
-	err := store.Walk(ctx, folder, func(o storage.Object) error {
+	err = store.Walk(ctx, folder, func(o storage.Object) error {
 		if o.Key == folder {
 			return nil
 		}
@@ -53,6 +64,8 @@ func Purge(ctx context.Context, store storage.Store, folder string, olderThan ti
 		t, ok := IDTime(id)
 		switch {
 		case !ok:
+		case live[id]:
+			rep.Kept = append(rep.Kept, id)
 		case t.Before(rep.Cutoff):
 			runs = append(runs, id)
 		default:

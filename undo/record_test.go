@@ -149,8 +149,9 @@ func TestList(t *testing.T) {
 func TestUnfinishedRun(t *testing.T) {
 	ctx := context.Background()
 	s := mem.New("mem://t")
-	id := NewID(time.Now())
-	rec := &Record{ID: id, Table: "mem://t", Status: StatusRunning, StartedAt: time.Now(), Mode: "FULL", Trash: "_t/" + id + "/",
+	started := time.Now().Add(-time.Hour) // killed long ago: no heartbeat, a start older than the stale limit
+	id := NewID(started)
+	rec := &Record{ID: id, Table: "mem://t", Status: StatusRunning, StartedAt: started, Mode: "FULL", Trash: "_t/" + id + "/",
 		Files: []Entry{{Path: "moved.parquet", Size: 3}, {Path: "not-moved.parquet", Size: 3}}}
 	if err := Write(ctx, s, rec); err != nil {
 		t.Fatal(err)
@@ -202,5 +203,44 @@ func TestPurge(t *testing.T) {
 	}
 	if len(want) > 0 {
 		t.Errorf("purged what it must keep: %v", want)
+	}
+}
+
+// TestPurgeKeepsLiveRun: the trash of a run that started before the cutoff but is still in
+// progress (its record RUNNING, its heartbeat fresh: a long run of another process) is kept;
+// once its heartbeat is stale, the window decides as for any run.
+func TestPurgeKeepsLiveRun(t *testing.T) {
+	ctx := context.Background()
+	now := time.Date(2026, 12, 10, 0, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		name string
+		beat time.Duration // before now
+		kept bool
+	}{{"live", time.Minute, true}, {"stale", DefaultStaleAfter + time.Minute, false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := mem.New("mem://t")
+			started := now.Add(-8 * 24 * time.Hour)
+			id := NewID(started)
+			rec := &Record{ID: id, Table: "mem://t", Status: StatusRunning, StartedAt: started, Mode: "FULL", Trash: "_t/" + id + "/",
+				Files: []Entry{{Path: "a.parquet", Size: 5}}}
+			if err := Write(ctx, s, rec); err != nil {
+				t.Fatal(err)
+			}
+			if err := WriteHeartbeat(ctx, s, id, now.Add(-tc.beat)); err != nil {
+				t.Fatal(err)
+			}
+			_ = s.Put(ctx, "_t/"+id+"/a.parquet", []byte("12345"))
+			rep, err := Purge(ctx, s, "_t/", 7*24*time.Hour, now, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, statErr := s.Stat(ctx, "_t/"+id+"/a.parquet")
+			if kept := statErr == nil; kept != tc.kept {
+				t.Fatalf("trash of the run kept: %v, want %v (%+v)", kept, tc.kept, rep)
+			}
+			if tc.kept && (len(rep.Kept) != 1 || len(rep.Runs) != 0) {
+				t.Errorf("report %+v: the live run is not listed as kept", rep)
+			}
+		})
 	}
 }

@@ -100,12 +100,17 @@ func Undo(ctx context.Context, store storage.Store, id string, opts Options) (*R
 	if rec.Status == StatusRunning && !opts.DryRun {
 		// A fresh heartbeat: the run's process is alive and deleting; moving files back under
 		// it would race its deletes.
+		// Its last sign of life is the heartbeat, or the start when it has none (a run of a
+		// version without heartbeats), as Running reads it.
 		at, ok, err := ReadHeartbeat(ctx, store, id)
 		if err != nil {
 			return nil, err
 		}
-		if ok && opts.Now.Sub(at) < DefaultStaleAfter {
-			return nil, fmt.Errorf("run %s of %s is still running: its heartbeat was written at %s (its process rewrites it every minute). Wait for it to end; if its process is gone, the heartbeat goes stale %s after that time, and --unfinished is accepted then",
+		if !ok || rec.StartedAt.After(at) {
+			at = rec.StartedAt
+		}
+		if opts.Now.Sub(at) < DefaultStaleAfter {
+			return nil, fmt.Errorf("run %s of %s is still running: its last sign of life (heartbeat, or start) is at %s (its process rewrites the heartbeat every minute). Wait for it to end; if its process is gone, it goes stale %s after that time, and --unfinished is accepted then",
 				id, store.Location(), at.UTC().Format(time.RFC3339), DefaultStaleAfter)
 		}
 	}

@@ -17,7 +17,7 @@ const digestPrefix = "plan1-"
 
 // Digest identifies what a plan deletes: the table, the snapshot version it was made from,
 // its mode and retention, and every file (path, size, modification time, checksum companion)
-// and directory, sorted. Two plans with the same digest delete the same objects; a commit, a
+// and directory, sorted, and the trash it moves them into, if any. Two plans with the same digest delete the same objects; a commit, a
 // file added, removed or rewritten, another retention or mode all change it. The clock is not
 // in it: a plan made later that deletes the same files has the same digest.
 func Digest(p *Plan) string {
@@ -48,6 +48,12 @@ func Digest(p *Plan) string {
 	slices.Sort(dirs)
 	for _, d := range dirs {
 		field(d)
+	}
+	if p.Trash != "" {
+		// After the counted lists, so a plan without trash keeps its digest and none can
+		// pass for the other.
+		field("trash")
+		field(p.Trash)
 	}
 	return digestPrefix + hex.EncodeToString(h.Sum(nil))
 }

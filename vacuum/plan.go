@@ -147,6 +147,10 @@ type Plan struct {
 	// NestedTables are folders inside the table that hold a _delta_log of their own: other
 	// Delta tables, which VACUUM of this one never descends into [safer].
 	NestedTables []string `json:"nestedTables,omitempty"`
+	// Trash is the hidden folder a real run moves the files into instead of deleting them
+	// (set by the caller that runs the plan; "" deletes them). It is in the Digest: a plan
+	// previewed to be moved is not run as one that deletes, nor the other way round.
+	Trash string `json:"trash,omitempty"`
 
 	// now is the clock of the plan; run and table are the retentions as durations (the hours
 	// above are rounded for display). The executor's re-check needs them exactly.

@@ -189,13 +189,22 @@ func (r *Redactor) add(s string) {
 	for _, f := range forms {
 		for _, g := range []string{f, lowerHex(f)} {
 			for _, j := range jsonForms(g) {
-				if len(j) >= minSecret {
-					r.secrets[j] = true
+				for _, h := range []string{j, htmlText.Replace(j), htmlTemplateText.Replace(j)} {
+					if len(h) >= minSecret {
+						r.secrets[h] = true
+					}
 				}
 			}
 		}
 	}
 }
+
+// htmlText and htmlTemplateText escape a secret as html.EscapeString and html/template (which
+// also writes '+' as &#43;) print it in a page: the service redacts pages after rendering.
+var (
+	htmlText         = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&#34;", "'", "&#39;")
+	htmlTemplateText = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&#34;", "'", "&#39;", "+", "&#43;")
+)
 
 // jsonForms returns s and the spellings of s inside a JSON string.
 func jsonForms(s string) []string {

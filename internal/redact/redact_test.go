@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"html"
+	"html/template"
 	"net/url"
 	"strconv"
 	"strings"
@@ -294,5 +296,25 @@ func TestAddURIText(t *testing.T) {
 	want := "VACUUM 'abfss://c@acct.dfs.core.windows.net/t?" + Mask + "' DRY RUN; s3://u:" + Mask + "@bucket/my table?" + Mask
 	if got != want {
 		t.Errorf("got  %q\nwant %q", got, want)
+	}
+}
+
+// TestSecretsInHTML: a secret as a page prints it (html/template writes '+' as &#43; and '&'
+// as &amp;, in text and in a quoted attribute; html.EscapeString as well) is redacted: the
+// service's pages are redacted after they are rendered. An Azure account key has '+' in it.
+func TestSecretsInHTML(t *testing.T) {
+	secret := "Ab+cd/Ef==&sig='x\"<y>"
+	r := New()
+	r.Add(secret)
+	tmpl := template.Must(template.New("").Parse(`<p>{{.}}</p><a title="{{.}}">x</a>`))
+	var b bytes.Buffer
+	if err := tmpl.Execute(&b, "error: "+secret+" refused"); err != nil {
+		t.Fatal(err)
+	}
+	for _, page := range []string{b.String(), html.EscapeString(secret)} {
+		out := r.String(page)
+		if strings.Contains(out, "Ab") || strings.Contains(out, "cd/Ef") {
+			t.Errorf("%q redacted is %q: the secret is still there", page, out)
+		}
 	}
 }

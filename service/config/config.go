@@ -503,6 +503,7 @@ func (p *parser) config(root *yaml.Node) *Config {
 	for _, d := range cfg.Discover {
 		seen[strings.ToLower(d.ID)] = d.Line
 	}
+	seenAt := map[string]int{}
 	for _, tn := range f.value.Content {
 		t, ok := p.table(tn)
 		if !ok {
@@ -512,6 +513,15 @@ func (p *parser) config(root *yaml.Node) *Config {
 		if line, dup := seen[key]; dup {
 			p.errf(tn, "table id %q is already used by the table on line %d: ids must be unique (case-insensitively)", t.ID, line)
 			continue
+		}
+		if t.Path != "" {
+			// One table under two ids would not be held as one: two runs at once, two policies.
+			at := LocationKey(t.Path)
+			if line, dup := seenAt[at]; dup {
+				p.errf(tn, "table %s: path %s is the table of line %d (under another id): give each table once", t.ID, t.Path, line)
+				continue
+			}
+			seenAt[at] = t.Line
 		}
 		seen[key] = t.Line
 		cfg.Tables = append(cfg.Tables, t)

@@ -114,6 +114,8 @@ func TestRefused(t *testing.T) {
 		{"dataDir a number", "dataDir: 5\ntables: [{id: a, path: /a}]\n", 1, "dataDir must be a string"},
 		{"dataDir empty", "dataDir: ''\ntables: [{id: a, path: /a}]\n", 1, "dataDir is empty"},
 		{"no tables", head, 1, "tables is missing"},
+		{"one path under two ids", head + "tables:\n  - {id: a, path: /lake/t}\n  - {id: b, path: /lake/t/}\n", 4, "is the table of line 3"},
+		{"one URI under two ids", head + "tables:\n  - {id: a, path: s3://b/t}\n  - {id: b, path: s3a://b/t}\n", 4, "is the table of line 3"},
 		{"tables empty", head + "tables: []\n", 2, "at least one table"},
 		{"tables a map", head + "tables: {a: b}\n", 2, "at least one table"},
 		{"listen no port", head + "listen: 127.0.0.1\n" + "tables: [{id: a, path: /a}]\n", 2, "host:port"},

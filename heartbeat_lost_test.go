@@ -1,0 +1,112 @@
+package deltavacuum
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/deltavacuum/deltavacuum/deltalog"
+	"github.com/deltavacuum/deltavacuum/storage"
+	"github.com/deltavacuum/deltavacuum/storage/mem"
+	"github.com/deltavacuum/deltavacuum/undo"
+	"github.com/deltavacuum/deltavacuum/vacuum"
+)
+
+// beatStore fails the writes of heartbeats as fails says, one entry a write, once the run's
+// first delete has called onDelete (the run is then in progress, its heartbeat beating).
+type beatStore struct {
+	*mem.Store
+	mu       sync.Mutex
+	fails    []bool
+	once     sync.Once
+	onDelete func()
+}
+
+func (s *beatStore) Put(ctx context.Context, key string, data []byte) error {
+	if strings.HasSuffix(key, ".heartbeat.json") {
+		s.mu.Lock()
+		fail := len(s.fails) > 0 && s.fails[0]
+		if len(s.fails) > 0 {
+			s.fails = s.fails[1:]
+		}
+		s.mu.Unlock()
+		if fail {
+			return errors.New("503 SlowDown")
+		}
+	}
+	return s.Store.Put(ctx, key, data)
+}
+
+func (s *beatStore) Delete(ctx context.Context, keys []string) ([]storage.DeleteResult, error) {
+	s.once.Do(s.onDelete)
+	return s.Store.Delete(ctx, keys)
+}
+
+// TestHeartbeatLostStopsTheRun: a run whose heartbeat cannot be renewed twice in a row stops
+// (FAILED, ErrHeartbeatLost): another process would soon take its record for stale and run
+// beside it. A single failed beat, renewed at the next, does not stop it. The beats are
+// ticked by the test (a send returns once the beat loop has taken the tick, so the beat
+// before it has been written or failed).
+func TestHeartbeatLostStopsTheRun(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		beats []bool // true: the beat fails
+		lost  bool
+	}{
+		{"two beats in a row fail", []bool{true, true}, true},
+		{"one beat fails, the next is written", []bool{true, false, true}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			store := &beatStore{Store: mem.New("s3://bucket/t")}
+			if err := deltalog.WriteCommit(ctx, store, 0, []any{
+				map[string]any{"protocol": map[string]any{"minReaderVersion": 1, "minWriterVersion": 2}},
+				map[string]any{"metaData": map[string]any{"id": "t", "format": map[string]any{"provider": "parquet"},
+					"schemaString": `{"type":"struct","fields":[]}`, "partitionColumns": []string{}, "configuration": map[string]string{}}},
+			}); err != nil {
+				t.Fatal(err)
+			}
+			old := time.Now().Add(-48 * time.Hour)
+			for _, k := range []string{"a.parquet", "b.parquet", "c.parquet"} {
+				store.PutAt(k, []byte("x"), old)
+			}
+			ticks := make(chan time.Time)
+			store.onDelete = func() {
+				store.mu.Lock()
+				store.fails = tc.beats
+				store.mu.Unlock()
+				for range tc.beats {
+					ticks <- time.Now()
+				}
+				ticks <- time.Now() // taken once the last beat above is done
+			}
+			zero := 0.0
+			table := OpenStore(store)
+			table.beatTicks = func() (<-chan time.Time, func()) { return ticks, func() {} }
+			res, err := table.Vacuum(ctx, VacuumOptions{
+				Options: vacuum.Options{Now: time.Now(), RetainHours: &zero, DisableRetentionCheck: true},
+				Exec:    vacuum.ExecOptions{BatchSize: 1, Concurrency: 1},
+			})
+			if got := errors.Is(err, ErrHeartbeatLost); got != tc.lost {
+				t.Fatalf("stopped for a lost heartbeat: %v, want %v (error: %v)", got, tc.lost, err)
+			}
+			want := vacuum.StatusCompleted
+			if tc.lost {
+				want = vacuum.StatusFailed
+			}
+			if res == nil || res.Status != want {
+				t.Fatalf("result %+v, want status %s", res, want)
+			}
+			rec, err := undo.Read(ctx, store, res.RunID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rec.Status != want {
+				t.Errorf("run record says %s, want %s", rec.Status, want)
+			}
+		})
+	}
+}
