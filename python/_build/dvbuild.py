@@ -258,15 +258,30 @@ def write_wheel(out_dir: Path, plat: str, binary: Path, version: str, git_versio
 # --- sdist --------------------------------------------------------------------------------
 
 def _go_sources(root: Path) -> Iterable[Tuple[str, Path]]:
-    """The Go module's files a build of cmd/deltavacuum reads: go.mod, go.sum, non-test .go."""
+    """The Go module's files a build of cmd/deltavacuum reads: go.mod, go.sum, non-test .go,
+    and the files its packages embed (the service's web page), as `go list` names them."""
     yield "go.mod", root / "go.mod"
     yield "go.sum", root / "go.sum"
+    seen = set()
     for p in sorted(root.rglob("*.go")):
         rel = p.relative_to(root)
         top = rel.parts[0]
         if p.name.endswith("_test.go") or top.startswith(".") or top in ("python", "bin", "dist") or "testdata" in rel.parts:
             continue
+        seen.add(rel.as_posix())
         yield rel.as_posix(), p
+    for rel in _embedded(root):
+        if rel not in seen:
+            seen.add(rel)
+            yield rel, root / rel
+
+
+def _embedded(root: Path) -> List[str]:
+    """The files the module's packages embed (//go:embed), relative to root, sorted."""
+    go = os.environ.get("GO", "go")
+    out = subprocess.run([go, "list", "-f", '{{$d := .Dir}}{{range .EmbedFiles}}{{$d}}/{{.}}\n{{end}}', "./..."],
+                         cwd=root, check=True, capture_output=True, text=True).stdout
+    return sorted({Path(line).resolve().relative_to(root.resolve()).as_posix() for line in out.splitlines() if line.strip()})
 
 
 def write_sdist(out_dir: Path, version: str, git_version: str) -> Path:
