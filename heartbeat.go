@@ -101,8 +101,8 @@ func (t *Table) RunningRuns(ctx context.Context, now time.Time, staleAfter time.
 	return undo.Running(ctx, t.Store, now, staleAfter)
 }
 
-// checkNoLiveRun refuses a run while another is live on the table (its heartbeat fresh).
-func (t *Table) checkNoLiveRun(ctx context.Context, now time.Time, staleAfter time.Duration) ([]undo.RunState, error) {
+// CheckNoLiveRun refuses a run while another is live on the table (its heartbeat fresh).
+func (t *Table) CheckNoLiveRun(ctx context.Context, now time.Time, staleAfter time.Duration) ([]undo.RunState, error) {
 	runs, err := t.RunningRuns(ctx, now, staleAfter)
 	if err != nil {
 		return nil, err

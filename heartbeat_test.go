@@ -3,6 +3,7 @@ package deltavacuum_test
 import (
 	"context"
 	"errors"
+	"github.com/deltavacuum/deltavacuum/session"
 	"strings"
 	"testing"
 	"time"
@@ -34,11 +35,11 @@ func TestSessionVacuumAndRunningRecords(t *testing.T) {
 			if err := undo.WriteHeartbeat(ctx, store, rec.ID, now.Add(-tc.beat)); err != nil {
 				t.Fatal(err)
 			}
-			sess, err := deltavacuum.NewSession(deltavacuum.Config{})
+			sess, err := session.NewSession(session.Config{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, err := sess.Vacuum(ctx, deltavacuum.OpenStore(store), deltavacuum.VacuumRequest{})
+			res, err := sess.Vacuum(ctx, deltavacuum.OpenStore(store), session.VacuumRequest{})
 			if tc.refused {
 				var live *undo.LiveRunError
 				if !errors.As(err, &live) || !strings.Contains(err.Error(), rec.ID) {

@@ -3,7 +3,7 @@
 // table's policy.
 //
 // It decides nothing about what is deleted: every run, preview, inspection and undo goes
-// through the library (deltavacuum.Session, Table.Undo), with the retention the policy and the
+// through the library (session.Session, Table.Undo), with the retention the policy and the
 // table's own property give. It never renders a secret: every response and log line passes
 // the redactor, which knows the token and every secret storage option.
 package service

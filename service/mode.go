@@ -2,14 +2,14 @@ package service
 
 import (
 	"context"
+	"github.com/deltavacuum/deltavacuum/session"
 
-	"github.com/deltavacuum/deltavacuum"
 	"github.com/deltavacuum/deltavacuum/vacuum"
 )
 
 // ranMode is the mode a run ran in: its plan's (FULL after a LITE the log could not serve),
 // else the one requested.
-func ranMode(req deltavacuum.VacuumRequest, res *vacuum.Result) string {
+func ranMode(req session.VacuumRequest, res *vacuum.Result) string {
 	if res != nil && res.Plan != nil && res.Plan.Mode != "" {
 		return string(res.Plan.Mode)
 	}

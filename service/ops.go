@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"fmt"
+	"github.com/deltavacuum/deltavacuum/session"
 	"strings"
 	"time"
 
@@ -35,9 +36,9 @@ func (s *Server) newTable(tc *config.Table, getenv func(string) string) (*table,
 	s.redactOptions(o)
 	settings := map[string]string{}
 	if !tc.Policy.RetentionCheck {
-		settings[deltavacuum.SettingRetentionCheck] = "false"
+		settings[session.SettingRetentionCheck] = "false"
 	}
-	cat := &catalog.Catalog{Warehouse: tc.Warehouse, IsTable: deltavacuum.IsTable(o)}
+	cat := &catalog.Catalog{Warehouse: tc.Warehouse, IsTable: session.IsTable(o)}
 	s.red.AddURI(tc.Path)
 	s.red.AddURI(tc.Warehouse)
 	if tc.Catalog != "" {
@@ -53,7 +54,7 @@ func (s *Server) newTable(tc *config.Table, getenv func(string) string) (*table,
 			s.red.AddURI(loc)
 		}
 	}
-	sess, err := deltavacuum.NewSession(deltavacuum.Config{Catalog: cat, Settings: settings, Now: s.now, StorageOptions: o})
+	sess, err := session.NewSession(session.Config{Catalog: cat, Settings: settings, Now: s.now, StorageOptions: o})
 	if err != nil {
 		return nil, fmt.Errorf("table %s: %w", tc.ID, err)
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/deltavacuum/deltavacuum/session"
 	"io"
 	"log/slog"
 	"net"
@@ -311,14 +312,14 @@ func TestLiveRunBlocksOthers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sess, _ := deltavacuum.NewSession(deltavacuum.Config{})
-	_, err = sess.Vacuum(context.Background(), other, deltavacuum.VacuumRequest{})
+	sess, _ := session.NewSession(session.Config{})
+	_, err = sess.Vacuum(context.Background(), other, session.VacuumRequest{})
 	var live *undo.LiveRunError
 	if !errors.As(err, &live) || live.Run.ID != runs[0].ID || !strings.Contains(err.Error(), runs[0].ID) {
 		t.Errorf("a second run during a live one: %v", err)
 	}
 	// A DRY RUN is not refused: it deletes nothing.
-	if _, err := sess.Vacuum(context.Background(), other, deltavacuum.VacuumRequest{DryRun: true}); err != nil {
+	if _, err := sess.Vacuum(context.Background(), other, session.VacuumRequest{DryRun: true}); err != nil {
 		t.Errorf("dry run: %v", err)
 	}
 	close(g.release)
@@ -330,7 +331,7 @@ func TestLiveRunBlocksOthers(t *testing.T) {
 	if exists(t, filepath.Join(a, "_deltavacuum", "runs", runs[0].ID+".heartbeat.json")) {
 		t.Error("the heartbeat of an ended run is still there")
 	}
-	if _, err := sess.Vacuum(context.Background(), other, deltavacuum.VacuumRequest{}); err != nil {
+	if _, err := sess.Vacuum(context.Background(), other, session.VacuumRequest{}); err != nil {
 		t.Errorf("a run after the live one ended: %v", err)
 	}
 }
@@ -381,7 +382,7 @@ func TestLiteFallsBackToFull(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.srv.tableList()[0].session.Vacuum(ctx, dt, deltavacuum.VacuumRequest{Mode: "LITE", DryRun: true}); !errors.Is(err, vacuum.ErrCannotVacuumLite) {
+	if _, err := f.srv.tableList()[0].session.Vacuum(ctx, dt, session.VacuumRequest{Mode: "LITE", DryRun: true}); !errors.Is(err, vacuum.ErrCannotVacuumLite) {
 		t.Fatalf("LITE on the table: %v, want DELTA_CANNOT_VACUUM_LITE", err)
 	}
 	code, body := f.do(t, "POST", "/api/tables/a/preview", "{}")

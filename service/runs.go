@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/deltavacuum/deltavacuum/session"
 	"net/http"
 	"strings"
 
@@ -93,7 +94,7 @@ func (s *Server) inspect(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, http.StatusBadGateway, err)
 		return
 	}
-	rep, err := t.session.Inspect(ctx, dt, deltavacuum.InspectRequest{Options: insight.Options{RetainHours: hours, Now: s.now()}})
+	rep, err := t.session.Inspect(ctx, dt, session.InspectRequest{Options: insight.Options{RetainHours: hours, Now: s.now()}})
 	if err != nil {
 		s.fail(w, r, http.StatusBadGateway, err)
 		return
@@ -138,7 +139,7 @@ func (s *Server) preview(w http.ResponseWriter, r *http.Request) {
 
 // vacuum runs req (a DRY RUN for a preview, a real run for run), and runs it FULL when it is a
 // LITE the log cannot serve (DELTA_CANNOT_VACUUM_LITE: LITE refuses before deleting anything).
-func (s *Server) vacuum(ctx context.Context, t *table, dt *deltavacuum.Table, req deltavacuum.VacuumRequest, run string) (*vacuum.Result, error) {
+func (s *Server) vacuum(ctx context.Context, t *table, dt *deltavacuum.Table, req session.VacuumRequest, run string) (*vacuum.Result, error) {
 	res, err := t.session.Vacuum(ctx, dt, req)
 	if err != nil && req.Mode == "LITE" && errors.Is(err, vacuum.ErrCannotVacuumLite) && ctx.Err() == nil {
 		s.log.Info("LITE cannot serve the table; running FULL", "run", run, "table", t.cfg.ID, "dryRun", req.DryRun)
@@ -149,23 +150,23 @@ func (s *Server) vacuum(ctx context.Context, t *table, dt *deltavacuum.Table, re
 }
 
 // request is the VACUUM of t's policy now.
-func (s *Server) request(ctx context.Context, t *table, dt *deltavacuum.Table, dryRun bool) (deltavacuum.VacuumRequest, error) {
+func (s *Server) request(ctx context.Context, t *table, dt *deltavacuum.Table, dryRun bool) (session.VacuumRequest, error) {
 	snap, err := dt.Snapshot(ctx)
 	if err != nil {
-		return deltavacuum.VacuumRequest{}, err
+		return session.VacuumRequest{}, err
 	}
 	hours, err := retainHours(snap, t.cfg.Policy)
 	if err != nil {
-		return deltavacuum.VacuumRequest{}, err
+		return session.VacuumRequest{}, err
 	}
-	req := deltavacuum.VacuumRequest{DryRun: dryRun, RetainHours: hours}
+	req := session.VacuumRequest{DryRun: dryRun, RetainHours: hours}
 	switch t.cfg.Policy.Mode {
 	case config.ModeLite:
 		req.Mode = "LITE"
 	case config.ModeAuto:
 		sch, err := s.st.Schedules(ctx)
 		if err != nil {
-			return deltavacuum.VacuumRequest{}, err
+			return session.VacuumRequest{}, err
 		}
 		req.Mode = strings.ToUpper(schedule.FullOrLite(sch[t.cfg.ID].LastFull, t.cfg.Policy.FullEvery, s.now()))
 	default:
@@ -300,7 +301,7 @@ type Figures struct {
 	PlanChanged bool   `json:"planChanged,omitempty"`
 }
 
-func (s *Server) execute(ctx context.Context, ar *activeRun, t *table, dt *deltavacuum.Table, req deltavacuum.VacuumRequest, trigger string) {
+func (s *Server) execute(ctx context.Context, ar *activeRun, t *table, dt *deltavacuum.Table, req session.VacuumRequest, trigger string) {
 	defer s.wg.Done()
 	defer ar.cancel()
 	res, err := s.vacuum(ctx, t, dt, req, ar.id)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/deltavacuum/deltavacuum/session"
 	"io"
 	"log/slog"
 	"mime"
@@ -73,7 +74,7 @@ type Server struct {
 // table is a configured table, ready to open.
 type table struct {
 	cfg     *config.Table
-	session *deltavacuum.Session
+	session *session.Session
 	opts    location.Options
 	cat     *catalog.Catalog
 }

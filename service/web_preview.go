@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/deltavacuum/deltavacuum/session"
 	"net/url"
 	"slices"
 	"strings"
@@ -118,7 +119,7 @@ func (v *verdicts) folder(p string) *folderTotal {
 
 // previewPlan makes the DRY RUN of req (the policy's), with the planner's verdicts, and keeps
 // it for the page.
-func (s *Server) previewPlan(ctx context.Context, t *table, dt *deltavacuum.Table, req deltavacuum.VacuumRequest) (*preview, error) {
+func (s *Server) previewPlan(ctx context.Context, t *table, dt *deltavacuum.Table, req session.VacuumRequest) (*preview, error) {
 	v := &verdicts{folders: map[string]*folderTotal{}, rules: map[vacuum.Rule]*ruleCount{}}
 	req.DryRun, req.Observe = true, v.observe
 	res, err := s.vacuum(ctx, t, dt, req, "")
@@ -181,7 +182,7 @@ func (w *webState) find(table, digest string) *preview {
 
 // planChangedFigures are the figures of a run the library refused because its plan was not
 // the previewed one (nil for any other failure without a result).
-func planChangedFigures(req deltavacuum.VacuumRequest, err error) []byte {
+func planChangedFigures(req session.VacuumRequest, err error) []byte {
 	var pc *vacuum.PlanChangedError
 	if !errors.As(err, &pc) {
 		return nil

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"github.com/deltavacuum/deltavacuum/session"
 	"io"
 	"slices"
 	"strings"
@@ -10,7 +11,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/deltavacuum/deltavacuum"
 	"github.com/deltavacuum/deltavacuum/insight"
 	"github.com/deltavacuum/deltavacuum/vacuum"
 )
@@ -53,7 +53,7 @@ docs/insight.md defines every figure.`,
 				return err
 			}
 			f := cmd.Flags()
-			var req deltavacuum.InspectRequest
+			var req session.InspectRequest
 			req.Lite = lite
 			if f.Changed("retain-hours") {
 				req.RetainHours = &retainHours

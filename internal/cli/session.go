@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"github.com/deltavacuum/deltavacuum/session"
 	"io"
 	"os"
 	"strings"
@@ -29,14 +30,14 @@ func (f *sessionFlags) add(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.StringVar(&f.warehouse, "warehouse", "", "warehouse root for table names: a Fabric lakehouse (Tables/<schema>/<table>) or a Spark warehouse (<schema>.db/<table>); default $"+catalog.EnvWarehouse)
 	fl.StringVar(&f.catalogFile, "catalog", "", "catalog file (YAML or TOML) mapping table names to locations")
-	fl.StringArrayVar(&f.confs, "conf", nil, "session setting KEY=VALUE: "+strings.Join(deltavacuum.KnownSettings, ", "))
+	fl.StringArrayVar(&f.confs, "conf", nil, "session setting KEY=VALUE: "+strings.Join(session.KnownSettings, ", "))
 	fl.StringArrayVar(&f.storageOptions, "storage-option", nil, "object-store setting KEY=VALUE (aws_region, aws_endpoint, azure_storage_account_key, azure_storage_sas_token, google_service_account, ...; see storage/README.md)")
 }
 
 // session builds the library session the flags describe. Unknown --conf keys are usage errors.
 // The secrets it learns (storage options, the warehouse, the catalog's locations) are
 // registered with the run's Redactor before anything is printed.
-func (f *sessionFlags) session() (*deltavacuum.Session, error) {
+func (f *sessionFlags) session() (*session.Session, error) {
 	var r *redact.Redactor
 	if f.cmd != nil {
 		r = redact.FromContext(f.cmd.Context())
@@ -58,11 +59,11 @@ func (f *sessionFlags) session() (*deltavacuum.Session, error) {
 		}
 		key = strings.TrimSpace(key)
 		known := false
-		for _, k := range deltavacuum.KnownSettings {
+		for _, k := range session.KnownSettings {
 			known = known || k == key
 		}
 		if !known {
-			return nil, usagef("--conf %s: unknown setting; supported: %s", key, strings.Join(deltavacuum.KnownSettings, ", "))
+			return nil, usagef("--conf %s: unknown setting; supported: %s", key, strings.Join(session.KnownSettings, ", "))
 		}
 		if _, err := parseBool(key, value); err != nil {
 			return nil, err
@@ -73,7 +74,7 @@ func (f *sessionFlags) session() (*deltavacuum.Session, error) {
 	if err != nil {
 		return nil, &UsageError{Err: err}
 	}
-	cat := &catalog.Catalog{Warehouse: f.warehouse, IsTable: deltavacuum.IsTable(storageOpts), Dirs: deltavacuum.Dirs}
+	cat := &catalog.Catalog{Warehouse: f.warehouse, IsTable: session.IsTable(storageOpts), Dirs: session.Dirs}
 	if cat.Warehouse == "" {
 		cat.Warehouse = os.Getenv(catalog.EnvWarehouse)
 	}
@@ -91,7 +92,7 @@ func (f *sessionFlags) session() (*deltavacuum.Session, error) {
 			cat.Warehouse = cf.Warehouse
 		}
 	}
-	return deltavacuum.NewSession(deltavacuum.Config{Catalog: cat, Settings: settings, StorageOptions: storageOpts})
+	return session.NewSession(session.Config{Catalog: cat, Settings: settings, StorageOptions: storageOpts})
 }
 
 // sparkPath prints a location as Spark prints paths: file:/path for local files.
@@ -107,7 +108,7 @@ func sparkPath(location, rel string) string {
 }
 
 // printStatement renders one statement's result as text.
-func printStatement(w, stderr io.Writer, r *deltavacuum.Result) {
+func printStatement(w, stderr io.Writer, r *session.Result) {
 	for _, warn := range r.Warnings {
 		fmt.Fprintln(stderr, "warning: "+warn)
 	}
@@ -130,7 +131,7 @@ func printStatement(w, stderr io.Writer, r *deltavacuum.Result) {
 		printResult(w, v)
 		printNotes(stderr, v)
 	case r.Kind == "SET":
-		for _, k := range deltavacuum.SortedKeys(r.Settings) {
+		for _, k := range session.SortedKeys(r.Settings) {
 			fmt.Fprintf(w, "%s\t%s\n", k, r.Settings[k])
 		}
 	case r.Kind == "RESET":
@@ -138,7 +139,7 @@ func printStatement(w, stderr io.Writer, r *deltavacuum.Result) {
 	case r.Version != nil:
 		fmt.Fprintf(w, "%s: committed version %d\n", sparkPath(r.Table, ""), *r.Version)
 	case r.Properties != nil:
-		for _, k := range deltavacuum.SortedKeys(r.Properties) {
+		for _, k := range session.SortedKeys(r.Properties) {
 			fmt.Fprintf(w, "%s\t%s\n", k, r.Properties[k])
 		}
 	case r.Kind == "DESCRIBE HISTORY":
@@ -152,7 +153,7 @@ func printStatement(w, stderr io.Writer, r *deltavacuum.Result) {
 		fmt.Fprintf(w, "format\t%s\nid\t%s\nlocation\t%s\nversion\t%d\nnumFiles\t%d\nsizeInBytes\t%d\npartitionColumns\t%s\n",
 			d.Format, d.ID, sparkPath(d.Location, ""), d.Version, d.NumFiles, d.SizeInBytes, strings.Join(d.PartitionColumns, ","))
 		fmt.Fprintf(w, "minReaderVersion\t%d\nminWriterVersion\t%d\ntableFeatures\t%s\n", d.MinReaderVersion, d.MinWriterVersion, strings.Join(d.TableFeatures, ","))
-		for _, k := range deltavacuum.SortedKeys(d.Properties) {
+		for _, k := range session.SortedKeys(d.Properties) {
 			fmt.Fprintf(w, "properties.%s\t%s\n", k, d.Properties[k])
 		}
 		if rc := r.Reclaimable; rc != nil {

@@ -5,12 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/deltavacuum/deltavacuum/session"
 	"io"
 	"os"
 
 	"github.com/spf13/cobra"
 
-	"github.com/deltavacuum/deltavacuum"
 	"github.com/deltavacuum/deltavacuum/deltalog"
 	"github.com/deltavacuum/deltavacuum/internal/redact"
 	"github.com/deltavacuum/deltavacuum/sql"
@@ -148,7 +148,7 @@ func newHistoryCmd() *cobra.Command {
 			if err != nil {
 				return historyOfNonTable(err)
 			}
-			r := &deltavacuum.Result{Statement: st.String(), Kind: "DESCRIBE HISTORY", Table: t.Location, History: history}
+			r := &session.Result{Statement: st.String(), Kind: "DESCRIBE HISTORY", Table: t.Location, History: history}
 			if asJSON {
 				return writeJSON(cmd.OutOrStdout(), r)
 			}
@@ -192,7 +192,7 @@ type jsonError struct {
 
 // writeJSONError prints the one JSON document of a failed statement: what it had done (r,
 // when there is one) with "error" and "exitCode" added.
-func writeJSONError(w io.Writer, r *deltavacuum.Result, statement string, err error) {
+func writeJSONError(w io.Writer, r *session.Result, statement string, err error) {
 	doc := map[string]any{}
 	if r != nil {
 		if b, merr := json.Marshal(r); merr == nil {

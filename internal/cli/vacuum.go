@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/deltavacuum/deltavacuum/session"
 	"io"
 	"math"
 	"strconv"
@@ -13,7 +14,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/deltavacuum/deltavacuum"
 	"github.com/deltavacuum/deltavacuum/internal/redact"
 	"github.com/deltavacuum/deltavacuum/sql"
 	"github.com/deltavacuum/deltavacuum/undo"
@@ -75,7 +75,7 @@ unless --retain-hours is given; a shorter one is refused unless
 			if err != nil {
 				return err
 			}
-			req := deltavacuum.VacuumRequest{DryRun: dryRun, Trash: trash, NoRunRecord: noRecord}
+			req := session.VacuumRequest{DryRun: dryRun, Trash: trash, NoRunRecord: noRecord}
 			if cmd.Flags().Changed("trash") {
 				if trash == "" {
 					return usagef("--trash needs a folder of the table, such as %s", undo.DefaultTrash)
@@ -145,7 +145,7 @@ unless --retain-hours is given; a shorter one is refused unless
 	f.BoolVar(&dryRun, "dry-run", false, "list what would be deleted; delete nothing")
 	f.BoolVar(&asJSON, "json", false, "print one JSON document on standard output")
 	f.BoolVar(&lite, "lite", false, "VACUUM LITE: take the candidates from the log, list no data directory")
-	f.BoolVar(&full, "full", false, "VACUUM FULL even when "+deltavacuum.SettingLite+" is true")
+	f.BoolVar(&full, "full", false, "VACUUM FULL even when "+session.SettingLite+" is true")
 	f.StringVar(&invSource, "inventory", "", "USING INVENTORY `SOURCE`: a Delta table, Parquet or CSV file or folder, a cloud inventory report (S3 manifest.json, Azure blob inventory), or a query '(SELECT * FROM parquet.`/inv` WHERE ...)'")
 	f.StringVar(&invFormat, "inventory-format", "auto", "format of --inventory: auto, delta, parquet, csv, azure, s3")
 	f.StringVar(&progressArg, "progress", "auto", "progress on standard error: auto (on a terminal), json (one event per line), none")

@@ -1,4 +1,4 @@
-package deltavacuum
+package session
 
 import (
 	"bytes"
@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/deltavacuum/deltavacuum"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -226,8 +227,8 @@ func (f failDeletes) Delete(ctx context.Context, keys []string) ([]storage.Delet
 func TestVacuumEndFailed(t *testing.T) {
 	dir := fixtures.Copy(t, "delta/basic-with-inserts-deletes-checkpoint", monthAgo)
 	store, _ := local.New(dir)
-	tbl := OpenStore(failDeletes{store})
-	_, err := tbl.Vacuum(context.Background(), VacuumOptions{Options: vacuum.Options{RetainHours: ptr(0.0), DisableRetentionCheck: true}})
+	tbl := deltavacuum.OpenStore(failDeletes{store})
+	_, err := tbl.Vacuum(context.Background(), deltavacuum.VacuumOptions{Options: vacuum.Options{RetainHours: ptr(0.0), DisableRetentionCheck: true}})
 	if !errors.Is(err, vacuum.ErrPartialFailure) {
 		t.Fatalf("got %v", err)
 	}

@@ -1,10 +1,11 @@
-package deltavacuum
+package session
 
 import (
 	"context"
 	"encoding/csv"
 	"errors"
 	"fmt"
+	"github.com/deltavacuum/deltavacuum"
 	"os"
 	"path/filepath"
 	"strings"
@@ -84,7 +85,7 @@ func TestInventoryFromListingEqualsFull(t *testing.T) {
 			inv := filepath.Join(t.TempDir(), "inventory.csv")
 			writeCSV(t, inv, invHeader, rowsCSV(listingInventory(t, dir)))
 			s := newSession(t, Config{Settings: map[string]string{SettingRetentionCheck: "false"}})
-			tbl, _ := Open(context.Background(), dir)
+			tbl, _ := deltavacuum.Open(context.Background(), dir)
 			zero := 0.0
 			full, err := s.Vacuum(context.Background(), tbl, VacuumRequest{RetainHours: &zero, DryRun: true})
 			if err != nil {

@@ -1,8 +1,9 @@
-package deltavacuum
+package session
 
 import (
 	"context"
 	"fmt"
+	"github.com/deltavacuum/deltavacuum"
 	"time"
 
 	"github.com/deltavacuum/deltavacuum/insight"
@@ -21,7 +22,7 @@ type InspectRequest struct {
 
 // Inspect reports what a VACUUM of t would reclaim (see package insight), with the session's
 // clock and storage settings. It deletes and writes nothing.
-func (s *Session) Inspect(ctx context.Context, t *Table, req InspectRequest) (*insight.Report, error) {
+func (s *Session) Inspect(ctx context.Context, t *deltavacuum.Table, req InspectRequest) (*insight.Report, error) {
 	opts := req.Options
 	if req.Lite && req.Inventory != nil {
 		return nil, fmt.Errorf("inspecting table %s: %w", t.Location, vacuum.ErrInventoryWithLite)
@@ -40,7 +41,7 @@ func (s *Session) Inspect(ctx context.Context, t *Table, req InspectRequest) (*i
 }
 
 // Explain says what a VACUUM of t run now does with each path, and why (see insight.Explain).
-func (s *Session) Explain(ctx context.Context, t *Table, paths []string, retainHours *float64) (*insight.Explained, error) {
+func (s *Session) Explain(ctx context.Context, t *deltavacuum.Table, paths []string, retainHours *float64) (*insight.Explained, error) {
 	return insight.Explain(ctx, t.Store, paths, insight.ExplainOptions{RetainHours: retainHours, Now: s.cfg.Now()})
 }
 
@@ -53,7 +54,7 @@ type DetailReclaimable struct {
 	Price insight.Price `json:"price"`
 }
 
-func (s *Session) detailReclaimable(ctx context.Context, t *Table) (*DetailReclaimable, error) {
+func (s *Session) detailReclaimable(ctx context.Context, t *deltavacuum.Table) (*DetailReclaimable, error) {
 	plan, err := t.Plan(ctx, vacuum.Options{Now: s.cfg.Now()})
 	if err != nil {
 		return nil, err

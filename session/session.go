@@ -1,9 +1,10 @@
-package deltavacuum
+package session
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/deltavacuum/deltavacuum"
 	"os"
 	"path/filepath"
 	"sort"
@@ -384,7 +385,7 @@ func (s *Session) execVacuum(ctx context.Context, st *sql.Vacuum, r *Result) (*R
 }
 
 // Vacuum runs a VACUUM of t with the session's settings.
-func (s *Session) Vacuum(ctx context.Context, t *Table, req VacuumRequest) (*vacuum.Result, error) {
+func (s *Session) Vacuum(ctx context.Context, t *deltavacuum.Table, req VacuumRequest) (*vacuum.Result, error) {
 	mode := strings.ToUpper(req.Mode)
 	if mode == "" && s.boolSetting(SettingLite, false) {
 		mode = "LITE"
@@ -392,7 +393,7 @@ func (s *Session) Vacuum(ctx context.Context, t *Table, req VacuumRequest) (*vac
 	if req.Inventory != nil && mode == "LITE" {
 		return nil, vacuum.ErrInventoryWithLite
 	}
-	opts := VacuumOptions{DryRun: req.DryRun, NoRunRecord: req.NoRunRecord, ExpectPlan: req.ExpectPlan}
+	opts := deltavacuum.VacuumOptions{DryRun: req.DryRun, NoRunRecord: req.NoRunRecord, ExpectPlan: req.ExpectPlan}
 	opts.Observe = req.Observe
 	if req.Trash != "" {
 		folder, err := undo.TrashFolder(req.Trash)
@@ -422,7 +423,7 @@ func (s *Session) Vacuum(ctx context.Context, t *Table, req VacuumRequest) (*vac
 	if !req.DryRun {
 		// One run at a time on a table: a run whose heartbeat is fresh refuses this one.
 		var err error
-		if stale, err = t.checkNoLiveRun(ctx, opts.Now, req.StaleRunAfter); err != nil {
+		if stale, err = t.CheckNoLiveRun(ctx, opts.Now, req.StaleRunAfter); err != nil {
 			return nil, err
 		}
 	}
@@ -436,7 +437,7 @@ func (s *Session) Vacuum(ctx context.Context, t *Table, req VacuumRequest) (*vac
 }
 
 // openInventory opens the inventory of a statement as the listing of table t.
-func (s *Session) openInventory(ctx context.Context, t *Table, inv *sql.Inventory, format string) (*inventory.Listing, error) {
+func (s *Session) openInventory(ctx context.Context, t *deltavacuum.Table, inv *sql.Inventory, format string) (*inventory.Listing, error) {
 	src, err := s.inventorySource(ctx, inv, format)
 	if err != nil {
 		return nil, err
@@ -488,18 +489,18 @@ func (s *Session) inventorySource(ctx context.Context, inv *sql.Inventory, forma
 
 // OpenRef opens the table a statement names: a path (quoted, or delta.`path`) or a name the
 // catalog resolves.
-func (s *Session) OpenRef(ctx context.Context, ref sql.TableRef) (*Table, error) {
+func (s *Session) OpenRef(ctx context.Context, ref sql.TableRef) (*deltavacuum.Table, error) {
 	if ref.IsPath() {
 		if ref.Format != "" && !strings.EqualFold(ref.Format, "delta") {
 			return nil, fmt.Errorf("%s.`%s` is not a Delta table reference; use delta.`path`", ref.Format, ref.Path)
 		}
-		return OpenWith(ctx, ref.Path, s.cfg.StorageOptions)
+		return deltavacuum.OpenWith(ctx, ref.Path, s.cfg.StorageOptions)
 	}
 	return s.OpenName(ctx, ref.Name)
 }
 
 // OpenName resolves a table name with the session's catalog and opens it.
-func (s *Session) OpenName(ctx context.Context, parts []string) (*Table, error) {
+func (s *Session) OpenName(ctx context.Context, parts []string) (*deltavacuum.Table, error) {
 	c := s.cfg.Catalog
 	if c == nil {
 		c = &catalog.Catalog{}
@@ -508,7 +509,7 @@ func (s *Session) OpenName(ctx context.Context, parts []string) (*Table, error) 
 	if err != nil {
 		return nil, err
 	}
-	return OpenWith(ctx, loc, s.cfg.StorageOptions)
+	return deltavacuum.OpenWith(ctx, loc, s.cfg.StorageOptions)
 }
 
 // OpenArg opens a table given on the command line, by the rule SQL statements follow too: an
@@ -516,15 +517,15 @@ func (s *Session) OpenName(ctx context.Context, parts []string) (*Table, error) 
 // catalog.schema.t) is a table name when a catalog is configured (a warehouse or a catalog
 // file), exactly as `VACUUM t` in SQL, and a path relative to the working directory when none
 // is (./t is a path in every case).
-func (s *Session) OpenArg(ctx context.Context, arg string) (*Table, error) {
+func (s *Session) OpenArg(ctx context.Context, arg string) (*deltavacuum.Table, error) {
 	if strings.ContainsAny(arg, `/\:`) || arg == "." || arg == ".." {
-		return OpenWith(ctx, arg, s.cfg.StorageOptions)
+		return deltavacuum.OpenWith(ctx, arg, s.cfg.StorageOptions)
 	}
 	if c := s.cfg.Catalog; c != nil && (c.Warehouse != "" || len(c.Tables) > 0) {
 		return s.OpenName(ctx, strings.Split(arg, "."))
 	}
-	t, err := OpenWith(ctx, arg, s.cfg.StorageOptions)
-	var ne *NotExistError
+	t, err := deltavacuum.OpenWith(ctx, arg, s.cfg.StorageOptions)
+	var ne *deltavacuum.NotExistError
 	if errors.As(err, &ne) && strings.Contains(arg, ".") {
 		return nil, fmt.Errorf("%s: no such directory, and no catalog to resolve it as a table name: give the warehouse with --warehouse URI (or %s) or a catalog file with --catalog FILE, or the table's path", arg, catalog.EnvWarehouse)
 	}
@@ -534,7 +535,7 @@ func (s *Session) OpenArg(ctx context.Context, arg string) (*Table, error) {
 // LocalIsTable reports whether a local path or file:// URI holds a _delta_log directory; it is
 // the catalog's existence check for local warehouses.
 func LocalIsTable(ctx context.Context, loc string) (bool, error) {
-	dir, err := localPath(loc)
+	dir, err := location.LocalPath(loc)
 	if err != nil {
 		return false, err
 	}
@@ -549,7 +550,7 @@ func Dirs(ctx context.Context, loc string) ([]string, error) {
 	if kind, err := location.Kind(loc); err != nil || kind != "local" {
 		return nil, errors.ErrUnsupported
 	}
-	dir, err := localPath(loc)
+	dir, err := location.LocalPath(loc)
 	if err != nil {
 		return nil, err
 	}

@@ -1,7 +1,8 @@
-package deltavacuum
+package session
 
 import (
 	"context"
+	"github.com/deltavacuum/deltavacuum"
 	"strings"
 	"testing"
 	"time"
@@ -18,7 +19,7 @@ func TestSQLInsight(t *testing.T) {
 	s := newSession(t, Config{Now: func() time.Time { return now }})
 	rs := execAll(t, s, "DESCRIBE DETAIL '"+dir+"'; INSPECT '"+dir+"' RETAIN 0 HOURS; "+
 		"EXPLAIN VACUUM '"+dir+"' PATHS ('_delta_log/00000000000000000000.json', '../x')")
-	tbl, err := Open(context.Background(), dir)
+	tbl, err := deltavacuum.Open(context.Background(), dir)
 	if err != nil {
 		t.Fatal(err)
 	}
