@@ -220,7 +220,7 @@ func (c *Catalog) fold(ctx context.Context, dir string, parts []string) ([]strin
 	for _, n := range names {
 		// Lower case on both sides, as Spark compares identifiers (toLowerCase(Locale.ROOT)):
 		// not strings.EqualFold, whose Unicode folding takes ſ (long s) for s.
-		if strings.ToLower(n) != strings.ToLower(parts[0]) {
+		if strings.ToLower(n) != strings.ToLower(parts[0]) { //nolint:staticcheck // SA6005: EqualFold is wrong here (above)
 			continue
 		}
 		rest, err := c.fold(ctx, dir+"/"+n, parts[1:])

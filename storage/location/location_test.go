@@ -9,8 +9,6 @@ import (
 	"github.com/deltavacuum/deltavacuum/storage/local"
 )
 
-func noEnv(string) string { return "" }
-
 func TestParseStorageOptions(t *testing.T) {
 	o, err := ParseStorageOptions([]string{"AWS_REGION=eu-west-1", "endpoint_url=http://127.0.0.1:7070", "aws_secret_access_key=s3cr3t=x", "concurrency=4"})
 	if err != nil {
