@@ -28,6 +28,10 @@ type heartbeat struct {
 // deleting as if it held the table. Two missed beats stop it with a minute to spare.
 const maxMissedBeats = 2
 
+// heartbeatRemoveTimeout bounds each write of a beat and the removal of the heartbeat when a
+// run ends.
+var heartbeatRemoveTimeout = 30 * time.Second
+
 // ErrHeartbeatLost is the cause of a run stopped because its heartbeat could not be renewed.
 var ErrHeartbeatLost = errors.New("the run's heartbeat could not be renewed")
 
@@ -62,7 +66,9 @@ func startHeartbeat(ctx context.Context, store storage.Store, id string, start t
 			case <-h.done:
 				return
 			case <-ticks:
-				err := undo.WriteHeartbeat(bg, store, id, start.Add(time.Since(began)))
+				bctx, cancel := context.WithTimeout(bg, heartbeatRemoveTimeout) // a store that does not answer is a missed beat
+				err := undo.WriteHeartbeat(bctx, store, id, start.Add(time.Since(began)))
+				cancel()
 				if err == nil {
 					missed = 0
 					continue
@@ -90,7 +96,11 @@ func (h *heartbeat) stop(ctx context.Context, remove bool) {
 		close(h.done)
 		h.wg.Wait()
 		if remove {
-			h.store.Delete(context.WithoutCancel(ctx), []string{undo.HeartbeatKey(h.id)})
+			// Also after an interrupt (the run's context is done), but bounded: a store that does
+			// not answer leaves the heartbeat, which goes stale as that of an ended process.
+			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), heartbeatRemoveTimeout)
+			defer cancel()
+			h.store.Delete(rctx, []string{undo.HeartbeatKey(h.id)})
 		}
 	})
 }
