@@ -51,6 +51,7 @@ func (s *Server) Tick(ctx context.Context) {
 	now := s.now()
 	s.refreshDiscovery(ctx, now)
 	s.purgeTrash(ctx, now)
+	s.inspectDue(ctx, now)
 	s.mu.Lock()
 	if s.sched == nil || s.closed {
 		s.mu.Unlock()
