@@ -15,6 +15,10 @@ import (
 // nothing and holds no table.
 const maxPeriodicInspections = 2
 
+// inspectRetryAfter is how long after a failed periodic inspection the next is tried (or
+// inspectEvery, when shorter): a table that cannot be opened is not retried every tick.
+const inspectRetryAfter = time.Hour
+
 // inspectTable inspects t at its policy's retention (as GET /api/tables/{id}/inspect does)
 // and keeps the figures in the state database (the charts) and the reclaimable gauge.
 func (s *Server) inspectTable(ctx context.Context, t *table) (*insight.Report, error) {
@@ -41,6 +45,7 @@ func (s *Server) inspectTable(ctx context.Context, t *table) (*insight.Report, e
 	}
 	s.mu.Lock()
 	s.inspected[t.cfg.ID] = rep.Now
+	delete(s.inspectFailed, t.cfg.ID)
 	s.mu.Unlock()
 	s.metrics.reclaimable.WithLabelValues(t.cfg.ID).Set(float64(rep.Reclaimable.Bytes))
 	return rep, nil
@@ -74,6 +79,9 @@ func (s *Server) inspectLater(t *table, why string, periodic bool) bool {
 		if periodic {
 			s.periodicInspections--
 		}
+		if err != nil {
+			s.inspectFailed[id] = s.now()
+		}
 		s.mu.Unlock()
 		if err != nil {
 			s.log.Warn("background inspection failed", "table", id, "why", why, "error", err.Error())
@@ -83,7 +91,8 @@ func (s *Server) inspectLater(t *table, why string, periodic bool) bool {
 }
 
 // inspectDue starts the periodic inspections due at now: of each table whose policy's
-// inspectEvery has passed since its last inspection (kept in the state database; none: due).
+// inspectEvery has passed since its last inspection (kept in the state database; none: due)
+// and, after a failed one, inspectRetryAfter (or inspectEvery, when shorter) since it failed.
 func (s *Server) inspectDue(ctx context.Context, now time.Time) {
 	for _, t := range s.tableList() {
 		every := t.cfg.Policy.InspectEvery
@@ -92,6 +101,12 @@ func (s *Server) inspectDue(ctx context.Context, now time.Time) {
 		}
 		last, ok := s.lastInspected(ctx, t.cfg.ID)
 		if !ok || now.Sub(last) < every {
+			continue
+		}
+		s.mu.Lock()
+		failed, hasFailed := s.inspectFailed[t.cfg.ID]
+		s.mu.Unlock()
+		if hasFailed && now.Sub(failed) < min(every, inspectRetryAfter) {
 			continue
 		}
 		s.inspectLater(t, "periodic", true)

@@ -2,7 +2,9 @@ package service
 
 import (
 	"context"
+	"errors"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -166,4 +168,46 @@ func TestPeriodicInspection(t *testing.T) {
 		t.Error("an inspection started after Shutdown")
 	}
 	check("after shutdown", map[string]int{"a": 4, "never": 1, "often": 5})
+}
+
+// TestPeriodicInspectionFailing: an inspection that fails is logged, not fatal, and tried
+// again inspectRetryAfter later, not at every tick; once it succeeds the table is back on its
+// inspectEvery.
+func TestPeriodicInspectionFailing(t *testing.T) {
+	f := newFixture(t, "tables:\n  - {id: a, path: TABLES/a}\n", nil, nil)
+	ctx := context.Background()
+	var opens atomic.Int32
+	broken := true
+	f.srv.openHook = func(ctx context.Context, tb *table) (*deltavacuum.Table, error) {
+		opens.Add(1)
+		if broken {
+			return nil, errors.New("table a: the store is unreachable")
+		}
+		return f.srv.openLimited(ctx, tb)
+	}
+	tick := func(at time.Duration) {
+		f.clock.set(t0.Add(at))
+		f.srv.Tick(ctx)
+		f.srv.Wait()
+	}
+	tick(0)
+	tick(15 * time.Second)
+	tick(inspectRetryAfter - time.Second)
+	if n := opens.Load(); n != 1 {
+		t.Errorf("a failing inspection was tried %d times within %s, want 1", n, inspectRetryAfter)
+	}
+	broken = false
+	tick(inspectRetryAfter)
+	if n, pts := opens.Load(), f.inspectionsOfTable(t, "a"); n != 2 || len(pts) != 1 {
+		t.Errorf("retry: %d opens, %d inspections, want 2 and 1", n, len(pts))
+	}
+	tick(inspectRetryAfter + time.Hour)
+	tick(inspectRetryAfter + 24*time.Hour - time.Second)
+	if n := opens.Load(); n != 2 {
+		t.Errorf("inspected again before inspectEvery: %d opens", n)
+	}
+	tick(inspectRetryAfter + 24*time.Hour)
+	if n := len(f.inspectionsOfTable(t, "a")); n != 2 {
+		t.Errorf("after inspectEvery: %d inspections, want 2", n)
+	}
 }

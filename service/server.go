@@ -64,10 +64,12 @@ type Server struct {
 	sched  *schedule.Scheduler   // nil without scheduled tables
 	closed bool
 	// inspecting are the background inspections in progress (table id -> why), inspected
-	// when each table was last inspected (inspect.go).
+	// when each table was last inspected, inspectFailed when a background inspection of it
+	// last failed (inspect.go).
 	inspecting          map[string]string
 	periodicInspections int
 	inspected           map[string]time.Time
+	inspectFailed       map[string]time.Time
 
 	web webState // the web page's previews (web.go)
 	ops ops      // discovery, rate limits, webhook, trash purge, stale records (ops.go)
@@ -117,7 +119,7 @@ func New(opts Options) (*Server, error) {
 		cfg: cfg, st: opts.State, now: opts.Now, token: token, red: red,
 		byID: map[string]*table{}, reg: prometheus.NewRegistry(), cop: http.NewCrossOriginProtection(),
 		base: ctx, stop: stop, active: map[string]*activeRun{}, busy: map[string]string{},
-		inspecting: map[string]string{}, inspected: map[string]time.Time{},
+		inspecting: map[string]string{}, inspected: map[string]time.Time{}, inspectFailed: map[string]time.Time{},
 	}
 	s.log = slog.New(&redactingHandler{h: opts.Logger.Handler(), red: red})
 	s.metrics = newMetrics(s.reg)
