@@ -96,6 +96,18 @@ func TestPeriodicInspection(t *testing.T) {
 			}
 		}
 	}
+	_, tables := f.do(t, "GET", "/api/tables", "")
+	every := map[string]any{}
+	for _, ti := range tables["tables"].([]any) {
+		ti := ti.(map[string]any)
+		every[ti["id"].(string)] = ti["policy"].(map[string]any)["inspectEvery"]
+	}
+	if every["a"] != "24h0m0s" || every["never"] != "off" || every["often"] != "6h0m0s" {
+		t.Errorf("inspectEvery as listed: %v", every)
+	}
+	if _, page := f.do(t, "GET", "/tables/often", ""); !strings.Contains(page["text"].(string), "every 6h0m0s") {
+		t.Error("the table page does not say how often it is inspected")
+	}
 	tick(0) // none kept yet: due at once
 	check("first tick", map[string]int{"a": 1, "never": 0, "often": 1})
 	tick(time.Minute)

@@ -312,6 +312,8 @@ type PolicyInfo struct {
 	Mode           string  `json:"mode"`
 	FullEvery      string  `json:"fullEvery,omitempty"`
 	Trash          bool    `json:"trash"`
+	// InspectEvery is how often the service inspects the table on its own, or "off".
+	InspectEvery string `json:"inspectEvery"`
 }
 
 // ScheduleInfo is a table's schedule and its next planned start.
@@ -353,6 +355,10 @@ func (s *Server) tableInfos(ctx context.Context) []TableInfo {
 			if c.Policy.Retention.Preset != "" {
 				info.Policy.Retention = c.Policy.Retention.Preset
 			}
+		}
+		info.Policy.InspectEvery = "off"
+		if c.Policy.InspectEvery > 0 {
+			info.Policy.InspectEvery = c.Policy.InspectEvery.String()
 		}
 		if c.Policy.FullEvery > 0 {
 			info.Policy.FullEvery = c.Policy.FullEvery.String()
