@@ -11,7 +11,6 @@ import (
 
 	"github.com/deltavacuum/deltavacuum"
 	"github.com/deltavacuum/deltavacuum/deltalog"
-	"github.com/deltavacuum/deltavacuum/insight"
 	"github.com/deltavacuum/deltavacuum/service/config"
 	"github.com/deltavacuum/deltavacuum/service/schedule"
 	"github.com/deltavacuum/deltavacuum/service/state"
@@ -78,33 +77,11 @@ func (s *Server) inspect(w http.ResponseWriter, r *http.Request) {
 	if t == nil {
 		return
 	}
-	ctx := r.Context()
-	dt, err := s.open(ctx, t)
+	rep, err := s.inspectTable(r.Context(), t)
 	if err != nil {
 		s.fail(w, r, http.StatusBadGateway, err)
 		return
 	}
-	snap, err := dt.Snapshot(ctx)
-	if err != nil {
-		s.fail(w, r, http.StatusBadGateway, err)
-		return
-	}
-	hours, err := retainHours(snap, t.cfg.Policy)
-	if err != nil {
-		s.fail(w, r, http.StatusBadGateway, err)
-		return
-	}
-	rep, err := t.session.Inspect(ctx, dt, session.InspectRequest{Options: insight.Options{RetainHours: hours, Now: s.now()}})
-	if err != nil {
-		s.fail(w, r, http.StatusBadGateway, err)
-		return
-	}
-	if b, err := json.Marshal(rep); err == nil {
-		if err := s.st.AddInspection(ctx, state.Inspection{Table: t.cfg.ID, At: rep.Now, Version: rep.Version, Figures: json.RawMessage(s.red.String(string(b)))}); err != nil {
-			s.log.Warn("recording the inspection", "table", t.cfg.ID, "error", err.Error())
-		}
-	}
-	s.metrics.reclaimable.WithLabelValues(t.cfg.ID).Set(float64(rep.Reclaimable.Bytes))
 	s.writeJSON(w, http.StatusOK, rep)
 }
 
@@ -361,6 +338,8 @@ func (s *Server) execute(ctx context.Context, ar *activeRun, t *table, dt *delta
 	delete(s.active, ar.id)
 	s.mu.Unlock()
 	s.release(t.cfg.ID)
+	// The figures move with the run: the table is released first, the next run need not wait.
+	s.inspectLater(t, "after run "+ar.id, false)
 	if status == state.StatusFailed {
 		s.notifyFailed(ar.id, t)
 	}

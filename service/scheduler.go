@@ -44,13 +44,14 @@ func (s *Server) StartScheduler(ctx context.Context) error {
 	return nil
 }
 
-// Tick starts the scheduled runs due at the server's clock, and records how far each table's
-// schedule is handled. The command calls it every few seconds; tests call it with an
+// Tick starts the scheduled runs and the periodic inspections due at the server's clock, and
+// records how far each table's schedule is handled. The command calls it every few seconds; tests call it with an
 // injected clock.
 func (s *Server) Tick(ctx context.Context) {
 	now := s.now()
 	s.refreshDiscovery(ctx, now)
 	s.purgeTrash(ctx, now)
+	s.inspectDue(ctx, now)
 	s.mu.Lock()
 	if s.sched == nil || s.closed {
 		s.mu.Unlock()

@@ -63,6 +63,13 @@ type Server struct {
 	busy   map[string]string     // table id -> what holds it (a run id, "undo")
 	sched  *schedule.Scheduler   // nil without scheduled tables
 	closed bool
+	// inspecting are the background inspections in progress (table id -> why), inspected
+	// when each table was last inspected, inspectFailed when a background inspection of it
+	// last failed (inspect.go).
+	inspecting          map[string]string
+	periodicInspections int
+	inspected           map[string]time.Time
+	inspectFailed       map[string]time.Time
 
 	web webState // the web page's previews (web.go)
 	ops ops      // discovery, rate limits, webhook, trash purge, stale records (ops.go)
@@ -112,6 +119,7 @@ func New(opts Options) (*Server, error) {
 		cfg: cfg, st: opts.State, now: opts.Now, token: token, red: red,
 		byID: map[string]*table{}, reg: prometheus.NewRegistry(), cop: http.NewCrossOriginProtection(),
 		base: ctx, stop: stop, active: map[string]*activeRun{}, busy: map[string]string{},
+		inspecting: map[string]string{}, inspected: map[string]time.Time{}, inspectFailed: map[string]time.Time{},
 	}
 	s.log = slog.New(&redactingHandler{h: opts.Logger.Handler(), red: red})
 	s.metrics = newMetrics(s.reg)
@@ -202,7 +210,7 @@ func (s *Server) guard(next http.Handler) http.Handler {
 					return
 				}
 				w.Header().Set("WWW-Authenticate", `Bearer realm="deltavacuum"`)
-				s.fail(w, r, http.StatusUnauthorized, errors.New("a valid bearer token is required (Authorization: Bearer TOKEN)"))
+				s.fail(w, r, http.StatusUnauthorized, errors.New("a valid token is required: send the header Authorization: Bearer TOKEN, or, in a browser, log in at /login (it keeps the token in the "+cookieName+" cookie)"))
 				return
 			}
 		}
@@ -304,6 +312,8 @@ type PolicyInfo struct {
 	Mode           string  `json:"mode"`
 	FullEvery      string  `json:"fullEvery,omitempty"`
 	Trash          bool    `json:"trash"`
+	// InspectEvery is how often the service inspects the table on its own, or "off".
+	InspectEvery string `json:"inspectEvery"`
 }
 
 // ScheduleInfo is a table's schedule and its next planned start.
@@ -345,6 +355,10 @@ func (s *Server) tableInfos(ctx context.Context) []TableInfo {
 			if c.Policy.Retention.Preset != "" {
 				info.Policy.Retention = c.Policy.Retention.Preset
 			}
+		}
+		info.Policy.InspectEvery = "off"
+		if c.Policy.InspectEvery > 0 {
+			info.Policy.InspectEvery = c.Policy.InspectEvery.String()
 		}
 		if c.Policy.FullEvery > 0 {
 			info.Policy.FullEvery = c.Policy.FullEvery.String()

@@ -343,8 +343,13 @@ func TestSecurity(t *testing.T) {
 		t.Errorf("healthz without token: %d", code)
 	}
 	for _, p := range []string{"/api/tables", "/metrics"} {
-		if code, _ := g.do(t, "GET", p, ""); code != 401 {
+		code, body := g.do(t, "GET", p, "")
+		if code != 401 {
 			t.Errorf("%s without token: %d, want 401", p, code)
+		}
+		// The message names both ways in: the header for clients, the login page for browsers.
+		if msg, _ := body["error"].(string); !strings.Contains(msg, "Authorization: Bearer") || !strings.Contains(msg, "/login") || !strings.Contains(msg, cookieName) {
+			t.Errorf("%s without token: the 401 says %q", p, msg)
 		}
 		if code, _ := g.do(t, "GET", p, "", "Authorization", "Bearer wrong"); code != 401 {
 			t.Errorf("%s with a wrong token: %d, want 401", p, code)

@@ -87,6 +87,19 @@ const (
 // DefaultFullEvery is how often mode auto runs FULL when the policy does not say.
 const DefaultFullEvery = 7 * 24 * time.Hour
 
+// DefaultInspectEvery is how often the service inspects a table when the policy does not say;
+// MinInspectEvery is the shortest interval a policy may ask for (an inspection lists the
+// table's directory: more often is a load on the store, not a finer chart).
+const (
+	DefaultInspectEvery = 24 * time.Hour
+	MinInspectEvery     = 5 * time.Minute
+)
+
+// defaultPolicy is the policy of a table whose configuration writes none.
+func defaultPolicy() Policy {
+	return Policy{RetentionCheck: true, Mode: ModeFull, InspectEvery: DefaultInspectEvery}
+}
+
 // Policy is how a table is vacuumed.
 type Policy struct {
 	Retention Retention
@@ -101,6 +114,9 @@ type Policy struct {
 	// UndoWindow, with Trash, is how long a run's trash is kept (its undo stays possible);
 	// the service purges older trash. 0: never purged by the service.
 	UndoWindow time.Duration
+	// InspectEvery is how often the service inspects the table on its own (the figures of
+	// the charts); 0 (`inspectEvery: off`): only after runs and when asked.
+	InspectEvery time.Duration
 }
 
 // Retention is a preset or a number of hours. The zero value (nothing configured) is the
@@ -579,13 +595,13 @@ var (
 	tableKeys  = []string{"id", "path", "name", "warehouse", "catalog", "policy", "schedule", "dryRunOnly", "storageOptions"}
 	idPattern  = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
 	namePart   = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_-]*$`)
-	policyKeys = []string{"retention", "retentionCheck", "mode", "fullEvery", "trash", "undoWindow"}
+	policyKeys = []string{"retention", "retentionCheck", "mode", "fullEvery", "trash", "undoWindow", "inspectEvery"}
 	schedKeys  = []string{"cron", "timezone", "window", "jitter"}
 	windowKeys = []string{"start", "end"}
 )
 
 func (p *parser) table(n *yaml.Node) (Table, bool) {
-	t := Table{Line: n.Line, Policy: Policy{RetentionCheck: true, Mode: ModeFull}}
+	t := Table{Line: n.Line, Policy: defaultPolicy()}
 	before := len(p.problems)
 	fs := p.fields(n, "table", tableKeys...)
 	if n.Kind != yaml.MappingNode {
@@ -661,7 +677,7 @@ func (p *parser) location(n *yaml.Node, what, s string) {
 }
 
 func (p *parser) policy(n *yaml.Node) Policy {
-	pol := Policy{RetentionCheck: true, Mode: ModeFull}
+	pol := defaultPolicy()
 	fs := p.fields(n, "policy", policyKeys...)
 	if f, ok := fs["retention"]; ok {
 		pol.Retention = p.retention(f.value)
@@ -703,6 +719,13 @@ func (p *parser) policy(n *yaml.Node) Policy {
 			p.errf(f.keyN, "undoWindow applies with trash: true only (without trash a run's files are deleted at once; the store's own versioning or soft delete is its undo window)")
 		} else if d, ok := p.duration(f, "undoWindow", time.Hour, 366*24*time.Hour); ok {
 			pol.UndoWindow = d
+		}
+	}
+	if f, ok := fs["inspectEvery"]; ok {
+		if f.value.Kind == yaml.ScalarNode && f.value.Tag == "!!str" && f.value.Value == "off" {
+			pol.InspectEvery = 0
+		} else if d, ok := p.duration(f, "inspectEvery", MinInspectEvery, 366*24*time.Hour); ok {
+			pol.InspectEvery = d
 		}
 	}
 	return pol

@@ -24,6 +24,7 @@ tables:
       mode: auto
       fullEvery: 72h
       trash: true
+      inspectEvery: 6h
     schedule:
       cron: "0 2 * * *"
       timezone: Europe/Amsterdam
@@ -54,7 +55,7 @@ func TestParseValid(t *testing.T) {
 		t.Fatalf("got %d tables, want 2", len(cfg.Tables))
 	}
 	s := cfg.Tables[0]
-	wantPol := Policy{Retention: Retention{Preset: "merge-heavy-fact", Hours: 72, Set: true}, RetentionCheck: true, Mode: ModeAuto, FullEvery: 72 * time.Hour, Trash: true}
+	wantPol := Policy{Retention: Retention{Preset: "merge-heavy-fact", Hours: 72, Set: true}, RetentionCheck: true, Mode: ModeAuto, FullEvery: 72 * time.Hour, Trash: true, InspectEvery: 6 * time.Hour}
 	if s.ID != "sales" || s.Path != "/data/sales" || s.Policy != wantPol || s.Line != 7 {
 		t.Errorf("got %+v", s)
 	}
@@ -64,7 +65,7 @@ func TestParseValid(t *testing.T) {
 	}
 	o := cfg.Tables[1]
 	if o.ID != "dbo.orders" || o.Name != "dbo.orders" || !o.DryRunOnly || o.Schedule != nil ||
-		o.Policy != (Policy{Retention: Retention{Hours: 24.5, Set: true}, RetentionCheck: false, Mode: ModeFull}) {
+		o.Policy != (Policy{Retention: Retention{Hours: 24.5, Set: true}, RetentionCheck: false, Mode: ModeFull, InspectEvery: DefaultInspectEvery}) {
 		t.Errorf("got %+v", o)
 	}
 }
@@ -78,7 +79,7 @@ func TestDefaults(t *testing.T) {
 		t.Errorf("got %+v", cfg)
 	}
 	// Nothing said: the table's own retention, the safety check on, FULL, no trash.
-	if got, want := cfg.Tables[0].Policy, (Policy{RetentionCheck: true, Mode: ModeFull}); got != want {
+	if got, want := cfg.Tables[0].Policy, (Policy{RetentionCheck: true, Mode: ModeFull, InspectEvery: DefaultInspectEvery}); got != want {
 		t.Errorf("got policy %+v, want %+v", got, want)
 	}
 	cfg, err = Parse([]byte("dataDir: /s\ntables:\n  - {id: a, path: /a, policy: {mode: AUTO}}\n"), "m.yaml", "")
@@ -87,6 +88,15 @@ func TestDefaults(t *testing.T) {
 	}
 	if p := cfg.Tables[0].Policy; p.Mode != ModeAuto || p.FullEvery != DefaultFullEvery {
 		t.Errorf("auto without fullEvery: got %+v", p)
+	}
+	for y, want := range map[string]time.Duration{"off": 0, "5m": MinInspectEvery, "6h": 6 * time.Hour, "24h": DefaultInspectEvery} {
+		cfg, err = Parse([]byte("dataDir: /s\ntables:\n  - {id: a, path: /a, policy: {inspectEvery: "+y+"}}\n"), "m.yaml", "")
+		if err != nil {
+			t.Fatalf("inspectEvery: %s: %v", y, err)
+		}
+		if got := cfg.Tables[0].Policy.InspectEvery; got != want {
+			t.Errorf("inspectEvery: %s: got %s, want %s", y, got, want)
+		}
 	}
 }
 
@@ -203,6 +213,14 @@ func TestRefused(t *testing.T) {
 		{"jitter negative", one("{id: a, path: /a, schedule: {cron: '0 2 * * *', timezone: UTC, jitter: -5m}}"), 3, "between 0s"},
 		{"jitter no unit", one("{id: a, path: /a, schedule: {cron: '0 2 * * *', timezone: UTC, jitter: 30}}"), 3, "must be a string"},
 		{"jitter longer than window", one("{id: a, path: /a, schedule: {cron: '0 2 * * *', timezone: UTC, window: {start: '01:00', end: '02:00'}, jitter: 1h}}"), 3, "not shorter than the window"},
+		{"inspectEvery negative", one("{id: a, path: /a, policy: {inspectEvery: -24h}}"), 3, "between 5m0s"},
+		{"inspectEvery zero", one("{id: a, path: /a, policy: {inspectEvery: 0s}}"), 3, "between 5m0s"},
+		{"inspectEvery too often", one("{id: a, path: /a, policy: {inspectEvery: 1s}}"), 3, "between 5m0s"},
+		{"inspectEvery too rare", one("{id: a, path: /a, policy: {inspectEvery: 9000h}}"), 3, "between 5m0s"},
+		{"inspectEvery no unit", one("{id: a, path: /a, policy: {inspectEvery: 24}}"), 3, "inspectEvery must be a string"},
+		{"inspectEvery a word", one("{id: a, path: /a, policy: {inspectEvery: daily}}"), 3, "is not a duration"},
+		{"inspectEvery OFF in capitals", one("{id: a, path: /a, policy: {inspectEvery: OFF}}"), 3, "is not a duration"},
+		{"inspectEvery false", one("{id: a, path: /a, policy: {inspectEvery: false}}"), 3, "inspectEvery must be a string"},
 		{"table storage option literal", one("{id: a, path: /a, storageOptions: {azure_storage_account_key: abc==}}"), 3, "environment variable reference"},
 	}
 	for _, tc := range cases {

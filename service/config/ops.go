@@ -132,7 +132,7 @@ func (p *parser) ops(fs map[string]field, cfg *Config) {
 }
 
 func (p *parser) discover(n *yaml.Node) (Discover, bool) {
-	d := Discover{Line: n.Line, Policy: Policy{RetentionCheck: true, Mode: ModeFull}}
+	d := Discover{Line: n.Line, Policy: defaultPolicy()}
 	before := len(p.problems)
 	fs := p.fields(n, "discover", discoverKeys...)
 	if n.Kind != yaml.MappingNode {
