@@ -2,7 +2,7 @@
 GO ?= go
 export DELTAVACUUM_FIXTURES ?= $(abspath ../shared/fixtures/delta-tables)
 
-.PHONY: all build demo test test-go vet lint testservers testservers-stop conformance bench clean dist dist-host image licenses sizes install-test wheel test-python
+.PHONY: all build demo demo-serve test test-go vet lint testservers testservers-stop conformance bench clean dist dist-host image licenses sizes install-test wheel test-python
 
 all: build
 
@@ -16,6 +16,10 @@ build:
 
 demo:
 	$(GO) run ./cmd/deltavacuum demo
+
+# The example table in the maintenance service's web page (http://127.0.0.1:8080/; Ctrl-C stops).
+demo-serve:
+	$(GO) run ./cmd/deltavacuum demo --serve
 
 vet:
 	$(GO) vet ./...

@@ -51,7 +51,7 @@ docs/service.md describes the file, the schedules and what is not built yet.`,
 				fmt.Fprintf(cmd.OutOrStdout(), "%s: valid, %d tables, %d discover roots\n", cfgPath, len(cfg.Tables), len(cfg.Discover))
 				return nil
 			}
-			return serve(cmd.Context(), cmd, cfg, drainFor)
+			return serve(cmd.Context(), cmd, cfg, drainFor, nil)
 		},
 	}
 	f := cmd.Flags()
@@ -61,7 +61,8 @@ docs/service.md describes the file, the schedules and what is not built yet.`,
 	return cmd
 }
 
-func serve(ctx context.Context, cmd *cobra.Command, cfg *config.Config, drainFor time.Duration) error {
+// serve runs the service of cfg until ctx ends; ready, when set, is told the address it listens on.
+func serve(ctx context.Context, cmd *cobra.Command, cfg *config.Config, drainFor time.Duration, ready func(net.Addr)) error {
 	db, err := state.Open(ctx, cfg.DataDir)
 	if err != nil {
 		return err
@@ -83,6 +84,9 @@ func serve(ctx context.Context, cmd *cobra.Command, cfg *config.Config, drainFor
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }()
 	logger.Info("listening", "address", ln.Addr().String(), "tables", len(cfg.Tables), "dataDir", cfg.DataDir)
+	if ready != nil {
+		ready(ln.Addr())
+	}
 
 	tick := time.NewTicker(tickEvery)
 	defer tick.Stop()
