@@ -20,8 +20,12 @@ type syncBuffer struct {
 	b  bytes.Buffer
 }
 
-func (s *syncBuffer) Write(p []byte) (int, error) { s.mu.Lock(); defer s.mu.Unlock(); return s.b.Write(p) }
-func (s *syncBuffer) String() string              { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+func (s *syncBuffer) String() string { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
 
 // TestDemoServe: demo --serve builds the example table and serves it; through its API (what the
 // page calls) the table previews, runs exactly the preview into its trash, and undoes; Ctrl-C
@@ -31,7 +35,9 @@ func TestDemoServe(t *testing.T) {
 	defer cancel()
 	var out, errs syncBuffer
 	done := make(chan int, 1)
-	go func() { done <- Run(ctx, []string{"demo", "--serve", "--listen", "127.0.0.1:0"}, strings.NewReader(""), &out, &errs) }()
+	go func() {
+		done <- Run(ctx, []string{"demo", "--serve", "--listen", "127.0.0.1:0"}, strings.NewReader(""), &out, &errs)
+	}()
 	urlRE := regexp.MustCompile(`Open (http://127\.0\.0\.1:\d+/)`)
 	tableRE := regexp.MustCompile(`An example table at (\S+), served`)
 	var base string
