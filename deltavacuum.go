@@ -20,6 +20,7 @@ import (
 	"github.com/deltavacuum/deltavacuum/storage/counting"
 	"github.com/deltavacuum/deltavacuum/storage/local"
 	"github.com/deltavacuum/deltavacuum/storage/location"
+	"github.com/deltavacuum/deltavacuum/undo"
 	"github.com/deltavacuum/deltavacuum/vacuum"
 )
 
@@ -144,6 +145,9 @@ type VacuumOptions struct {
 	// different one is refused with a *vacuum.PlanChangedError before anything is deleted,
 	// recorded or committed.
 	ExpectPlan string
+	// StaleRunAfter is how long another run's RUNNING record may go without a heartbeat before
+	// it no longer refuses a real run (0: undo.DefaultStaleAfter).
+	StaleRunAfter time.Duration
 }
 
 // LoggingDefault is whether VACUUM runs are recorded in the history by default on the storage
@@ -181,6 +185,30 @@ func (t *Table) Vacuum(ctx context.Context, opts VacuumOptions) (*vacuum.Result,
 }
 
 func (t *Table) vacuum(ctx context.Context, opts VacuumOptions) (*vacuum.Result, error) {
+	var stale []undo.RunState
+	if !opts.DryRun {
+		// One run at a time on a table: another run whose heartbeat is fresh refuses this one,
+		// before anything is read (the CLI, SQL, the service and library callers alike).
+		now := opts.Now
+		if now.IsZero() {
+			now = time.Now()
+		}
+		var err error
+		if stale, err = t.CheckNoLiveRun(ctx, now, opts.StaleRunAfter); err != nil {
+			return nil, err
+		}
+	}
+	res, err := t.vacuumIdle(ctx, opts)
+	if res != nil {
+		for _, r := range stale {
+			res.Warnings = append(res.Warnings, undo.StaleNote(t.Location, r))
+		}
+	}
+	return res, err
+}
+
+// vacuumIdle is vacuum once no other run is live on the table.
+func (t *Table) vacuumIdle(ctx context.Context, opts VacuumOptions) (*vacuum.Result, error) {
 	planner, err := vacuum.NewPlanner(ctx, t.Store, opts.Options)
 	if err != nil {
 		return nil, err

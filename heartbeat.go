@@ -28,9 +28,9 @@ type heartbeat struct {
 // deleting as if it held the table. Two missed beats stop it with a minute to spare.
 const maxMissedBeats = 2
 
-// heartbeatRemoveTimeout bounds each write of a beat and the removal of the heartbeat when a
+// heartbeatIOTimeout bounds each write of a beat and the removal of the heartbeat when a
 // run ends.
-var heartbeatRemoveTimeout = 30 * time.Second
+var heartbeatIOTimeout = 30 * time.Second
 
 // ErrHeartbeatLost is the cause of a run stopped because its heartbeat could not be renewed.
 var ErrHeartbeatLost = errors.New("the run's heartbeat could not be renewed")
@@ -66,7 +66,7 @@ func startHeartbeat(ctx context.Context, store storage.Store, id string, start t
 			case <-h.done:
 				return
 			case <-ticks:
-				bctx, cancel := context.WithTimeout(bg, heartbeatRemoveTimeout) // a store that does not answer is a missed beat
+				bctx, cancel := context.WithTimeout(bg, heartbeatIOTimeout) // a store that does not answer is a missed beat
 				err := undo.WriteHeartbeat(bctx, store, id, start.Add(time.Since(began)))
 				cancel()
 				if err == nil {
@@ -98,7 +98,7 @@ func (h *heartbeat) stop(ctx context.Context, remove bool) {
 		if remove {
 			// Also after an interrupt (the run's context is done), but bounded: a store that does
 			// not answer leaves the heartbeat, which goes stale as that of an ended process.
-			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), heartbeatRemoveTimeout)
+			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), heartbeatIOTimeout)
 			defer cancel()
 			h.store.Delete(rctx, []string{undo.HeartbeatKey(h.id)})
 		}

@@ -26,9 +26,9 @@ func (h *hangingDeletes) Delete(ctx context.Context, keys []string) ([]storage.D
 // is tried (the run's context is done, the removal is not) but does not wait for ever on a store
 // that does not answer: the run ends, and the heartbeat left goes stale.
 func TestHeartbeatRemovalIsBounded(t *testing.T) {
-	old := heartbeatRemoveTimeout
-	heartbeatRemoveTimeout = 50 * time.Millisecond
-	t.Cleanup(func() { heartbeatRemoveTimeout = old })
+	old := heartbeatIOTimeout
+	heartbeatIOTimeout = 50 * time.Millisecond
+	t.Cleanup(func() { heartbeatIOTimeout = old })
 	store := &hangingDeletes{Store: mem.New("mem://t"), deleted: make(chan struct{})}
 	never := func() (<-chan time.Time, func()) { return make(chan time.Time), func() {} }
 	ctx, cancel := context.WithCancel(context.Background())

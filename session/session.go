@@ -419,21 +419,8 @@ func (s *Session) Vacuum(ctx context.Context, t *deltavacuum.Table, req VacuumRe
 		b, _ := strconv.ParseBool(v)
 		opts.Logging = &b
 	}
-	var stale []undo.RunState
-	if !req.DryRun {
-		// One run at a time on a table: a run whose heartbeat is fresh refuses this one.
-		var err error
-		if stale, err = t.CheckNoLiveRun(ctx, opts.Now, req.StaleRunAfter); err != nil {
-			return nil, err
-		}
-	}
-	res, err := t.Vacuum(ctx, opts)
-	if res != nil {
-		for _, r := range stale {
-			res.Warnings = append(res.Warnings, undo.StaleNote(t.Location, r))
-		}
-	}
-	return res, err
+	opts.StaleRunAfter = req.StaleRunAfter // a live run elsewhere refuses this one (Table.Vacuum)
+	return t.Vacuum(ctx, opts)
 }
 
 // openInventory opens the inventory of a statement as the listing of table t.
