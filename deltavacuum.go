@@ -262,7 +262,7 @@ func (t *Table) vacuumIdle(ctx context.Context, opts VacuumOptions) (*vacuum.Res
 			return nil, err
 		}
 	}
-	res, endVersion, err := t.execute(ctx, store, plan, opts)
+	res, endVersion, err := t.execute(ctx, store, plan, planner.Snapshot(), opts)
 	if res != nil {
 		trash := ""
 		if rr != nil {
@@ -285,8 +285,11 @@ func (t *Table) vacuumIdle(ctx context.Context, opts VacuumOptions) (*vacuum.Res
 }
 
 // execute runs the plan through store, recording it in the history when logging is on; it
-// returns the version of the END commit, when there is one.
-func (t *Table) execute(ctx context.Context, store storage.Store, plan *vacuum.Plan, opts VacuumOptions) (*vacuum.Result, *int64, error) {
+// returns the version of the END commit, when there is one. The log is not read again in
+// full: START is committed from snap, the snapshot the plan was made from, advanced by the
+// commits made since (deltalog.CommitFrom), which the re-check then takes from it; END from
+// the snapshot START was built on, advanced in turn.
+func (t *Table) execute(ctx context.Context, store storage.Store, plan *vacuum.Plan, snap *deltalog.Snapshot, opts VacuumOptions) (*vacuum.Result, *int64, error) {
 	logging := LoggingDefault(t.Location)
 	if opts.Logging != nil {
 		logging = *opts.Logging
@@ -300,15 +303,15 @@ func (t *Table) execute(ctx context.Context, store storage.Store, plan *vacuum.P
 		warnings = append(warnings, S3LoggingWarning)
 	}
 	started := false
-	opts.Exec.RecordStart = func(ctx context.Context, plan *vacuum.Plan) (int64, error) {
-		v, err := deltalog.Commit(ctx, t.Store, func(snap *deltalog.Snapshot) (*deltalog.CommitRequest, error) {
+	opts.Exec.RecordStart = func(ctx context.Context, plan *vacuum.Plan) (int64, *deltalog.Snapshot, error) {
+		v, base, err := deltalog.CommitFrom(ctx, t.Store, snap, func(snap *deltalog.Snapshot) (*deltalog.CommitRequest, error) {
 			return vacuumStart(plan, snap)
 		}, opts.Commit)
 		if err != nil {
-			return -1, fmt.Errorf("recording VACUUM START in the history of %s: %w; nothing was deleted", t.Location, err)
+			return -1, nil, fmt.Errorf("recording VACUUM START in the history of %s: %w; nothing was deleted", t.Location, err)
 		}
-		started = true
-		return v, nil
+		started, snap = true, base
+		return v, base, nil
 	}
 	res, err := vacuum.Execute(ctx, store, plan, opts.Exec)
 	if res != nil {
@@ -318,7 +321,7 @@ func (t *Table) execute(ctx context.Context, store storage.Store, plan *vacuum.P
 		return res, nil, err
 	}
 	// Recorded even when the context was cancelled part-way.
-	end, endErr := deltalog.Commit(context.WithoutCancel(ctx), t.Store, func(*deltalog.Snapshot) (*deltalog.CommitRequest, error) {
+	end, _, endErr := deltalog.CommitFrom(context.WithoutCancel(ctx), t.Store, snap, func(*deltalog.Snapshot) (*deltalog.CommitRequest, error) {
 		return vacuumEnd(res), nil
 	}, opts.Commit)
 	if endErr != nil {
