@@ -148,6 +148,11 @@ type VacuumOptions struct {
 	// StaleRunAfter is how long another run's RUNNING record may go without a heartbeat before
 	// it no longer refuses a real run (0: undo.DefaultStaleAfter).
 	StaleRunAfter time.Duration
+	// From, when set, is a snapshot of the table the caller has read already (the service
+	// reads one for the policy's retention): the run plans from it advanced to the latest
+	// version (deltalog.Snapshot.Advance: one listing, then only the commits after it), not
+	// from a second read of the log.
+	From *deltalog.Snapshot
 }
 
 // LoggingDefault is whether VACUUM runs are recorded in the history by default on the storage
@@ -209,7 +214,7 @@ func (t *Table) vacuum(ctx context.Context, opts VacuumOptions) (*vacuum.Result,
 
 // vacuumIdle is vacuum once no other run is live on the table.
 func (t *Table) vacuumIdle(ctx context.Context, opts VacuumOptions) (*vacuum.Result, error) {
-	planner, err := vacuum.NewPlanner(ctx, t.Store, opts.Options)
+	planner, err := t.planner(ctx, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -282,6 +287,19 @@ func (t *Table) vacuumIdle(ctx context.Context, opts VacuumOptions) (*vacuum.Res
 		}
 	}
 	return res, err
+}
+
+// planner reads the snapshot a run plans from: opts.From advanced to the latest version when
+// it is set, the latest read in full otherwise.
+func (t *Table) planner(ctx context.Context, opts VacuumOptions) (*vacuum.Planner, error) {
+	if opts.From == nil {
+		return vacuum.NewPlanner(ctx, t.Store, opts.Options)
+	}
+	snap, _, err := opts.From.Advance(ctx, t.Store)
+	if err != nil {
+		return nil, err
+	}
+	return vacuum.NewPlannerFor(ctx, t.Store, snap, opts.Options)
 }
 
 // execute runs the plan through store, recording it in the history when logging is on; it

@@ -54,7 +54,10 @@ func (s *Snapshot) Advance(ctx context.Context, store storage.Store) (snap *Snap
 		c := *s
 		n = &c
 	}
+	// Which commit files the log holds now, and what else it says, is the new listing's: a
+	// cleanup may have removed commits older than s's (CommitTimestamps, LITE).
 	seg2 := *n.Segment
+	seg2.AllCommits = seg.AllCommits
 	seg2.StagedCommits, seg2.UnbackfilledCommits = seg.StagedCommits, seg.UnbackfilledCommits
 	n.Segment = &seg2
 	return n, false, nil
