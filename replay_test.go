@@ -330,3 +330,52 @@ func TestUnsupportedFeatureBetweenPlanningAndStart(t *testing.T) {
 		t.Errorf("a commit was written after the unsupported protocol: %v", err)
 	}
 }
+
+// TestVacuumFromSnapshot: a run given a snapshot read before (VacuumOptions.From, as the
+// service passes the one its policy read) plans from it advanced by the commits made since,
+// reading none of the older ones again; a snapshot of another table is refused.
+func TestVacuumFromSnapshot(t *testing.T) {
+	ctx := context.Background()
+	gen, st := replayTable(t)
+	cs := newReadCountingStore(st)
+	from, err := deltalog.Load(ctx, cs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Another writer removes a live file after the snapshot was read, long enough ago.
+	var live string
+	gen.Files(tablegen.KindLive, func(k string) {
+		if live == "" {
+			live = k
+		}
+	})
+	other := gen.LatestVersion() + 1
+	writeOther(t, st, other, map[string]any{"remove": map[string]any{"path": live, "deletionTimestamp": time.Now().Add(-30 * 24 * time.Hour).UnixMilli(), "dataChange": true}})
+	clear(cs.opens)
+	res, err := OpenStore(cs).Vacuum(ctx, VacuumOptions{DryRun: true, From: from})
+	if err != nil {
+		t.Fatal(err)
+	}
+	planned := false
+	for _, f := range res.Files {
+		planned = planned || f.Path == live
+	}
+	if !planned || res.Version != other {
+		t.Errorf("planned at version %d, %s planned: %v; want the commit after the snapshot seen", res.Version, live, planned)
+	}
+	for v := int64(tablegen.CheckpointVersion); v <= gen.LatestVersion(); v++ {
+		if n := cs.opens[deltalog.CommitKey(v)]; n != 0 {
+			t.Errorf("commit %d read again %d times", v, n)
+		}
+	}
+	if cs.opens[deltalog.CommitKey(other)] != 1 {
+		t.Errorf("the new commit read %d times, want once", cs.opens[deltalog.CommitKey(other)])
+	}
+
+	// A snapshot of another table.
+	_, st2 := replayTable(t)
+	_, err = OpenStore(st2).Vacuum(ctx, VacuumOptions{DryRun: true, From: from})
+	if err == nil || !strings.Contains(err.Error(), "another table") {
+		t.Errorf("got %v, want the foreign snapshot refused", err)
+	}
+}
