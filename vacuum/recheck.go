@@ -144,6 +144,9 @@ func (t *tail) caughtUpFrom(ctx context.Context, base *deltalog.Snapshot, start 
 			return err
 		}
 	}
+	if t.next != start {
+		return t.errorf("the snapshot VACUUM START was built on ends at version %d, not just before START (%d)", t.next-1, start)
+	}
 	key := deltalog.CommitKey(start)
 	o, err := t.store.Stat(ctx, key)
 	if err != nil {

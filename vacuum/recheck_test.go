@@ -322,3 +322,31 @@ func TestRecheckClockAhead(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestRecheckDistrustsAStaleSnapshot: a RecordStart that hands back a snapshot older than
+// the one START was built on (here the plan's own, which lacks the commit made since) is not
+// taken for the commits after the plan: the re-check lists the log and reads them, and keeps
+// what the newer commit re-added.
+func TestRecheckDistrustsAStaleSnapshot(t *testing.T) {
+	tb := newTable(t, tableSpec{})
+	tb.file("a.parquet", 30*day)
+	tb.file("b.parquet", 30*day)
+	plan := tb.plan(retain0)
+	stale, err := deltalog.Load(context.Background(), tb.store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := startAfter(tb, add("a.parquet"))
+	res, err := Execute(context.Background(), tb.store, plan, ExecOptions{
+		RecordStart: func(ctx context.Context, p *Plan) (int64, *deltalog.Snapshot, error) {
+			v, _, err := start(ctx, p)
+			return v, stale, err
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !exists(tb, "a.parquet") || exists(tb, "b.parquet") {
+		t.Errorf("dropped %v: a.parquet, re-added after planning, must stay; b.parquet go", res.Dropped)
+	}
+}
