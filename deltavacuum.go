@@ -295,10 +295,7 @@ func (t *Table) planner(ctx context.Context, opts VacuumOptions) (*vacuum.Planne
 	if opts.From == nil {
 		return vacuum.NewPlanner(ctx, t.Store, opts.Options)
 	}
-	if opts.From.Location != t.Store.Location() {
-		return nil, fmt.Errorf("vacuum of %s: the snapshot given to plan from is of another table (%s); nothing was read or deleted", t.Location, opts.From.Location)
-	}
-	snap, _, err := opts.From.Advance(ctx, t.Store)
+	snap, err := deltalog.LoadFrom(ctx, t.Store, opts.From)
 	if err != nil {
 		return nil, err
 	}

@@ -102,3 +102,17 @@ func (s *Snapshot) apply(ctx context.Context, store storage.Store, lf LogFile) (
 	}
 	return &n, nil
 }
+
+// LoadFrom returns the latest snapshot of the table in store: from advanced (Advance) when
+// the caller has one of this table already, read in full (Load) when from is nil. A snapshot
+// of another table is refused.
+func LoadFrom(ctx context.Context, store storage.Store, from *Snapshot) (*Snapshot, error) {
+	if from == nil {
+		return Load(ctx, store)
+	}
+	if from.Location != store.Location() {
+		return nil, fmt.Errorf("table %s: the snapshot given to start from is of another table (%s); nothing was read", store.Location(), from.Location)
+	}
+	snap, _, err := from.Advance(ctx, store)
+	return snap, err
+}
