@@ -211,8 +211,8 @@ func readCommit(ctx context.Context, store storage.Store, f LogFile) (commit, *P
 			protocol = a.Protocol
 		case a.Metadata != nil:
 			metadata = a.Metadata
-		case a.CommitInfo != nil:
-			c.commitInfo = a.CommitInfo
+		case a.CommitInfo != nil && c.commitInfo == nil:
+			c.commitInfo = a.CommitInfo // the first, as every reader of commitInfo takes it
 		}
 		return nil
 	})
