@@ -120,45 +120,51 @@ func readd(key string) map[string]any {
 
 var logged = true
 
-// TestRealRunReplaysTheLogOnce: a recorded real run reads each checkpoint part twice at most
+// TestRealRunReplaysTheLogOnce: a recorded real run, FULL or LITE, reads each checkpoint part twice
 // (its protocol and metaData columns when the snapshot is loaded, its file-action columns when
 // the planner streams them: disjoint column chunks) and every commit after it once, lists the
 // log three times (planning, START, END) and never reads the checkpoint again for START, the
 // re-check or END.
 func TestRealRunReplaysTheLogOnce(t *testing.T) {
-	gen, st := replayTable(t)
-	cs := newReadCountingStore(st)
-	res, err := OpenStore(cs).Vacuum(context.Background(), VacuumOptions{Logging: &logged})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Status != vacuum.StatusCompleted || res.NumDeletedFiles == 0 {
-		t.Fatalf("status %s, %d deleted", res.Status, res.NumDeletedFiles)
-	}
-	start := *res.StartVersion
-	if start != gen.LatestVersion()+1 {
-		t.Fatalf("START at %d, want %d", start, gen.LatestVersion()+1)
-	}
-	for i := range gen.CheckpointParts() {
-		key, _ := gen.CheckpointPart(i)
-		if n := cs.opens[key]; n != 2 {
-			t.Errorf("checkpoint part %s opened %d times, want 2 (header columns, then file actions)", key, n)
-		}
-	}
-	for v := int64(tablegen.CheckpointVersion + 1); v <= gen.LatestVersion(); v++ {
-		if n := cs.opens[deltalog.CommitKey(v)]; n != 1 {
-			t.Errorf("commit %d read %d times, want once", v, n)
-		}
-	}
-	// START: read by the re-check, and by END's advance (this run's own commit, tiny).
-	if n := cs.opens[deltalog.CommitKey(start)]; n != 2 {
-		t.Errorf("START read %d times, want 2", n)
-	}
-	if cs.logLists != 3 {
-		t.Errorf("the log was listed %d times, want 3 (planning, START, END)", cs.logLists)
-	}
-	if present, _ := staleLeft(t, gen, st); present != 0 {
-		t.Errorf("%d stale files left", present)
+	for _, mode := range []vacuum.Mode{vacuum.ModeFull, vacuum.ModeLite} {
+		t.Run(string(mode), func(t *testing.T) {
+			gen, st := replayTable(t)
+			cs := newReadCountingStore(st)
+			res, err := OpenStore(cs).Vacuum(context.Background(), VacuumOptions{Logging: &logged, Options: vacuum.Options{Mode: mode}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Status != vacuum.StatusCompleted || res.NumDeletedFiles == 0 {
+				t.Fatalf("status %s, %d deleted", res.Status, res.NumDeletedFiles)
+			}
+			start := *res.StartVersion
+			if start != gen.LatestVersion()+1 {
+				t.Fatalf("START at %d, want %d", start, gen.LatestVersion()+1)
+			}
+			for i := range gen.CheckpointParts() {
+				key, _ := gen.CheckpointPart(i)
+				if n := cs.opens[key]; n != 2 {
+					t.Errorf("checkpoint part %s opened %d times, want 2 (header columns, then file actions)", key, n)
+				}
+			}
+			for v := int64(tablegen.CheckpointVersion + 1); v <= gen.LatestVersion(); v++ {
+				if n := cs.opens[deltalog.CommitKey(v)]; n != 1 {
+					t.Errorf("commit %d read %d times, want once", v, n)
+				}
+			}
+			// START: read by the re-check, and by END's advance (this run's own commit, tiny).
+			if n := cs.opens[deltalog.CommitKey(start)]; n != 2 {
+				t.Errorf("START read %d times, want 2", n)
+			}
+			if cs.logLists != 3 {
+				t.Errorf("the log was listed %d times, want 3 (planning, START, END)", cs.logLists)
+			}
+			if mode == vacuum.ModeFull {
+				if present, _ := staleLeft(t, gen, st); present != 0 {
+					t.Errorf("%d stale files left", present)
+				}
+			}
+		})
 	}
 }
 
