@@ -150,8 +150,8 @@ type VacuumOptions struct {
 	StaleRunAfter time.Duration
 	// From, when set, is a snapshot of the table the caller has read already (the service
 	// reads one for the policy's retention): the run plans from it advanced to the latest
-	// version (deltalog.Snapshot.Advance: one listing, then only the commits after it), not
-	// from a second read of the log.
+	// version (deltalog.LoadFrom: one listing, then only the commits after it), not from a
+	// second read of the log. A snapshot of another table is refused.
 	From *deltalog.Snapshot
 }
 
