@@ -148,6 +148,11 @@ type VacuumOptions struct {
 	// StaleRunAfter is how long another run's RUNNING record may go without a heartbeat before
 	// it no longer refuses a real run (0: undo.DefaultStaleAfter).
 	StaleRunAfter time.Duration
+	// From, when set, is a snapshot of the table the caller has read already (the service
+	// reads one for the policy's retention): the run plans from it advanced to the latest
+	// version (deltalog.LoadFrom: one listing, then only the commits after it), not from a
+	// second read of the log. A snapshot of another table is refused.
+	From *deltalog.Snapshot
 }
 
 // LoggingDefault is whether VACUUM runs are recorded in the history by default on the storage
@@ -209,7 +214,7 @@ func (t *Table) vacuum(ctx context.Context, opts VacuumOptions) (*vacuum.Result,
 
 // vacuumIdle is vacuum once no other run is live on the table.
 func (t *Table) vacuumIdle(ctx context.Context, opts VacuumOptions) (*vacuum.Result, error) {
-	planner, err := vacuum.NewPlanner(ctx, t.Store, opts.Options)
+	planner, err := t.planner(ctx, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -262,7 +267,7 @@ func (t *Table) vacuumIdle(ctx context.Context, opts VacuumOptions) (*vacuum.Res
 			return nil, err
 		}
 	}
-	res, endVersion, err := t.execute(ctx, store, plan, opts)
+	res, endVersion, err := t.execute(ctx, store, plan, planner.Snapshot(), opts)
 	if res != nil {
 		trash := ""
 		if rr != nil {
@@ -284,9 +289,25 @@ func (t *Table) vacuumIdle(ctx context.Context, opts VacuumOptions) (*vacuum.Res
 	return res, err
 }
 
+// planner reads the snapshot a run plans from: opts.From advanced to the latest version when
+// it is set, the latest read in full otherwise.
+func (t *Table) planner(ctx context.Context, opts VacuumOptions) (*vacuum.Planner, error) {
+	if opts.From == nil {
+		return vacuum.NewPlanner(ctx, t.Store, opts.Options)
+	}
+	snap, err := deltalog.LoadFrom(ctx, t.Store, opts.From)
+	if err != nil {
+		return nil, err
+	}
+	return vacuum.NewPlannerFor(ctx, t.Store, snap, opts.Options)
+}
+
 // execute runs the plan through store, recording it in the history when logging is on; it
-// returns the version of the END commit, when there is one.
-func (t *Table) execute(ctx context.Context, store storage.Store, plan *vacuum.Plan, opts VacuumOptions) (*vacuum.Result, *int64, error) {
+// returns the version of the END commit, when there is one. The log is not read again in
+// full: START is committed from snap, the snapshot the plan was made from, advanced by the
+// commits made since (deltalog.CommitFrom), which the re-check then takes from it; END from
+// the snapshot START was built on, advanced in turn.
+func (t *Table) execute(ctx context.Context, store storage.Store, plan *vacuum.Plan, snap *deltalog.Snapshot, opts VacuumOptions) (*vacuum.Result, *int64, error) {
 	logging := LoggingDefault(t.Location)
 	if opts.Logging != nil {
 		logging = *opts.Logging
@@ -300,15 +321,15 @@ func (t *Table) execute(ctx context.Context, store storage.Store, plan *vacuum.P
 		warnings = append(warnings, S3LoggingWarning)
 	}
 	started := false
-	opts.Exec.RecordStart = func(ctx context.Context, plan *vacuum.Plan) (int64, error) {
-		v, err := deltalog.Commit(ctx, t.Store, func(snap *deltalog.Snapshot) (*deltalog.CommitRequest, error) {
+	opts.Exec.RecordStart = func(ctx context.Context, plan *vacuum.Plan) (int64, *deltalog.Snapshot, error) {
+		v, base, err := deltalog.CommitFrom(ctx, t.Store, snap, func(snap *deltalog.Snapshot) (*deltalog.CommitRequest, error) {
 			return vacuumStart(plan, snap)
 		}, opts.Commit)
 		if err != nil {
-			return -1, fmt.Errorf("recording VACUUM START in the history of %s: %w; nothing was deleted", t.Location, err)
+			return -1, nil, fmt.Errorf("recording VACUUM START in the history of %s: %w; nothing was deleted", t.Location, err)
 		}
-		started = true
-		return v, nil
+		started, snap = true, base
+		return v, base, nil
 	}
 	res, err := vacuum.Execute(ctx, store, plan, opts.Exec)
 	if res != nil {
@@ -318,7 +339,7 @@ func (t *Table) execute(ctx context.Context, store storage.Store, plan *vacuum.P
 		return res, nil, err
 	}
 	// Recorded even when the context was cancelled part-way.
-	end, endErr := deltalog.Commit(context.WithoutCancel(ctx), t.Store, func(*deltalog.Snapshot) (*deltalog.CommitRequest, error) {
+	end, _, endErr := deltalog.CommitFrom(context.WithoutCancel(ctx), t.Store, snap, func(*deltalog.Snapshot) (*deltalog.CommitRequest, error) {
 		return vacuumEnd(res), nil
 	}, opts.Commit)
 	if endErr != nil {

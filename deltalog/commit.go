@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -88,11 +87,23 @@ type commitInfo struct {
 }
 
 // Commit appends a new version to the table. build is called with the latest snapshot and
-// returns what to commit; when another writer takes the version first, the log is read again
+// returns what to commit; when another writer takes the version first, its commit is read
 // and build is called again with the new snapshot, up to MaxAttempts times. The writer
 // features are checked before every attempt. commitInfo is the first action, with a strictly
 // increasing inCommitTimestamp when the table has in-commit timestamps enabled.
 func Commit(ctx context.Context, store storage.Store, build func(*Snapshot) (*CommitRequest, error), opts CommitOptions) (int64, error) {
+	v, _, err := CommitFrom(ctx, store, nil, build, opts)
+	return v, err
+}
+
+// CommitFrom is Commit starting from base, a snapshot the caller has read already (the one a
+// plan was made from, say): instead of reading the whole log again, base is advanced to the
+// latest version (Advance: one listing, then only the commits after base.Version), and build
+// is called with that. With base nil the latest snapshot is read in full. It returns the
+// version written and the snapshot the commit was built on (that version less one), whose
+// commits after base.Version a caller may take instead of reading them again
+// (Snapshot.HeldCommitRefs).
+func CommitFrom(ctx context.Context, store storage.Store, base *Snapshot, build func(*Snapshot) (*CommitRequest, error), opts CommitOptions) (int64, *Snapshot, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
@@ -105,26 +116,29 @@ func Commit(ctx context.Context, store storage.Store, build func(*Snapshot) (*Co
 	var snap *Snapshot
 	for attempt := 0; attempt < opts.MaxAttempts; attempt++ {
 		var err error
-		if snap == nil {
+		switch {
+		case snap == nil && base == nil:
 			snap, err = Load(ctx, store)
-		} else {
+		case snap == nil:
+			snap, _, err = base.Advance(ctx, store)
+		default:
 			// Another writer took the version: read just its commit, not the whole log
 			// again, so that a busy table does not win every race.
 			next, nerr := snap.next(ctx, store)
 			if errors.Is(nerr, storage.ErrNotExist) {
-				next, nerr = Load(ctx, store) // not visible yet: read the log again
+				next, _, nerr = snap.Advance(ctx, store) // not visible yet: list the log
 			}
 			snap, err = next, nerr
 		}
 		if err != nil {
-			return -1, err
+			return -1, nil, err
 		}
 		if err := snap.CheckVacuum(); err != nil {
-			return -1, err
+			return -1, nil, err
 		}
 		req, err := build(snap)
 		if err != nil {
-			return -1, err
+			return -1, nil, err
 		}
 		ci := commitInfo{
 			Timestamp:           opts.Now().UnixMilli(),
@@ -143,7 +157,7 @@ func Commit(ctx context.Context, store storage.Store, build func(*Snapshot) (*Co
 		if snap.InCommitTimestampsEnabled() {
 			prev, err := snap.latestInCommitTimestamp(ctx, store)
 			if err != nil {
-				return -1, err
+				return -1, nil, err
 			}
 			ict := max(ci.Timestamp, prev+1)
 			ci.InCommitTimestamp, ci.Timestamp = &ict, ict
@@ -152,44 +166,13 @@ func Commit(ctx context.Context, store storage.Store, build func(*Snapshot) (*Co
 		v := snap.Version + 1
 		err = WriteCommit(ctx, store, v, actions)
 		if err == nil {
-			return v, nil
+			return v, snap, nil
 		}
 		if !errors.Is(err, ErrVersionExists) {
-			return -1, err
+			return -1, nil, err
 		}
 	}
-	return -1, fmt.Errorf("%w: %s: another writer took the next version %d times in a row; nothing was written, try again", ErrCommitRace, store.Location(), opts.MaxAttempts)
-}
-
-// next returns the snapshot one version later: s with the commit of version s.Version+1
-// applied (its file actions, protocol, metaData and commitInfo).
-func (s *Snapshot) next(ctx context.Context, store storage.Store) (*Snapshot, error) {
-	v := s.Version + 1
-	key := CommitKey(v)
-	o, err := store.Stat(ctx, key)
-	if err != nil {
-		return nil, fmt.Errorf("reading version %d of %s after another writer committed it: %w", v, s.Location, err)
-	}
-	lf := LogFile{Key: key, Kind: KindCommit, Version: v, Size: o.Size, ModTime: o.ModTime}
-	c, p, m, err := readCommit(ctx, store, lf)
-	if err != nil {
-		return nil, err
-	}
-	n := *s
-	n.Version = v
-	n.commits = append(slices.Clip(s.commits), c)
-	seg := *s.Segment
-	seg.Version = v
-	seg.Commits = append(slices.Clip(seg.Commits), lf)
-	seg.AllCommits = append(slices.Clip(seg.AllCommits), lf)
-	n.Segment = &seg
-	if p != nil {
-		n.Protocol, n.ProtocolVersion = *p, v
-	}
-	if m != nil {
-		n.Metadata, n.MetadataVersion = *m, v
-	}
-	return &n, nil
+	return -1, nil, fmt.Errorf("%w: %s: another writer took the next version %d times in a row; nothing was written, try again", ErrCommitRace, store.Location(), opts.MaxAttempts)
 }
 
 func newTxnID() string {

@@ -33,13 +33,16 @@ type Snapshot struct {
 	checkpointProtocol Protocol
 }
 
-// commit is one parsed commit file: its file actions and commitInfo.
+// commit is one parsed commit file: its file actions, commitInfo, and the protocol and
+// metaData it carries, if any.
 type commit struct {
 	file       LogFile
 	adds       []Add
 	removes    []Remove
 	cdcs       []CDC
 	commitInfo *CommitInfo
+	protocol   *Protocol
+	metadata   *Metadata
 }
 
 // Load reads the latest snapshot of the table in store. It refuses what cannot be read
@@ -208,11 +211,12 @@ func readCommit(ctx context.Context, store storage.Store, f LogFile) (commit, *P
 			protocol = a.Protocol
 		case a.Metadata != nil:
 			metadata = a.Metadata
-		case a.CommitInfo != nil:
-			c.commitInfo = a.CommitInfo
+		case a.CommitInfo != nil && c.commitInfo == nil:
+			c.commitInfo = a.CommitInfo // the first, as every reader of commitInfo takes it
 		}
 		return nil
 	})
+	c.protocol, c.metadata = protocol, metadata
 	return c, protocol, metadata, err
 }
 
@@ -477,6 +481,47 @@ func CommitRefs(ctx context.Context, store storage.Store, root Root, f LogFile, 
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := commitRefs(root, &c, fn); err != nil {
+		return nil, nil, err
+	}
+	return p, m, nil
+}
+
+// HeldCommitRefs is CommitRefs of the commit of version v that s holds (read when s was
+// loaded or advanced: the commits after its checkpoint), without reading it again; ok is
+// false when s holds no such commit.
+func (s *Snapshot) HeldCommitRefs(v int64, fn func(key string)) (f LogFile, p *Protocol, m *Metadata, ok bool, err error) {
+	c := s.heldCommit(v)
+	if c == nil {
+		return LogFile{}, nil, nil, false, nil
+	}
+	if err := commitRefs(s.Root, c, fn); err != nil {
+		return c.file, nil, nil, true, err
+	}
+	return c.file, c.protocol, c.metadata, true, nil
+}
+
+// HoldsCommits reports whether s holds every commit from version from to its own version
+// (HeldCommitRefs), so that nothing of them needs to be read again.
+func (s *Snapshot) HoldsCommits(from int64) bool {
+	return from > s.Version || s.heldCommit(from) != nil
+}
+
+// heldCommit returns the commit of version v among those s holds, or nil.
+func (s *Snapshot) heldCommit(v int64) *commit {
+	if len(s.commits) == 0 {
+		return nil
+	}
+	i := v - s.commits[0].file.Version
+	if i < 0 || i >= int64(len(s.commits)) || s.commits[i].file.Version != v {
+		return nil
+	}
+	return &s.commits[i]
+}
+
+// commitRefs is CommitRefs of a commit already read.
+func commitRefs(root Root, c *commit, fn func(key string)) error {
+	f := c.file
 	ref := func(path string, dv *DeletionVector) error {
 		key, inside, ambiguous, err := root.key(path)
 		if err != nil {
@@ -499,18 +544,18 @@ func CommitRefs(ctx context.Context, store storage.Store, root Root, f LogFile, 
 	}
 	for i := range c.adds {
 		if err := ref(c.adds[i].Path, c.adds[i].DeletionVector); err != nil {
-			return nil, nil, err
+			return err
 		}
 	}
 	for i := range c.removes {
 		if err := ref(c.removes[i].Path, c.removes[i].DeletionVector); err != nil {
-			return nil, nil, err
+			return err
 		}
 	}
 	for i := range c.cdcs {
 		if err := ref(c.cdcs[i].Path, nil); err != nil {
-			return nil, nil, err
+			return err
 		}
 	}
-	return p, m, nil
+	return nil
 }

@@ -29,13 +29,14 @@ func (s *Snapshot) CommitTimestamps(ctx context.Context, store storage.Store) ([
 		ts := c.ModTime
 		if ict {
 			var info *CommitInfo
-			err := readJSONActions(ctx, store, c.Key, func(a *Action) error {
+			if held := s.heldCommit(c.Version); held != nil {
+				info = held.commitInfo // read with the snapshot: not read again
+			} else if err := readJSONActions(ctx, store, c.Key, func(a *Action) error {
 				if a.CommitInfo != nil && info == nil {
 					info = a.CommitInfo
 				}
 				return nil
-			})
-			if err != nil {
+			}); err != nil {
 				return nil, err
 			}
 			if info != nil && info.InCommitTimestamp != nil {
@@ -109,6 +110,15 @@ func CommitFileRefs(ctx context.Context, store storage.Store, root Root, f LogFi
 		return err
 	}
 	return commitFileRefs(root, &c, fn)
+}
+
+// CommitFileRefs is the package function CommitFileRefs, taking commit f from those s holds
+// (read with the snapshot) rather than reading it again when s holds it.
+func (s *Snapshot) CommitFileRefs(ctx context.Context, store storage.Store, f LogFile, fn func(r LogRef) error) error {
+	if c := s.heldCommit(f.Version); c != nil && c.file.Key == f.Key {
+		return commitFileRefs(s.Root, c, fn)
+	}
+	return CommitFileRefs(ctx, store, s.Root, f, fn)
 }
 
 // commitFileRefs is CommitFileRefs of a commit already read.

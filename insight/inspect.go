@@ -25,7 +25,7 @@ func Inspect(ctx context.Context, store storage.Store, opts Options) (*Report, e
 	if s.Now.IsZero() {
 		s.Now = time.Now()
 	}
-	snap, err := deltalog.Load(ctx, store)
+	snap, err := deltalog.LoadFrom(ctx, store, s.From)
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/deltavacuum/deltavacuum/deltalog"
 	"github.com/deltavacuum/deltavacuum/vacuum"
 )
 
@@ -62,6 +63,10 @@ type Options struct {
 	Inventory vacuum.Walker
 	// Lite estimates from the log alone and lists nothing (see InspectLite).
 	Lite bool
+	// From, when set, is a snapshot of the table read already (the service reads one for the
+	// policy's retention): it is advanced to the latest version (deltalog.LoadFrom), not read
+	// again.
+	From *deltalog.Snapshot
 }
 
 // settings are Options validated, with the defaults filled in.

@@ -34,7 +34,7 @@ func (s *Server) inspectTable(ctx context.Context, t *table) (*insight.Report, e
 	if err != nil {
 		return nil, err
 	}
-	rep, err := t.session.Inspect(ctx, dt, session.InspectRequest{Options: insight.Options{RetainHours: hours, Now: s.now()}})
+	rep, err := t.session.Inspect(ctx, dt, session.InspectRequest{Options: insight.Options{RetainHours: hours, Now: s.now(), From: snap}})
 	if err != nil {
 		return nil, err
 	}

@@ -136,7 +136,8 @@ func (s *Server) request(ctx context.Context, t *table, dt *deltavacuum.Table, d
 	if err != nil {
 		return session.VacuumRequest{}, err
 	}
-	req := session.VacuumRequest{DryRun: dryRun, RetainHours: hours}
+	// The run plans from this snapshot, advanced by the commits made since (no second read).
+	req := session.VacuumRequest{DryRun: dryRun, RetainHours: hours, From: snap}
 	switch t.cfg.Policy.Mode {
 	case config.ModeLite:
 		req.Mode = "LITE"

@@ -366,6 +366,9 @@ type VacuumRequest struct {
 	// StaleRunAfter is how long another run's RUNNING record may go without a heartbeat
 	// before it no longer refuses this run (0: undo.DefaultStaleAfter).
 	StaleRunAfter time.Duration
+	// From is VacuumOptions.From: a snapshot of t read already, which the run advances
+	// instead of reading the log again.
+	From *deltalog.Snapshot
 }
 
 func (s *Session) execVacuum(ctx context.Context, st *sql.Vacuum, r *Result) (*Result, error) {
@@ -393,7 +396,7 @@ func (s *Session) Vacuum(ctx context.Context, t *deltavacuum.Table, req VacuumRe
 	if req.Inventory != nil && mode == "LITE" {
 		return nil, vacuum.ErrInventoryWithLite
 	}
-	opts := deltavacuum.VacuumOptions{DryRun: req.DryRun, NoRunRecord: req.NoRunRecord, ExpectPlan: req.ExpectPlan}
+	opts := deltavacuum.VacuumOptions{DryRun: req.DryRun, NoRunRecord: req.NoRunRecord, ExpectPlan: req.ExpectPlan, From: req.From}
 	opts.Observe = req.Observe
 	if req.Trash != "" {
 		folder, err := undo.TrashFolder(req.Trash)

@@ -21,8 +21,10 @@ type ExecOptions struct {
 	// RecordStart, when set, records the run in the table history (VACUUM START) before the
 	// first delete and returns the version it committed; the log is then re-read up to and
 	// including that version before anything is deleted. An error stops the run with nothing
-	// deleted.
-	RecordStart func(ctx context.Context, plan *Plan) (int64, error)
+	// deleted. It may also return the snapshot START was built on (deltalog.CommitFrom):
+	// when that holds every commit after the plan up to START, the re-check takes them from
+	// it instead of listing the log and reading them again; nil reads them.
+	RecordStart func(ctx context.Context, plan *Plan) (int64, *deltalog.Snapshot, error)
 	// Counters, when set, receive live counts for progress displays.
 	Counters *Counters
 	// OnDeleted, when set, is called for each file the run deleted (not for those already
@@ -106,15 +108,16 @@ func Execute(ctx context.Context, store storage.Store, plan *Plan, opts ExecOpti
 		return res, err
 	}
 	recorded := int64(-1)
+	var base *deltalog.Snapshot
 	if opts.RecordStart != nil {
 		counters.SetPhase("recording the run")
-		if recorded, err = opts.RecordStart(ctx, plan); err != nil {
+		if recorded, base, err = opts.RecordStart(ctx, plan); err != nil {
 			return res, err
 		}
 		res.StartVersion = &recorded
 	}
 	counters.SetPhase("re-checking the log")
-	if err := tl.catchUp(ctx, recorded); err != nil {
+	if err := tl.catchUp(ctx, recorded, base); err != nil {
 		return res, err
 	}
 	ex := &executor{store: store, plan: plan, opts: opts, res: res, tail: tl, keepDirs: map[string]bool{}}

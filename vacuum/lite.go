@@ -103,7 +103,7 @@ func (p *Planner) planLite(ctx context.Context, plan *Plan, times []deltalog.Com
 			return nil, fmt.Errorf("table %s: %w: version %d is missing from the log, so LITE cannot know what it removed; run VACUUM FULL", p.snap.Location, deltalog.ErrMissingVersion, next)
 		}
 		next++
-		err := deltalog.CommitFileRefs(ctx, p.store, p.snap.Root, c, func(r deltalog.LogRef) error {
+		err := p.snap.CommitFileRefs(ctx, p.store, c, func(r deltalog.LogRef) error {
 			if r.CDC {
 				add(r.Key, r.Size, ReasonChangeData, commitTime[r.Version])
 				return nil

@@ -83,7 +83,14 @@ func (t *tail) errorf(format string, args ...any) error {
 // which must be at least atLeast (the version VACUUM START took; -1 when the run is not
 // recorded). A gap, a log older than the plan or than START, or a commit that cannot be read
 // exactly stops the run.
-func (t *tail) catchUp(ctx context.Context, atLeast int64) error {
+//
+// base, when not nil, is the snapshot VACUUM START was built on (version atLeast-1): when it
+// holds every commit after the plan, read by the listing START made, they are taken from it,
+// and only START and what follows it are looked for directly (caughtUpFrom).
+func (t *tail) catchUp(ctx context.Context, atLeast int64, base *deltalog.Snapshot) error {
+	if base != nil && atLeast >= 0 && base.Version == atLeast-1 && base.HoldsCommits(t.next) {
+		return t.caughtUpFrom(ctx, base, atLeast)
+	}
 	seg, err := deltalog.ListLog(ctx, t.store)
 	if err != nil {
 		return t.errorf("%v", err)
@@ -116,6 +123,48 @@ func (t *tail) catchUp(ctx context.Context, atLeast int64) error {
 		return t.errorf("version %d is missing", t.next)
 	}
 	return nil
+}
+
+// caughtUpFrom takes the commits after the plan from base, the snapshot VACUUM START (version
+// start) was built on, then reads START itself, looked for under its name and the other
+// spellings, and the commits after it (probe). What the listing of the log refuses (a gap,
+// a second claim on a version, a commit under another name) was refused when base was
+// listed, up to its version.
+func (t *tail) caughtUpFrom(ctx context.Context, base *deltalog.Snapshot, start int64) error {
+	for t.next <= base.Version {
+		v := t.next
+		_, protocol, metadata, ok, err := base.HeldCommitRefs(v, t.ref(v))
+		if err != nil {
+			return t.errorf("%v", err)
+		}
+		if !ok {
+			return t.errorf("version %d is missing", v) // HoldsCommits said otherwise: a bug
+		}
+		if err := t.apply(v, protocol, metadata); err != nil {
+			return err
+		}
+	}
+	if t.next != start {
+		return t.errorf("the snapshot VACUUM START was built on ends at version %d, not just before START (%d)", t.next-1, start)
+	}
+	key := deltalog.CommitKey(start)
+	o, err := t.store.Stat(ctx, key)
+	if err != nil {
+		return t.errorf("the VACUUM START this run committed (version %d) cannot be read: %v", start, err)
+	}
+	if odd, err := t.oddSpelling(ctx); err != nil {
+		return err
+	} else if odd != "" {
+		return t.errorf("version %d is claimed by %s beside %s, the VACUUM START this run committed: stopping, since which one is the table's cannot be known", start, odd, key)
+	}
+	lf := deltalog.LogFile{Key: key, Kind: deltalog.KindCommit, Version: start, Size: o.Size, ModTime: o.ModTime}
+	if err := t.checkClock(lf); err != nil {
+		return err
+	}
+	if err := t.readCommit(ctx, lf); err != nil {
+		return err
+	}
+	return t.probe(ctx)
 }
 
 // maxClockLead is how far this machine's clock may run ahead of the store's before the run
@@ -186,8 +235,16 @@ func (t *tail) oddSpelling(ctx context.Context) (string, error) {
 // readCommit reads one commit: the keys it references, a protocol it may change, a metaData
 // that may raise the retention or hide more names.
 func (t *tail) readCommit(ctx context.Context, c deltalog.LogFile) error {
-	v := c.Version
-	protocol, metadata, err := deltalog.CommitRefs(ctx, t.store, t.root, c, func(key string) {
+	protocol, metadata, err := deltalog.CommitRefs(ctx, t.store, t.root, c, t.ref(c.Version))
+	if err != nil {
+		return t.errorf("%v", err)
+	}
+	return t.apply(c.Version, protocol, metadata)
+}
+
+// ref returns the function that records a key commit v references.
+func (t *tail) ref(v int64) func(key string) {
+	return func(key string) {
 		if _, ok := t.refs[key]; !ok {
 			t.refs[key] = v
 		}
@@ -200,10 +257,12 @@ func (t *tail) readCommit(ctx context.Context, c deltalog.LogFile) error {
 			}
 			t.keepDirs[d] = v
 		}
-	})
-	if err != nil {
-		return t.errorf("%v", err)
 	}
+}
+
+// apply applies the protocol and metaData of commit v, whose keys were recorded, and moves
+// past it.
+func (t *tail) apply(v int64, protocol *deltalog.Protocol, metadata *deltalog.Metadata) error {
 	if protocol != nil {
 		snap := &deltalog.Snapshot{Location: t.plan.Table, Protocol: *protocol}
 		if err := snap.CheckVacuum(); err != nil {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/deltavacuum/deltavacuum/deltalog"
 	"github.com/deltavacuum/deltavacuum/storage"
+	"github.com/deltavacuum/deltavacuum/storage/counting"
 )
 
 // commitInfoOnly is the content of a VACUUM START as this package's tests record it.
@@ -21,16 +22,50 @@ func commitInfoOnly(op string) map[string]any {
 }
 
 // startAfter returns a RecordStart that first lets another writer commit lines (a commit
-// landing between planning and START), then commits VACUUM START itself.
-func startAfter(tb *table, other ...any) func(context.Context, *Plan) (int64, error) {
-	return func(ctx context.Context, plan *Plan) (int64, error) {
+// landing between planning and START), then commits VACUUM START itself. It returns no
+// snapshot: the re-check lists the log and reads the commits after the plan.
+func startAfter(tb *table, other ...any) func(context.Context, *Plan) (int64, *deltalog.Snapshot, error) {
+	return func(ctx context.Context, plan *Plan) (int64, *deltalog.Snapshot, error) {
 		tb.store.SetClock(func() time.Time { return now }) // the store's clock: the plan's
 		if len(other) > 0 {
 			tb.commit(other...)
 		}
 		tb.commit(commitInfoOnly("VACUUM START"))
-		return tb.version, nil
+		return tb.version, nil, nil
 	}
+}
+
+// startFrom is startAfter committing START as a real run does (deltalog.CommitFrom, from the
+// snapshot of the plan): the re-check takes the commits after the plan from the snapshot
+// START was built on, reading none of them again.
+func startFrom(tb *table, other ...any) func(context.Context, *Plan) (int64, *deltalog.Snapshot, error) {
+	return func(ctx context.Context, plan *Plan) (int64, *deltalog.Snapshot, error) {
+		tb.store.SetClock(func() time.Time { return now })
+		seg, err := deltalog.ListLogAt(ctx, tb.store, plan.Version)
+		if err != nil {
+			return -1, nil, err
+		}
+		base, err := deltalog.LoadSegment(ctx, tb.store, seg)
+		if err != nil {
+			return -1, nil, err
+		}
+		if len(other) > 0 {
+			tb.commit(other...)
+		}
+		v, snap, err := deltalog.CommitFrom(ctx, tb.store, base, func(*deltalog.Snapshot) (*deltalog.CommitRequest, error) {
+			return &deltalog.CommitRequest{Operation: "VACUUM START", IsBlindAppend: true}, nil
+		}, deltalog.CommitOptions{Now: func() time.Time { return now }})
+		if err == nil {
+			tb.version = v
+		}
+		return v, snap, err
+	}
+}
+
+// starters are the two ways a run's START reaches the re-check.
+var starters = map[string]func(tb *table, other ...any) func(context.Context, *Plan) (int64, *deltalog.Snapshot, error){
+	"listed": startAfter,
+	"held":   startFrom,
 }
 
 func exists(tb *table, key string) bool {
@@ -49,36 +84,46 @@ func sortedDropped(res *Result) []Dropped {
 // file, and a writer whose data file was on disk before the run and whose commit lands
 // during it.
 func TestRecheckReadsThroughStart(t *testing.T) {
-	tb := newTable(t, tableSpec{})
-	tb.commit(add("old.parquet"))
-	tb.commit(remove("old.parquet", 30*day))
-	tb.file("old.parquet", 30*day)
-	tb.file("late-writer.parquet", 30*day)
-	tb.file("junk.parquet", 30*day)
-	plan := tb.plan(retain0)
-	if len(plan.Files) != 3 {
-		t.Fatalf("planned %v, want 3 files", plan.Files)
-	}
-	res, err := Execute(context.Background(), tb.store, plan, ExecOptions{
-		RecordStart: startAfter(tb, add("old.parquet"), add("late-writer.parquet")),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []Dropped{{"late-writer.parquet", DropReferenced, 3}, {"old.parquet", DropReferenced, 3}}
-	if diff := cmp.Diff(want, sortedDropped(res)); diff != "" {
-		t.Errorf("dropped (-want +got):\n%s", diff)
-	}
-	for _, k := range []string{"old.parquet", "late-writer.parquet"} {
-		if !exists(tb, k) {
-			t.Errorf("%s was deleted: a commit before START references it", k)
-		}
-	}
-	if exists(tb, "junk.parquet") {
-		t.Error("junk.parquet was kept")
-	}
-	if res.NumFilesToDelete != 1 || res.NumDeletedFiles != 1 || *res.RecheckedThrough != 4 {
-		t.Errorf("got %d to delete, %d deleted, re-checked through %d; want 1, 1, 4", res.NumFilesToDelete, res.NumDeletedFiles, *res.RecheckedThrough)
+	for name, start := range starters {
+		t.Run(name, func(t *testing.T) {
+			tb := newTable(t, tableSpec{})
+			tb.commit(add("old.parquet"))
+			tb.commit(remove("old.parquet", 30*day))
+			tb.file("old.parquet", 30*day)
+			tb.file("late-writer.parquet", 30*day)
+			tb.file("junk.parquet", 30*day)
+			plan := tb.plan(retain0)
+			if len(plan.Files) != 3 {
+				t.Fatalf("planned %v, want 3 files", plan.Files)
+			}
+			counted := counting.Wrap(tb.store)
+			res, err := Execute(context.Background(), counted, plan, ExecOptions{
+				RecordStart: start(tb, add("old.parquet"), add("late-writer.parquet")),
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := []Dropped{{"late-writer.parquet", DropReferenced, 3}, {"old.parquet", DropReferenced, 3}}
+			if diff := cmp.Diff(want, sortedDropped(res)); diff != "" {
+				t.Errorf("dropped (-want +got):\n%s", diff)
+			}
+			for _, k := range []string{"old.parquet", "late-writer.parquet"} {
+				if !exists(tb, k) {
+					t.Errorf("%s was deleted: a commit before START references it", k)
+				}
+			}
+			if exists(tb, "junk.parquet") {
+				t.Error("junk.parquet was kept")
+			}
+			if res.NumFilesToDelete != 1 || res.NumDeletedFiles != 1 || *res.RecheckedThrough != 4 {
+				t.Errorf("got %d to delete, %d deleted, re-checked through %d; want 1, 1, 4", res.NumFilesToDelete, res.NumDeletedFiles, *res.RecheckedThrough)
+			}
+			// Held: the re-check neither lists the log nor reads commit 3 again (START's
+			// listing and read of it served); listed: one listing.
+			if lists := counted.Requests().List; (name == "held") != (lists == 0) {
+				t.Errorf("%s: the re-check listed %d times", name, lists)
+			}
+		})
 	}
 }
 
@@ -228,17 +273,19 @@ func TestRecheckRefusesABadTail(t *testing.T) {
 		"bad path":        {add("../outside.parquet")},
 		"bad retention":   {map[string]any{"metaData": map[string]any{"id": "x", "format": map[string]any{"provider": "parquet"}, "schemaString": "{}", "partitionColumns": []string{}, "configuration": map[string]string{"delta.deletedFileRetentionDuration": "interval 1 month"}}}},
 	} {
-		t.Run(name, func(t *testing.T) {
-			tb := newTable(t, tableSpec{})
-			tb.file("a.parquet", 30*day)
-			plan := tb.plan(retain0)
-			if _, err := Execute(context.Background(), tb.store, plan, ExecOptions{RecordStart: startAfter(tb, other...)}); err == nil {
-				t.Error("got no error")
-			}
-			if !exists(tb, "a.parquet") {
-				t.Error("a.parquet was deleted")
-			}
-		})
+		for how, start := range starters {
+			t.Run(name+"/"+how, func(t *testing.T) {
+				tb := newTable(t, tableSpec{})
+				tb.file("a.parquet", 30*day)
+				plan := tb.plan(retain0)
+				if _, err := Execute(context.Background(), tb.store, plan, ExecOptions{RecordStart: start(tb, other...)}); err == nil {
+					t.Error("got no error")
+				}
+				if !exists(tb, "a.parquet") {
+					t.Error("a.parquet was deleted")
+				}
+			})
+		}
 	}
 	t.Run("gap", func(t *testing.T) {
 		tb := newTable(t, tableSpec{})
@@ -273,5 +320,33 @@ func TestRecheckClockAhead(t *testing.T) {
 	plan.now = now.Add(30 * time.Second)
 	if _, err := Execute(context.Background(), tb.store, plan, ExecOptions{RecordStart: startAfter(tb)}); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestRecheckDistrustsAStaleSnapshot: a RecordStart that hands back a snapshot older than
+// the one START was built on (here the plan's own, which lacks the commit made since) is not
+// taken for the commits after the plan: the re-check lists the log and reads them, and keeps
+// what the newer commit re-added.
+func TestRecheckDistrustsAStaleSnapshot(t *testing.T) {
+	tb := newTable(t, tableSpec{})
+	tb.file("a.parquet", 30*day)
+	tb.file("b.parquet", 30*day)
+	plan := tb.plan(retain0)
+	stale, err := deltalog.Load(context.Background(), tb.store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := startAfter(tb, add("a.parquet"))
+	res, err := Execute(context.Background(), tb.store, plan, ExecOptions{
+		RecordStart: func(ctx context.Context, p *Plan) (int64, *deltalog.Snapshot, error) {
+			v, _, err := start(ctx, p)
+			return v, stale, err
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !exists(tb, "a.parquet") || exists(tb, "b.parquet") {
+		t.Errorf("dropped %v: a.parquet, re-added after planning, must stay; b.parquet go", res.Dropped)
 	}
 }

@@ -7,6 +7,7 @@
 //	dvbench measure -- COMMAND ARGS...
 //	dvbench replay DIR                       (log replay through the library, one JSON line)
 //	dvbench plan-synthetic DIR               (planner on bench/synthetic, one JSON line)
+//	dvbench run-synthetic DIR                (a real run, logging on, on bench/synthetic)
 //	dvbench s3 -endpoint http://127.0.0.1:PORT -latency 20ms -concurrency 1,4,16,64
 //
 // Generated tables must live in temporary directories: vacuum and reset delete files in them.
@@ -30,6 +31,7 @@ commands:
   measure         run a command, print its wall time and peak RSS as JSON
   replay          read a table's log through the library (log replay), print JSON
   plan-synthetic  plan a FULL vacuum of a synthetic (unwritten) table, print time and memory
+  run-synthetic   a real FULL run (logging on) of a synthetic table, print wall and CPU time
   s3              FULL vacuum on an S3 test server with added latency, at several concurrencies
   azure           the same on an Azure (Azurite) test server
 
@@ -51,6 +53,7 @@ func main() {
 		"measure":        cmdMeasure,
 		"replay":         cmdReplay,
 		"plan-synthetic": cmdPlanSynthetic,
+		"run-synthetic":  cmdRunSynthetic,
 		"s3":             cmdS3,
 		"azure":          cmdAzure,
 	}
