@@ -194,7 +194,7 @@ func (t *Table) vacuum(ctx context.Context, opts VacuumOptions) (*vacuum.Result,
 			now = time.Now()
 		}
 		var err error
-		if stale, err = t.CheckNoLiveRun(ctx, now, opts.StaleRunAfter); err != nil {
+		if stale, err = t.checkNoLiveRunBeside(ctx, now, opts.StaleRunAfter, opts.Shard, opts.Version); err != nil {
 			return nil, err
 		}
 	}
@@ -343,6 +343,11 @@ func vacuumStart(plan *vacuum.Plan, snap *deltalog.Snapshot) (*deltalog.CommitRe
 	}
 	if plan.RetentionSpecified {
 		params["specifiedRetentionMillis"] = int64(plan.RetentionHours * 3600 * 1000)
+	}
+	if plan.Shard != nil {
+		// One of N workers (--shard I/N --version V): each records its own START and END.
+		params["shard"] = plan.Shard.String()
+		params["snapshotVersion"] = plan.Version
 	}
 	return &deltalog.CommitRequest{
 		Operation:     "VACUUM START",

@@ -366,6 +366,10 @@ type VacuumRequest struct {
 	// StaleRunAfter is how long another run's RUNNING record may go without a heartbeat
 	// before it no longer refuses this run (0: undo.DefaultStaleAfter).
 	StaleRunAfter time.Duration
+	// Shard and Version are vacuum.Options.Shard and Version: one shard of a run split between
+	// workers (--shard I/N), on a pinned snapshot version (--version V).
+	Shard   *vacuum.Shard
+	Version *int64
 }
 
 func (s *Session) execVacuum(ctx context.Context, st *sql.Vacuum, r *Result) (*Result, error) {
@@ -412,6 +416,7 @@ func (s *Session) Vacuum(ctx context.Context, t *deltavacuum.Table, req VacuumRe
 	opts.Mode = vacuum.Mode(mode)
 	opts.Counters, opts.Exec.Counters = req.Counters, req.Counters
 	opts.RetainHours = req.RetainHours
+	opts.Shard, opts.Version = req.Shard, req.Version
 	opts.DisableRetentionCheck = !s.boolSetting(SettingRetentionCheck, true)
 	opts.Now = s.cfg.Now()
 	opts.Commit.Now = s.cfg.Now

@@ -61,7 +61,7 @@ func (p *Planner) planLite(ctx context.Context, plan *Plan, times []deltalog.Com
 	// stat is a cheap system call; object stores have no such companions.
 	localDisk := strings.HasPrefix(p.snap.Location, "file:")
 	add := func(key string, size int64, reason Reason, at time.Time) {
-		if key == "" || p.hidden.hiddenPath(key) {
+		if key == "" || p.hidden.hiddenPath(key) || !p.opts.Shard.Owns(key) {
 			return
 		}
 		h := p.hash(key)
