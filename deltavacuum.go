@@ -287,6 +287,7 @@ func (t *Table) vacuumIdle(ctx context.Context, opts VacuumOptions) (*vacuum.Res
 // execute runs the plan through store, recording it in the history when logging is on; it
 // returns the version of the END commit, when there is one.
 func (t *Table) execute(ctx context.Context, store storage.Store, plan *vacuum.Plan, opts VacuumOptions) (*vacuum.Result, *int64, error) {
+	opts.Commit = commitOptionsFor(plan, opts.Commit)
 	logging := LoggingDefault(t.Location)
 	if opts.Logging != nil {
 		logging = *opts.Logging

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"io/fs"
 	"strconv"
 	"strings"
 
@@ -124,9 +125,10 @@ func (e *ShardLinkError) Error() string {
 }
 
 // shardWalker is the listing of one shard: the entries of other shards are never given to the
-// planner, and their folders are not listed. On local disk (links set) the other shards'
-// folders are still listed, though not planned, to find symbolic links into the table, which
-// refuse the run in every shard alike.
+// planner, and their folders are not listed. On local disk (links set), where a symbolic link
+// in one shard's folders can give live files of another shard a second name, the other
+// shards' folders are then listed too, though not planned, and a symbolic link into the table
+// anywhere refuses the run, in every shard alike.
 type shardWalker struct {
 	w      Walker
 	shard  *Shard
@@ -136,18 +138,63 @@ type shardWalker struct {
 }
 
 func (s shardWalker) Walk(ctx context.Context, prefix string, fn func(storage.Object) error) error {
-	return s.w.Walk(ctx, prefix, func(o storage.Object) error {
+	var others []string // top-level folders of other shards, for links
+	err := s.w.Walk(ctx, prefix, func(o storage.Object) error {
 		if s.links && o.IsLink && o.LinkIntoStore {
 			return &ShardLinkError{Table: s.table, Link: o.Key}
 		}
 		if s.shard.Owns(o.Key) {
 			return fn(o)
 		}
-		if o.IsDir && (!s.links || s.hidden(o.Name())) {
+		if o.IsDir {
+			if s.links && !s.hidden(o.Name()) {
+				others = append(others, o.Key)
+			}
 			return storage.SkipDir
 		}
 		return nil
 	})
+	if err != nil {
+		return err
+	}
+	for _, dir := range others {
+		if err := s.scanLinks(ctx, dir); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// maxVanished bounds the listings of one folder of another shard, each cut short by a folder
+// that vanished under it.
+const maxVanished = 10
+
+// scanLinks lists a folder of another shard for symbolic links into the table. The other
+// shard's worker may be deleting in it meanwhile: a folder that vanishes under the listing was
+// deleted as empty (a folder that holds a link is not empty; no shard deletes a link into the
+// table, each refuses it), so the listing starts again, and a folder gone before any entry
+// was listed holds nothing.
+func (s shardWalker) scanLinks(ctx context.Context, dir string) error {
+	for range maxVanished {
+		seen := false
+		err := s.w.Walk(ctx, dir, func(o storage.Object) error {
+			seen = true
+			if o.IsLink && o.LinkIntoStore {
+				return &ShardLinkError{Table: s.table, Link: o.Key}
+			}
+			if o.IsDir && s.hidden(o.Name()) {
+				return storage.SkipDir
+			}
+			return nil
+		})
+		if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, storage.ErrNotExist) {
+			return err
+		}
+		if !seen {
+			return nil
+		}
+	}
+	return fmt.Errorf("listing %s of table %s for symbolic links: its folders vanished under the listing %d times; nothing was deleted, run again", dir, s.table, maxVanished)
 }
 
 // shardWalk wraps the listing of a sharded plan (walker itself when the run is not sharded).
