@@ -2,9 +2,14 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"go.yaml.in/yaml/v3"
 
 	"github.com/deltavacuum/deltavacuum/internal/fixtures"
 )
@@ -54,5 +59,71 @@ func TestVacuumShardFlags(t *testing.T) {
 	}
 	if err := json.Unmarshal([]byte(out), &doc); code != ExitOK || err != nil || doc.Shard == nil || doc.Shard.Count != 1 || doc.Version != 12 {
 		t.Errorf("exit %d, JSON %s (%v) %s", code, out, err, errs)
+	}
+}
+
+// TestKubernetesJobManifest: docs/k8s-vacuum-job.yaml is an Indexed Job whose completions,
+// parallelism and --shard count agree, whose pods pass the completion index and one version,
+// and whose --shard, once Kubernetes expands it, is what this command accepts.
+func TestKubernetesJobManifest(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "docs", "k8s-vacuum-job.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var job struct {
+		Kind string
+		Spec struct {
+			CompletionMode string `yaml:"completionMode"`
+			Completions    int
+			Parallelism    int
+			Template       struct {
+				Spec struct {
+					Containers []struct {
+						Args []string
+						Env  []struct {
+							Name      string
+							ValueFrom struct {
+								FieldRef struct {
+									FieldPath string `yaml:"fieldPath"`
+								} `yaml:"fieldRef"`
+							} `yaml:"valueFrom"`
+						}
+						EnvFrom []struct {
+							SecretRef struct{ Name string } `yaml:"secretRef"`
+						} `yaml:"envFrom"`
+					}
+				}
+			}
+		}
+	}
+	if err := yaml.Unmarshal(b, &job); err != nil {
+		t.Fatal(err)
+	}
+	s := job.Spec
+	if job.Kind != "Job" || s.CompletionMode != "Indexed" || s.Completions < 2 || s.Parallelism != s.Completions || len(s.Template.Spec.Containers) != 1 {
+		t.Fatalf("not an Indexed Job of all shards at once: %+v", job)
+	}
+	c := s.Template.Spec.Containers[0]
+	if len(c.EnvFrom) == 0 || c.EnvFrom[0].SecretRef.Name == "" {
+		t.Error("the credentials do not come from a Secret")
+	}
+	index := ""
+	for _, e := range c.Env {
+		if e.ValueFrom.FieldRef.FieldPath == "metadata.annotations['batch.kubernetes.io/job-completion-index']" {
+			index = e.Name
+		}
+	}
+	args := strings.Join(c.Args, " ")
+	if index == "" || !strings.Contains(args, fmt.Sprintf("--shard $(%s)/%d", index, s.Completions)) || !strings.Contains(args, "--version __VERSION__") {
+		t.Fatalf("the pods' arguments %q do not pass the completion index (%q) and the count %d", args, index, s.Completions)
+	}
+	// As Kubernetes and the sed of the manifest's header expand them, for the last pod.
+	dir := fixtures.Copy(t, "delta/basic-with-inserts-deletes-checkpoint", time.Now().Add(-30*24*time.Hour))
+	expanded := strings.NewReplacer("$("+index+")", fmt.Sprint(s.Completions-1), "__VERSION__", "13").Replace(args)
+	fields := strings.Fields(expanded)
+	fields[1] = dir // the table
+	code, out, errs := run(t, append(fields, "--dry-run", "--progress", "none")...)
+	if code != ExitOK || !strings.Contains(out, fmt.Sprintf(`"count": %d`, s.Completions)) {
+		t.Errorf("the manifest's command: exit %d %s %s", code, out, errs)
 	}
 }
