@@ -127,3 +127,17 @@ func TestKubernetesJobManifest(t *testing.T) {
 		t.Errorf("the manifest's command: exit %d %s %s", code, out, errs)
 	}
 }
+
+// TestRunsShowShard: deltavacuum runs says which shard each sharded run vacuumed.
+func TestRunsShowShard(t *testing.T) {
+	dir := fixtures.Copy(t, "delta/basic-with-inserts-deletes-checkpoint", time.Now().Add(-30*24*time.Hour))
+	for i := range 2 {
+		if code, _, errs := run(t, "vacuum", dir, "--retain-hours", "0", "--conf", checkOff, "--shard", fmt.Sprintf("%d/2", i), "--version", "13"); code != ExitOK {
+			t.Fatalf("shard %d/2: exit %d %s", i, code, errs)
+		}
+	}
+	code, out, errs := run(t, "runs", dir)
+	if code != ExitOK || !strings.Contains(out, "FULL 0/2") || !strings.Contains(out, "FULL 1/2") {
+		t.Errorf("exit %d: %s %s", code, out, errs)
+	}
+}
