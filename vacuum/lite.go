@@ -24,6 +24,10 @@ func (p *Planner) planLite(ctx context.Context, plan *Plan, times []deltalog.Com
 	if err != nil {
 		return nil, err
 	}
+	if lastVacuum != nil && p.opts.Version != nil && *lastVacuum > p.snap.Version {
+		return nil, fmt.Errorf("table %s: %s says VACUUM covered the log up to version %d, after the pinned version %d: pin version %d or later for VACUUM LITE",
+			p.snap.Location, deltalog.LastVacuumInfoKey, *lastVacuum, p.snap.Version, *lastVacuum)
+	}
 	if lastVacuum != nil && (*lastVacuum > p.snap.Version || *lastVacuum < -1) {
 		// A vacuum can only have covered commits that exist. A version beyond the log (the
 		// file was copied from another table, or the log restored from an older copy) would

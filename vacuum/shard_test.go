@@ -378,3 +378,26 @@ func TestShardLinkRefused(t *testing.T) {
 func symlinkDir(root, target, link string) error {
 	return os.Symlink(target, filepath.Join(root, link))
 }
+
+// TestLitePinnedBeforeCoverage: LITE pinned to a version older than the one the last vacuum
+// covered says to pin a later one (not that the file is corrupt).
+func TestLitePinnedBeforeCoverage(t *testing.T) {
+	tb := shardTable(t)
+	v := tb.version
+	tb.commit(add("later.parquet"))
+	if err := deltalog.WriteLastVacuumInfo(context.Background(), tb.store, v+1); err != nil {
+		t.Fatal(err)
+	}
+	opts := retain0
+	opts.Mode, opts.Version = ModeLite, &v
+	p, err := tb.planner(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = p.Plan(context.Background())
+	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("pin version %d or later", v+1)) {
+		t.Errorf("got %v", err)
+	}
+	opts.Version = nil
+	tb.plan(opts) // unpinned, LITE plans (tb.plan fails the test otherwise)
+}
