@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"io/fs"
 	"strconv"
 	"strings"
@@ -98,9 +97,19 @@ func ShardOf(key string, count int) int {
 	if name, ok := checksumOf(first); ok {
 		first = name
 	}
-	h := fnv.New64a()
-	h.Write([]byte(fold(first)))
-	return int(h.Sum64() % uint64(count))
+	return int(fnv1a64(fold(first)) % uint64(count))
+}
+
+// fnv1a64 is FNV-1a 64 (hash/fnv's New64a) of the bytes of s, without allocating: it runs for
+// every key of the snapshot in a sharded run.
+func fnv1a64(s string) uint64 {
+	const offset64, prime64 = 14695981039346656037, 1099511628211
+	h := uint64(offset64)
+	for i := 0; i < len(s); i++ {
+		h ^= uint64(s[i])
+		h *= prime64
+	}
+	return h
 }
 
 // Owns reports whether key belongs to the shard; a nil shard (a run of the whole table) owns

@@ -401,3 +401,16 @@ func TestLitePinnedBeforeCoverage(t *testing.T) {
 	opts.Version = nil
 	tb.plan(opts) // unpinned, LITE plans (tb.plan fails the test otherwise)
 }
+
+func TestFNV1a64IsHashFNV(t *testing.T) {
+	for _, s := range []string{"", "a", "date=2020-01-01", "caf\u00e9", strings.Repeat("x", 1000)} {
+		h := fnv.New64a()
+		h.Write([]byte(s))
+		if got := fnv1a64(s); got != h.Sum64() {
+			t.Errorf("fnv1a64(%q) = %#x, hash/fnv %#x", s, got, h.Sum64())
+		}
+	}
+	if n := testing.AllocsPerRun(100, func() { ShardOf("date=2020-01-01/part-0.parquet", 8) }); n != 0 {
+		t.Errorf("ShardOf of a lower-case key allocates %v times", n)
+	}
+}
