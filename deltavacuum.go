@@ -366,9 +366,13 @@ func vacuumEnd(res *vacuum.Result) *deltalog.CommitRequest {
 	if status == "" {
 		status = vacuum.StatusFailed
 	}
+	params := map[string]any{"status": status}
+	if res.Plan != nil && res.Plan.Shard != nil {
+		params["shard"] = res.Plan.Shard.String() // pairs it with its START among the other workers'
+	}
 	return &deltalog.CommitRequest{
 		Operation:     "VACUUM END",
-		Parameters:    map[string]any{"status": status},
+		Parameters:    params,
 		IsBlindAppend: true,
 		Metrics: map[string]string{
 			"numDeletedFiles":        fmt.Sprint(res.NumDeletedFiles),

@@ -114,6 +114,10 @@ func TestShardRecorded(t *testing.T) {
 		if want := (vacuum.Shard{Index: i, Count: 2}).String(); params["shard"] != want || params["snapshotVersion"] != float64(v) {
 			t.Errorf("VACUUM START of shard %d/2 records %v", i, params)
 		}
+		var end map[string]any
+		if err := json.Unmarshal(hist[0].OperationParameters, &end); err != nil || hist[0].Operation != "VACUUM END" || end["shard"] != params["shard"] {
+			t.Errorf("%s %s: %v", hist[0].Operation, hist[0].OperationParameters, err)
+		}
 		runs, err := tbl.Runs(ctx)
 		if err != nil {
 			t.Fatal(err)
