@@ -199,7 +199,7 @@ func (t *Table) vacuum(ctx context.Context, opts VacuumOptions) (*vacuum.Result,
 			now = time.Now()
 		}
 		var err error
-		if stale, err = t.CheckNoLiveRun(ctx, now, opts.StaleRunAfter); err != nil {
+		if stale, err = t.checkNoLiveRunBeside(ctx, now, opts.StaleRunAfter, opts.Shard, opts.Version); err != nil {
 			return nil, err
 		}
 	}
@@ -292,7 +292,8 @@ func (t *Table) vacuumIdle(ctx context.Context, opts VacuumOptions) (*vacuum.Res
 // planner reads the snapshot a run plans from: opts.From advanced to the latest version when
 // it is set, the latest read in full otherwise.
 func (t *Table) planner(ctx context.Context, opts VacuumOptions) (*vacuum.Planner, error) {
-	if opts.From == nil {
+	if opts.From == nil || opts.Version != nil {
+		// A pinned version (--version V) is read at V, never advanced past it.
 		return vacuum.NewPlanner(ctx, t.Store, opts.Options)
 	}
 	snap, err := deltalog.LoadFrom(ctx, t.Store, opts.From)
@@ -308,6 +309,7 @@ func (t *Table) planner(ctx context.Context, opts VacuumOptions) (*vacuum.Planne
 // commits made since (deltalog.CommitFrom), which the re-check then takes from it; END from
 // the snapshot START was built on, advanced in turn.
 func (t *Table) execute(ctx context.Context, store storage.Store, plan *vacuum.Plan, snap *deltalog.Snapshot, opts VacuumOptions) (*vacuum.Result, *int64, error) {
+	opts.Commit = commitOptionsFor(plan, opts.Commit)
 	logging := LoggingDefault(t.Location)
 	if opts.Logging != nil {
 		logging = *opts.Logging
@@ -365,6 +367,11 @@ func vacuumStart(plan *vacuum.Plan, snap *deltalog.Snapshot) (*deltalog.CommitRe
 	if plan.RetentionSpecified {
 		params["specifiedRetentionMillis"] = int64(plan.RetentionHours * 3600 * 1000)
 	}
+	if plan.Shard != nil {
+		// One of N workers (--shard I/N --version V): each records its own START and END.
+		params["shard"] = plan.Shard.String()
+		params["snapshotVersion"] = plan.Version
+	}
 	return &deltalog.CommitRequest{
 		Operation:     "VACUUM START",
 		Parameters:    params,
@@ -381,9 +388,13 @@ func vacuumEnd(res *vacuum.Result) *deltalog.CommitRequest {
 	if status == "" {
 		status = vacuum.StatusFailed
 	}
+	params := map[string]any{"status": status}
+	if res.Plan != nil && res.Plan.Shard != nil {
+		params["shard"] = res.Plan.Shard.String() // pairs it with its START among the other workers'
+	}
 	return &deltalog.CommitRequest{
 		Operation:     "VACUUM END",
-		Parameters:    map[string]any{"status": status},
+		Parameters:    params,
 		IsBlindAppend: true,
 		Metrics: map[string]string{
 			"numDeletedFiles":        fmt.Sprint(res.NumDeletedFiles),

@@ -9,6 +9,7 @@ import (
 
 	"github.com/deltavacuum/deltavacuum/storage"
 	"github.com/deltavacuum/deltavacuum/undo"
+	"github.com/deltavacuum/deltavacuum/vacuum"
 )
 
 // heartbeat rewrites a run's heartbeat every undo.HeartbeatEvery while the run is in
@@ -113,16 +114,46 @@ func (t *Table) RunningRuns(ctx context.Context, now time.Time, staleAfter time.
 
 // CheckNoLiveRun refuses a run while another is live on the table (its heartbeat fresh).
 func (t *Table) CheckNoLiveRun(ctx context.Context, now time.Time, staleAfter time.Duration) ([]undo.RunState, error) {
+	return t.checkNoLiveRunBeside(ctx, now, staleAfter, nil, nil)
+}
+
+// checkNoLiveRunBeside is CheckNoLiveRun for a run of shard (nil: the whole table) at the
+// pinned version: the live runs of the other shards of the same count at the same version do
+// not refuse it (they are the workers of one run); any other live run does, the whole table's,
+// the same shard's, another count's or version's.
+func (t *Table) checkNoLiveRunBeside(ctx context.Context, now time.Time, staleAfter time.Duration, shard *vacuum.Shard, version *int64) ([]undo.RunState, error) {
 	runs, err := t.RunningRuns(ctx, now, staleAfter)
 	if err != nil {
 		return nil, err
 	}
 	var stale []undo.RunState
 	for _, r := range runs {
-		if !r.Stale {
-			return nil, &undo.LiveRunError{Location: t.Location, Run: r}
+		if r.Stale {
+			stale = append(stale, r)
+			continue
 		}
-		stale = append(stale, r)
+		if besideShard(r, shard, version) {
+			continue
+		}
+		err := error(&undo.LiveRunError{Location: t.Location, Run: r})
+		if shard != nil || r.Shard != "" {
+			other := "the whole table"
+			if r.Shard != "" {
+				other = fmt.Sprintf("shard %s at version %d", r.Shard, r.SnapshotVersion)
+			}
+			err = fmt.Errorf("%w (it vacuums %s; only the other shards of one count at one pinned version run side by side)", err, other)
+		}
+		return nil, err
 	}
 	return stale, nil
+}
+
+// besideShard reports whether the live run r is another worker of the sharded run of shard
+// at version.
+func besideShard(r undo.RunState, shard *vacuum.Shard, version *int64) bool {
+	if shard == nil || version == nil || r.Shard == "" {
+		return false
+	}
+	other, err := vacuum.ParseShard(r.Shard)
+	return err == nil && other.Count == shard.Count && other.Index != shard.Index && r.SnapshotVersion == *version
 }

@@ -42,6 +42,9 @@ func newRunRecorder(t *Table, plan *vacuum.Plan, rc storage.Recovery, trash stri
 		Mode: string(plan.Mode), SnapshotVersion: plan.Version, RetentionHours: plan.RetentionHours,
 		Recovery: rc,
 	}}
+	if plan.Shard != nil {
+		r.rec.Shard = plan.Shard.String()
+	}
 	if trash != "" {
 		r.rec.Trash = undo.RunTrash(trash, id)
 	}

@@ -369,6 +369,10 @@ type VacuumRequest struct {
 	// From is VacuumOptions.From: a snapshot of t read already, which the run advances
 	// instead of reading the log again.
 	From *deltalog.Snapshot
+	// Shard and Version are vacuum.Options.Shard and Version: one shard of a run split between
+	// workers (--shard I/N), on a pinned snapshot version (--version V).
+	Shard   *vacuum.Shard
+	Version *int64
 }
 
 func (s *Session) execVacuum(ctx context.Context, st *sql.Vacuum, r *Result) (*Result, error) {
@@ -415,6 +419,7 @@ func (s *Session) Vacuum(ctx context.Context, t *deltavacuum.Table, req VacuumRe
 	opts.Mode = vacuum.Mode(mode)
 	opts.Counters, opts.Exec.Counters = req.Counters, req.Counters
 	opts.RetainHours = req.RetainHours
+	opts.Shard, opts.Version = req.Shard, req.Version
 	opts.DisableRetentionCheck = !s.boolSetting(SettingRetentionCheck, true)
 	opts.Now = s.cfg.Now()
 	opts.Commit.Now = s.cfg.Now

@@ -65,6 +65,9 @@ type RunState struct {
 	// Stale is true when LastSign is older than the stale limit: its process is taken for
 	// dead, and the record no longer holds the table.
 	Stale bool `json:"stale"`
+	// Shard and SnapshotVersion are the record's: a sharded run ("I/N") at that version.
+	Shard           string `json:"shard,omitempty"`
+	SnapshotVersion int64  `json:"snapshotVersion"`
 }
 
 // Running returns the RUNNING runs of the table in store, each live or stale at now: live
@@ -90,7 +93,7 @@ func Running(ctx context.Context, store storage.Store, now time.Time, staleAfter
 		if ok && at.After(last) {
 			last = at
 		}
-		out = append(out, RunState{ID: r.ID, LastSign: last, Stale: now.Sub(last) >= staleAfter})
+		out = append(out, RunState{ID: r.ID, LastSign: last, Stale: now.Sub(last) >= staleAfter, Shard: r.Shard, SnapshotVersion: r.SnapshotVersion})
 	}
 	return out, nil
 }

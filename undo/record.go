@@ -67,6 +67,9 @@ type Record struct {
 	StartVersion    *int64  `json:"startVersion,omitempty"`
 	EndVersion      *int64  `json:"endVersion,omitempty"`
 	RetentionHours  float64 `json:"retentionHours"`
+	// Shard is the part of the table a sharded run covered ("I/N", --shard); empty: all of it.
+	// Runs of other shards of the same count and SnapshotVersion may run beside it.
+	Shard string `json:"shard,omitempty"`
 	// Recovery is what the store keeps of what the run deleted.
 	Recovery storage.Recovery `json:"recovery"`
 	// Trash is the folder (relative to the table root, ending in '/') the run moved its files

@@ -33,6 +33,9 @@ func Digest(p *Plan) string {
 		strconv.FormatFloat(p.RetentionHours, 'g', -1, 64), strconv.Itoa(len(p.Files)), strconv.Itoa(len(p.Dirs))} {
 		field(f)
 	}
+	if p.Shard != nil {
+		field("shard " + p.Shard.String()) // unsharded digests stay as they were
+	}
 	files := slices.Clone(p.Files)
 	slices.SortFunc(files, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
 	for _, f := range files {

@@ -149,9 +149,12 @@ func Execute(ctx context.Context, store storage.Store, plan *Plan, opts ExecOpti
 // which blocks later LITE runs. It is not written when the retention was raised during the
 // run (files of those commits were kept), and it never moves backwards, unless the recorded
 // version lies beyond the log, which only a corrupt file does.
+//
+// A sharded run (plan.Shard) does not write it: it covered part of the table, and a later LITE
+// takes the file to mean that everything the log removed up to that version is gone.
 func recordCoverage(ctx context.Context, store storage.Store, plan *Plan, tl *tail) error {
 	v := plan.LatestCommitOutsideRetention
-	if v == nil || tl.raisedAt >= 0 {
+	if v == nil || tl.raisedAt >= 0 || plan.Shard != nil {
 		return nil
 	}
 	prev, err := deltalog.ReadLastVacuumInfo(ctx, store)

@@ -24,6 +24,10 @@ func (p *Planner) planLite(ctx context.Context, plan *Plan, times []deltalog.Com
 	if err != nil {
 		return nil, err
 	}
+	if lastVacuum != nil && p.opts.Version != nil && *lastVacuum > p.snap.Version {
+		return nil, fmt.Errorf("table %s: %s says VACUUM covered the log up to version %d, after the pinned version %d: pin version %d or later for VACUUM LITE",
+			p.snap.Location, deltalog.LastVacuumInfoKey, *lastVacuum, p.snap.Version, *lastVacuum)
+	}
 	if lastVacuum != nil && (*lastVacuum > p.snap.Version || *lastVacuum < -1) {
 		// A vacuum can only have covered commits that exist. A version beyond the log (the
 		// file was copied from another table, or the log restored from an older copy) would
@@ -61,7 +65,7 @@ func (p *Planner) planLite(ctx context.Context, plan *Plan, times []deltalog.Com
 	// stat is a cheap system call; object stores have no such companions.
 	localDisk := strings.HasPrefix(p.snap.Location, "file:")
 	add := func(key string, size int64, reason Reason, at time.Time) {
-		if key == "" || p.hidden.hiddenPath(key) {
+		if key == "" || p.hidden.hiddenPath(key) || !p.opts.Shard.Owns(key) {
 			return
 		}
 		h := p.hash(key)

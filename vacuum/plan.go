@@ -77,6 +77,12 @@ type Options struct {
 	// (or inventory) gives it, in listing order; see Verdict. It must not retain more than
 	// it needs: it is called once per listed entry.
 	Observe func(Verdict)
+	// Shard, when set, plans only the top-level entries of the table that ShardOf assigns to
+	// it (shard.go); it needs Version.
+	Shard *Shard
+	// Version, when set, plans on that snapshot version instead of the latest; the executor's
+	// re-check still reads every commit after it before deleting.
+	Version *int64
 }
 
 // File is one file the plan deletes.
@@ -151,6 +157,8 @@ type Plan struct {
 	// (set by the caller that runs the plan; "" deletes them). It is in the Digest: a plan
 	// previewed to be moved is not run as one that deletes, nor the other way round.
 	Trash string `json:"trash,omitempty"`
+	// Shard is the part of the table this plan covers (Options.Shard); nil: all of it.
+	Shard *Shard `json:"shard,omitempty"`
 
 	// now is the clock of the plan; run and table are the retentions as durations (the hours
 	// above are rounded for display). The executor's re-check needs them exactly.
@@ -239,7 +247,10 @@ type Planner struct {
 // refuse the run: not a Delta table, log gaps and corruption, unsupported features, invalid
 // paths, the retention and its safety check.
 func NewPlanner(ctx context.Context, store storage.Store, opts Options) (*Planner, error) {
-	snap, err := deltalog.Load(ctx, store)
+	if err := checkShard(opts); err != nil {
+		return nil, fmt.Errorf("table %s: %w", store.Location(), err)
+	}
+	snap, err := loadSnapshot(ctx, store, opts.Version)
 	if err != nil {
 		return nil, err
 	}
@@ -248,6 +259,12 @@ func NewPlanner(ctx context.Context, store storage.Store, opts Options) (*Planne
 
 // NewPlannerFor is NewPlanner for a snapshot already loaded.
 func NewPlannerFor(ctx context.Context, store storage.Store, snap *deltalog.Snapshot, opts Options) (*Planner, error) {
+	if err := checkShard(opts); err != nil {
+		return nil, fmt.Errorf("table %s: %w", snap.Location, err)
+	}
+	if opts.Version != nil && *opts.Version != snap.Version {
+		return nil, fmt.Errorf("table %s: the snapshot given is version %d, the run is pinned to version %d", snap.Location, snap.Version, *opts.Version)
+	}
 	if err := snap.CheckVacuum(); err != nil {
 		return nil, err
 	}
@@ -308,8 +325,8 @@ func (p *Planner) protect(ctx context.Context) error {
 	err := p.snap.Files(ctx, p.store, func(f deltalog.File) error {
 		live := !f.Removed || f.DeletionTimestamp >= cutoffMs
 		mark := func(key string) {
-			if key == "" {
-				return
+			if key == "" || !p.opts.Shard.Owns(key) {
+				return // another shard's: never listed here (shard.go)
 			}
 			if !live {
 				p.expired.add(p.hash(key), f.DeletionTimestamp)
@@ -394,10 +411,10 @@ func (p *Planner) Plan(ctx context.Context) (*Plan, error) {
 	}
 	plan.Source = "listing"
 	if p.opts.Inventory == nil {
-		return p.planListing(ctx, plan, walker)
+		return p.planListing(ctx, plan, p.shardWalk(walker, true))
 	}
 	plan.Source = "inventory"
-	plan, err = p.planListing(ctx, plan, p.opts.Inventory)
+	plan, err = p.planListing(ctx, plan, p.shardWalk(p.opts.Inventory, false))
 	if err != nil {
 		return nil, err
 	}
@@ -422,6 +439,7 @@ func (p *Planner) newPlan() *Plan {
 		Dirs:                  []Dir{},
 		TotalDirectories:      1,
 		Protected:             int64(p.keep.len()),
+		Shard:                 p.opts.Shard,
 		now:                   p.now,
 		run:                   p.run,
 		table:                 p.table,

@@ -77,7 +77,11 @@ func printRuns(w io.Writer, table string, runs []undo.Summary) {
 		if !r.Complete && status == undo.StatusRunning {
 			status = "RUNNING?"
 		}
-		fmt.Fprintf(w, "%-27s %-9s %-8s %10d %12s  %-24s %s\n", r.ID, status, r.Mode, r.NumFiles, humanBytes(r.Bytes), displayPath(kept), undone)
+		mode := r.Mode
+		if r.Shard != "" {
+			mode += " " + displayPath(r.Shard) // one shard of a run split between workers
+		}
+		fmt.Fprintf(w, "%-27s %-9s %-8s %10d %12s  %-24s %s\n", r.ID, status, mode, r.NumFiles, humanBytes(r.Bytes), displayPath(kept), undone)
 	}
 }
 

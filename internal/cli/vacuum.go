@@ -43,6 +43,8 @@ func newVacuumCmd() *cobra.Command {
 		invFormat   string
 		trash       string
 		noRecord    bool
+		shardArg    string
+		version     int64
 	)
 	cmd := &cobra.Command{
 		Use:   "vacuum TABLE",
@@ -55,9 +57,19 @@ The retention is the table property delta.deletedFileRetentionDuration (default 
 unless --retain-hours is given; a shorter one is refused unless
 --conf ` + vacuum.RetentionCheckKey + `=false.
 
+--version V plans on snapshot version V instead of the latest (V must exist and its log must
+still be readable); before deleting, a real run still reads every commit after V and keeps
+what they reference. --shard I/N (it needs --version) vacuums shard I (0 to N-1) of N: only
+the top-level folders and root files of the table that hash to I, so that N workers of a
+scheduler (a Kubernetes Indexed Job: --shard "${JOB_COMPLETION_INDEX}/N") started with the same
+N and V together delete exactly what one run would. Each shard records its own VACUUM START and
+END, with the shard in its parameters; none writes _delta_log/_last_vacuum_info. See
+docs/k8s-vacuum-job.yaml.
+
 ` + exitCodesHelp,
 		Example: `  deltavacuum vacuum /data/sales --dry-run
-  deltavacuum vacuum file:///data/sales --retain-hours 0 --conf spark.databricks.delta.retentionDurationCheck.enabled=false --json`,
+  deltavacuum vacuum file:///data/sales --retain-hours 0 --conf spark.databricks.delta.retentionDurationCheck.enabled=false --json
+  deltavacuum vacuum s3://bucket/sales --shard 3/8 --version 1042`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 2 && cmd.Flags().Changed("trash") && trash == undo.DefaultTrash {
 				return usagef("expects one TABLE (got 2 arguments): to name the trash folder, write --trash=%s", args[1])
@@ -103,6 +115,22 @@ unless --retain-hours is given; a shorter one is refused unless
 					return usagef("--retain-hours %v: %s", retainHours, vacuum.ErrNegativeRetention)
 				}
 				req.RetainHours = &retainHours
+			}
+			if cmd.Flags().Changed("version") {
+				if version < 0 {
+					return usagef("--version %d: a table version is 0 or more", version)
+				}
+				req.Version = &version
+			}
+			if cmd.Flags().Changed("shard") {
+				sh, err := vacuum.ParseShard(shardArg)
+				if err != nil {
+					return &UsageError{Err: fmt.Errorf("--shard: %w", err)}
+				}
+				if req.Version == nil {
+					return &UsageError{Err: fmt.Errorf("--shard %s: %w", sh, vacuum.ErrShardWithoutVersion)}
+				}
+				req.Shard = &sh
 			}
 			if invSource != "" {
 				inv, err := parseInventoryArg(invSource)
@@ -151,12 +179,18 @@ unless --retain-hours is given; a shorter one is refused unless
 	f.StringVar(&progressArg, "progress", "auto", "progress on standard error: auto (on a terminal), json (one event per line), none")
 	f.StringVar(&trash, "trash", "", "move the files into this hidden folder of the table instead of deleting them (undo moves them back; trash purge empties it); --trash alone: "+undo.DefaultTrash)
 	f.Lookup("trash").NoOptDefVal = undo.DefaultTrash
+	f.StringVar(&shardArg, "shard", "", "vacuum only shard `I/N` of the table (0 <= I < N; needs --version): N workers together do one run")
+	f.Int64Var(&version, "version", 0, "plan on snapshot version `V` instead of the latest (every shard of one run gives the same V)")
 	f.BoolVar(&noRecord, "no-run-record", false, "keep no run record under _deltavacuum/runs/ (the run cannot be undone)")
 	sf.add(cmd)
 	return cmd
 }
 
 func printResult(w io.Writer, res *vacuum.Result) {
+	if res.Shard != nil {
+		// Last, after the summary line: the files' lines stay the first ones.
+		defer fmt.Fprintf(w, "This was shard %s of %s at version %d: the other shards hold the rest of the table.\n", res.Shard, displayPath(res.Table), res.Version)
+	}
 	if res.DryRun {
 		for _, f := range res.Files {
 			fmt.Fprintf(w, "%s\t%d\t%s\t%s\n", f.Reason, f.Size, fileTime(f.ModificationTime), displayPath(f.Path))

@@ -150,7 +150,8 @@ class DeltaTable:
                full: Optional[bool] = None, *, retentionHours: Optional[float] = None, lite: bool = False,
                progress: ProgressArg = None, trash: Optional[str] = None, record: bool = True,
                inventory: Optional[str] = None, inventory_format: Optional[str] = None,
-               conf: Optional[Mapping[str, object]] = None) -> VacuumResult:
+               conf: Optional[Mapping[str, object]] = None, shard: Optional[str] = None,
+               version: Optional[int] = None) -> VacuumResult:
         """VACUUM the table. dry_run=True (the default, as delta-rs) only plans.
 
         retention_hours (or Delta Spark's retentionHours): the retention; default the table's
@@ -162,6 +163,9 @@ class DeltaTable:
         progress: None (a tqdm bar when tqdm is installed), False (none), True (a bar), or a
         function called with each Progress event.
         trash: move the files into this hidden folder of the table instead of deleting them.
+        version: plan on that snapshot version instead of the latest. shard: "I/N", vacuum
+        only shard I of N (it needs version): N workers with one N and one version together do
+        one run (README.md, --shard).
         An interrupt (the notebook's stop button) stops the run cleanly and raises
         VacuumInterrupted, a KeyboardInterrupt."""
         hours = _one_retention(retention_hours, retentionHours)
@@ -180,6 +184,10 @@ class DeltaTable:
             args.append(f"--trash={trash}")
         if not record:
             args.append("--no-run-record")
+        if version is not None:
+            args.append(f"--version={int(version)}")
+        if shard is not None:
+            args.append(f"--shard={shard}")
         if inventory is not None:
             args.append(f"--inventory={inventory}")
             if inventory_format:

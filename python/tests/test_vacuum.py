@@ -119,6 +119,21 @@ def test_trash_then_undo_restores(table: Path) -> None:
     assert dt.runs()[0].undone_at is not None
 
 
+def test_shards_together_are_one_run(table: Path) -> None:
+    dt = DeltaTable(table)
+    version = dt.vacuum(168).version
+    paths = []
+    for i in range(3):
+        plan = dt.vacuum(168, shard=f"{i}/3", version=version)
+        assert plan.raw["shard"] == {"index": i, "count": 3} and plan.version == version
+        paths += plan.paths
+    assert sorted(paths) == STALE
+    with pytest.raises(deltavacuum.UsageError, match="--version"):
+        dt.vacuum(168, shard="0/3")
+    with pytest.raises(deltavacuum.UsageError, match="INDEX/COUNT"):
+        dt.vacuum(168, shard="a/b", version=version)
+
+
 def test_inspect(table: Path) -> None:
     rep = DeltaTable(table).inspect(retention_hours=168, what_if_hours=[0, 168])
     assert rep.reclaimable_files == 2 and rep.reclaimable_bytes == 200
