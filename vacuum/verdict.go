@@ -126,6 +126,7 @@ func (l *whyList) seal() hashList {
 	for i, w := range l.s {
 		keep.s[i] = w.h
 	}
+	keep.index()
 	return keep
 }
 
