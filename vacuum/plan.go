@@ -389,10 +389,7 @@ func (p *Planner) Plan(ctx context.Context) (*Plan, error) {
 		return p.planLite(ctx, plan, times)
 	}
 	p.opts.Counters.SetPhase("listing")
-	var walker Walker = p.store
-	if p.opts.Listing != nil {
-		walker = p.opts.Listing
-	}
+	walker := p.listingOf()
 	plan.Source = "listing"
 	if p.opts.Inventory == nil {
 		return p.planListing(ctx, plan, walker)
@@ -552,9 +549,17 @@ func (p *Planner) planListing(ctx context.Context, plan *Plan, walker Walker) (*
 			stack = append(stack, &dirState{key: o.Key, modTime: o.ModTime})
 			return nil
 		}
-		plan.Listed++
 		h := p.hash(o.Key)
-		rule, kept, err := p.decide(o, h)
+		at, live := p.keep.find(h)
+		if o.NoStat && !live {
+			var gone bool
+			var err error
+			if o, gone, err = p.describe(ctx, o); err != nil || gone {
+				return err // one gone meanwhile still counts in its folder, which stays
+			}
+		}
+		plan.Listed++
+		rule, kept, err := p.decide(o, h, at, live)
 		if err != nil {
 			return err
 		}

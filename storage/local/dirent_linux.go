@@ -1,0 +1,62 @@
+package local
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"os"
+
+	"golang.org/x/sys/unix"
+)
+
+// dirent is one name of a directory with its kind as the directory records it (d_type).
+type dirent struct {
+	name string
+	kind uint8
+}
+
+// regular reports whether the directory says the entry is a regular file. DT_UNKNOWN (some
+// file systems record no kinds) is not: such an entry is described by fstatat.
+func (d dirent) regular() bool { return d.kind == unix.DT_REG }
+
+// direntHeader is the size of linux_dirent64 before its name: d_ino (8), d_off (8),
+// d_reclen (2), d_type (1).
+const direntHeader = 19
+
+// readDirents reads the names of the open directory fd (f, which holds it, is not used) with getdents64(2), which gives each
+// name's kind with it: what Readdirnames reads, with the kinds it drops.
+func readDirents(fd int, _ *os.File) ([]dirent, error) {
+	buf := make([]byte, 64<<10)
+	var out []dirent
+	for {
+		n, err := ignoringEINTR(func() (int, error) { return unix.Getdents(fd, buf) })
+		if err != nil {
+			return nil, err
+		}
+		if n <= 0 {
+			return out, nil
+		}
+		for b := buf[:n]; len(b) > 0; {
+			if len(b) < direntHeader {
+				return nil, errors.New("getdents64: truncated record")
+			}
+			reclen := int(binary.NativeEndian.Uint16(b[16:18]))
+			if reclen < direntHeader || reclen > len(b) {
+				return nil, errors.New("getdents64: bad record length")
+			}
+			rec := b[:reclen]
+			b = b[reclen:]
+			if binary.NativeEndian.Uint64(rec[0:8]) == 0 {
+				continue // a deleted entry
+			}
+			name := rec[direntHeader:]
+			if i := bytes.IndexByte(name, 0); i >= 0 {
+				name = name[:i]
+			}
+			if string(name) == "." || string(name) == ".." || len(name) == 0 {
+				continue
+			}
+			out = append(out, dirent{name: string(name), kind: rec[18]})
+		}
+	}
+}
