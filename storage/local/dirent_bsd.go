@@ -4,23 +4,23 @@ package local
 
 import "os"
 
-// dirent is one name of a directory. Here the kinds are not read: every entry is described
-// by fstatat.
+// dirent is one entry of a directory: its key (the directory's key and its name). Here the
+// kinds are not read: every entry is described by fstatat.
 type dirent struct {
-	name string
+	key string
 }
 
 func (d dirent) regular() bool { return false }
 
-// readDirents reads the names of the open directory f.
-func readDirents(_ int, f *os.File) ([]dirent, error) {
+// readDirents reads the entries of the open directory f, whose key is dirKey.
+func readDirents(_ int, f *os.File, dirKey string) ([]dirent, error) {
 	names, err := f.Readdirnames(-1)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]dirent, len(names))
 	for i, n := range names {
-		out[i] = dirent{name: n}
+		out[i] = dirent{key: dirKey + n}
 	}
 	return out, nil
 }

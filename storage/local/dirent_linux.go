@@ -5,13 +5,15 @@ import (
 	"encoding/binary"
 	"errors"
 	"os"
+	"sync"
 
 	"golang.org/x/sys/unix"
 )
 
-// dirent is one name of a directory with its kind as the directory records it (d_type).
+// dirent is one entry of a directory: its key (the directory's key and its name, made as one
+// string) and its kind as the directory records it (d_type).
 type dirent struct {
-	name string
+	key  string
 	kind uint8
 }
 
@@ -23,10 +25,16 @@ func (d dirent) regular() bool { return d.kind == unix.DT_REG }
 // d_reclen (2), d_type (1).
 const direntHeader = 19
 
-// readDirents reads the names of the open directory fd (f, which holds it, is not used) with getdents64(2), which gives each
-// name's kind with it: what Readdirnames reads, with the kinds it drops.
-func readDirents(fd int, _ *os.File) ([]dirent, error) {
-	buf := make([]byte, 64<<10)
+// direntBufs are the buffers of getdents64, reused across the directories of a walk.
+var direntBufs = sync.Pool{New: func() any { b := make([]byte, 64<<10); return &b }}
+
+// readDirents reads the entries of the open directory fd (f, which holds it, is not used),
+// whose key is dirKey, with getdents64(2), which gives each name's kind with it: what
+// Readdirnames reads, with the kinds it drops.
+func readDirents(fd int, _ *os.File, dirKey string) ([]dirent, error) {
+	bp := direntBufs.Get().(*[]byte)
+	defer direntBufs.Put(bp)
+	buf := *bp
 	var out []dirent
 	for {
 		n, err := ignoringEINTR(func() (int, error) { return unix.Getdents(fd, buf) })
@@ -56,7 +64,7 @@ func readDirents(fd int, _ *os.File) ([]dirent, error) {
 			if string(name) == "." || string(name) == ".." || len(name) == 0 {
 				continue
 			}
-			out = append(out, dirent{name: string(name), kind: rec[18]})
+			out = append(out, dirent{key: dirKey + string(name), kind: rec[18]})
 		}
 	}
 }

@@ -204,11 +204,12 @@ func (s *Store) list(ctx context.Context, dirKey string, need func(string) bool)
 	}
 	f := os.NewFile(uintptr(fd), s.path(p))
 	defer f.Close()
-	ents, err := readDirents(fd, f)
+	ents, err := readDirents(fd, f, dirKey)
 	if err != nil {
 		return walkahead.Listing{}, &os.PathError{Op: "readdirent", Path: s.path(p), Err: err}
 	}
-	slices.SortFunc(ents, func(a, b dirent) int { return strings.Compare(a.name, b.name) })
+	// By key is by name: the keys share the directory's.
+	slices.SortFunc(ents, func(a, b dirent) int { return strings.Compare(a.key, b.key) })
 	l := walkahead.Listing{Children: make([]storage.Object, 0, len(ents)), Entries: len(ents)}
 	for i, e := range ents {
 		if i%1024 == 1023 {
@@ -216,12 +217,12 @@ func (s *Store) list(ctx context.Context, dirKey string, need func(string) bool)
 				return walkahead.Listing{}, err
 			}
 		}
-		key := dirKey + e.name
+		key := e.key
 		if need != nil && e.regular() && !need(key) {
 			l.Children = append(l.Children, storage.Object{Key: key, NoStat: true})
 			continue
 		}
-		st, err := lstatAt(fd, e.name)
+		st, err := lstatAt(fd, key[len(dirKey):])
 		if err != nil {
 			if err == unix.ENOENT {
 				continue // vanished while listing

@@ -2,9 +2,11 @@ package local_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -101,6 +103,46 @@ func TestWalkLazy(t *testing.T) {
 	for _, key := range []string{"a/", "a/b/", "a/skip-link"} {
 		if asked[key] {
 			t.Errorf("need asked of %s, which is always described", key)
+		}
+	}
+}
+
+// A directory whose names take several getdents64 calls is listed whole and in byte order,
+// by both walks, names with spaces, '%', newlines and non-UTF-8 bytes included.
+func TestWalkLargeDirectory(t *testing.T) {
+	dir := t.TempDir()
+	var want []string
+	for i := range 3000 {
+		name := fmt.Sprintf("part-%05d-0123456789abcdef0123456789abcdef.parquet", i)
+		switch i % 500 {
+		case 1:
+			name = fmt.Sprintf("a b%%20\n%d", i)
+		case 2:
+			name = fmt.Sprintf("\xff\xfe%d", i)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, name)
+	}
+	slices.Sort(want)
+	s, err := local.New(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, lazy := range []bool{false, true} {
+		var got []string
+		fn := func(o storage.Object) error { got = append(got, o.Key); return nil }
+		if lazy {
+			err = s.WalkLazy(context.Background(), "", func(string) bool { return false }, fn)
+		} else {
+			err = s.Walk(context.Background(), "", fn)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("lazy=%v: listed %d names, want %d in byte order", lazy, len(got), len(want))
 		}
 	}
 }
