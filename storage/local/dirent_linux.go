@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"os"
+	"strings"
 	"sync"
 
 	"golang.org/x/sys/unix"
@@ -64,7 +65,11 @@ func readDirents(fd int, _ *os.File, dirKey string) ([]dirent, error) {
 			if string(name) == "." || string(name) == ".." || len(name) == 0 {
 				continue
 			}
-			out = append(out, dirent{key: dirKey + string(name), kind: rec[18]})
+			var key strings.Builder // one allocation, where dirKey + string(name) makes two
+			key.Grow(len(dirKey) + len(name))
+			key.WriteString(dirKey)
+			key.Write(name)
+			out = append(out, dirent{key: key.String(), kind: rec[18]})
 		}
 	}
 }
