@@ -48,6 +48,9 @@ type Object struct {
 	// Version identifies the content listed, on stores that can delete on the condition
 	// that it is unchanged (ConditionalDeleter; GCS: the generation). Empty elsewhere.
 	Version string
+	// NoStat is true for a regular file reported by a LazyWalker without its Size and
+	// ModTime (both zero): its caller said it did not need them. Never set by Walk.
+	NoStat bool
 }
 
 // Name returns the last path component of the key, without a trailing '/'.
@@ -118,6 +121,18 @@ type Store interface {
 // only looks: nothing is read or written through a link.
 type PathResolver interface {
 	ResolvePath(absPath string) (key string, inside bool)
+}
+
+// LazyWalker is implemented by stores whose listing pays one call per entry to learn its size
+// and modification time (local disk: an fstatat each, where the names and kinds come many at
+// a time): a caller that needs them for few entries skips that call for the others.
+type LazyWalker interface {
+	// WalkLazy is Walk, except that a regular file whose key need reports false for may be
+	// reported with NoStat set and zero Size and ModTime. Directories, links and entries of
+	// a kind the listing does not tell are always described in full. need is called from
+	// the listing's own goroutines, concurrently, before fn sees the entry: it must be safe
+	// for concurrent use and quick.
+	WalkLazy(ctx context.Context, prefix string, need func(key string) bool, fn func(Object) error) error
 }
 
 // DeleteBatcher is implemented by stores that delete many keys in one request: callers make

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash/maphash"
 	"math"
+	mbits "math/bits"
 	"slices"
 	"strings"
 	"time"
@@ -405,10 +406,7 @@ func (p *Planner) Plan(ctx context.Context) (*Plan, error) {
 		return p.planLite(ctx, plan, times)
 	}
 	p.opts.Counters.SetPhase("listing")
-	var walker Walker = p.store
-	if p.opts.Listing != nil {
-		walker = p.opts.Listing
-	}
+	walker := p.listingOf()
 	plan.Source = "listing"
 	if p.opts.Inventory == nil {
 		return p.planListing(ctx, plan, p.shardWalk(walker, true))
@@ -569,9 +567,17 @@ func (p *Planner) planListing(ctx context.Context, plan *Plan, walker Walker) (*
 			stack = append(stack, &dirState{key: o.Key, modTime: o.ModTime})
 			return nil
 		}
-		plan.Listed++
 		h := p.hash(o.Key)
-		rule, kept, err := p.decide(o, h)
+		at, live := p.keep.find(h)
+		if o.NoStat && !live {
+			var gone bool
+			var err error
+			if o, gone, err = p.describe(ctx, o); err != nil || gone {
+				return err // one gone meanwhile still counts in its folder, which stays
+			}
+		}
+		plan.Listed++
+		rule, kept, err := p.decide(o, h, at, live)
 		if err != nil {
 			return err
 		}
@@ -644,7 +650,16 @@ func (s keySet) has(h uint64) bool { _, ok := s.m[h]; return ok }
 // hashList is a set of 64-bit key hashes built once and then only queried: a sorted slice,
 // 8 bytes per key (a Go map takes about 40), so that the protected set of 10 M live files
 // stays near 80 MB. Collisions err on the side of keeping, as for keySet.
-type hashList struct{ s []uint64 }
+//
+// The hashes are uniform, so the sealed list is cut into 2^bits buckets by their top bits,
+// each about 8 hashes: buckets[b] is the place of the first hash of bucket b (half a byte
+// per key). A lookup reads its bucket's bounds and searches those few hashes, two cache
+// misses where a binary search of millions takes twenty.
+type hashList struct {
+	s       []uint64
+	buckets []uint32
+	shift   uint // 64 - bits
+}
 
 func (l *hashList) add(h uint64) { l.s = append(l.s, h) }
 
@@ -653,6 +668,27 @@ func (l *hashList) seal() {
 	slices.Sort(l.s)
 	l.s = slices.Compact(l.s)
 	l.s = slices.Clip(l.s)
+	l.index()
+}
+
+// index builds the buckets of the sorted list.
+func (l *hashList) index() {
+	l.buckets = nil
+	if len(l.s) < 64 || len(l.s) > math.MaxUint32 {
+		return // a binary search of a few cache lines, or beyond uint32 places
+	}
+	bits := uint(mbits.Len64(uint64(len(l.s)) / 8))
+	l.shift = 64 - bits
+	l.buckets = make([]uint32, 1<<bits+1)
+	b := 0
+	for i, h := range l.s {
+		for top := int(h >> l.shift); b <= top; b++ {
+			l.buckets[b] = uint32(i)
+		}
+	}
+	for ; b < len(l.buckets); b++ {
+		l.buckets[b] = uint32(len(l.s))
+	}
 }
 
 func (l *hashList) has(h uint64) bool {
@@ -660,8 +696,16 @@ func (l *hashList) has(h uint64) bool {
 	return ok
 }
 
-// find returns the place of h in the sealed list.
-func (l *hashList) find(h uint64) (int, bool) { return slices.BinarySearch(l.s, h) }
+// find returns the place of h in the sealed list (where it would go when absent).
+func (l *hashList) find(h uint64) (int, bool) {
+	if l.buckets == nil {
+		return slices.BinarySearch(l.s, h)
+	}
+	b := h >> l.shift
+	lo, hi := int(l.buckets[b]), int(l.buckets[b+1])
+	i, ok := slices.BinarySearch(l.s[lo:hi], h)
+	return lo + i, ok
+}
 
 func (l *hashList) len() int { return len(l.s) }
 

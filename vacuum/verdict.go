@@ -126,16 +126,18 @@ func (l *whyList) seal() hashList {
 	for i, w := range l.s {
 		keep.s[i] = w.h
 	}
+	keep.index()
 	return keep
 }
 
 // decide is the rule for one visible listed file whose key hashes to h, in the order the
 // planner applies it: protected by the log, too new, another spelling of a protected key, a
 // protected path through it; otherwise unreferenced and deleted. kept is the place of h in the
-// protected set when the log protects it, -1 otherwise.
-func (p *Planner) decide(o storage.Object, h uint64) (rule Rule, kept int, err error) {
-	if i, ok := p.keep.find(h); ok {
-		return RuleLive, i, nil // refined by observe when an observer asks why
+// protected set when the log protects it, -1 otherwise; at and live are what p.keep.find(h)
+// returned.
+func (p *Planner) decide(o storage.Object, h uint64, at int, live bool) (rule Rule, kept int, err error) {
+	if live {
+		return RuleLive, at, nil // refined by observe when an observer asks why
 	}
 	switch {
 	case !o.ModTime.Before(p.cutoff):

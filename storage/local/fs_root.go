@@ -22,7 +22,6 @@ import (
 	"os"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/deltavacuum/deltavacuum/storage"
 	"github.com/deltavacuum/deltavacuum/storage/internal/walkahead"
@@ -142,7 +141,7 @@ func (s *Store) errorAt(op, p string, err error) error {
 	return err
 }
 
-func (s *Store) list(ctx context.Context, dirKey string, _ func(time.Time)) (walkahead.Listing, error) {
+func (s *Store) list(ctx context.Context, dirKey string, _ func(string) bool) (walkahead.Listing, error) {
 	rd, err := s.rootDir()
 	if err != nil {
 		return walkahead.Listing{}, err

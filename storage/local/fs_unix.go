@@ -9,7 +9,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"runtime"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -181,10 +181,12 @@ func (s *Store) errorAt(rd *rootDir, op, p string, err error) error {
 }
 
 // list lists one directory: names sorted, each described by fstatat relative to the open
-// directory (no symbolic link is followed). The directory is opened beneath the root
-// without following links: one swapped for a link since its parent was listed fails the
-// walk with ErrSymlink. An entry that vanished since the names were read is left out.
-func (s *Store) list(ctx context.Context, dirKey string, _ func(time.Time)) (walkahead.Listing, error) {
+// directory (no symbolic link is followed), except the regular files need (when set) says
+// nothing needs described: those the directory itself calls regular files (d_type) are
+// reported with NoStat. The directory is opened beneath the root without following links:
+// one swapped for a link since its parent was listed fails the walk with ErrSymlink. An entry
+// that vanished since the names were read is left out (when it was described).
+func (s *Store) list(ctx context.Context, dirKey string, need func(string) bool) (walkahead.Listing, error) {
 	rd, err := s.rootDir()
 	if err != nil {
 		return walkahead.Listing{}, err
@@ -202,27 +204,33 @@ func (s *Store) list(ctx context.Context, dirKey string, _ func(time.Time)) (wal
 	}
 	f := os.NewFile(uintptr(fd), s.path(p))
 	defer f.Close()
-	names, err := f.Readdirnames(-1)
+	ents, err := readDirents(fd, f, dirKey)
 	if err != nil {
-		return walkahead.Listing{}, err
+		return walkahead.Listing{}, &os.PathError{Op: "readdirent", Path: s.path(p), Err: err}
 	}
-	sort.Strings(names)
-	l := walkahead.Listing{Children: make([]storage.Object, 0, len(names)), Entries: len(names)}
-	for i, name := range names {
+	// By key is by name: the keys share the directory's.
+	slices.SortFunc(ents, func(a, b dirent) int { return strings.Compare(a.key, b.key) })
+	l := walkahead.Listing{Children: make([]storage.Object, 0, len(ents)), Entries: len(ents)}
+	for i, e := range ents {
 		if i%1024 == 1023 {
 			if err := ctx.Err(); err != nil {
 				return walkahead.Listing{}, err
 			}
 		}
-		st, err := lstatAt(fd, name)
+		key := e.key
+		if need != nil && e.regular() && !need(key) {
+			l.Children = append(l.Children, storage.Object{Key: key, NoStat: true})
+			continue
+		}
+		st, err := lstatAt(fd, key[len(dirKey):])
 		if err != nil {
 			if err == unix.ENOENT {
 				continue // vanished while listing
 			}
-			return walkahead.Listing{}, &os.PathError{Op: "fstatat", Path: s.path(dirKey + name), Err: err}
+			return walkahead.Listing{}, &os.PathError{Op: "fstatat", Path: s.path(key), Err: err}
 		}
 		o := object(&st)
-		o.Key = dirKey + name
+		o.Key = key
 		if o.IsDir {
 			o.Key += "/"
 		}

@@ -23,6 +23,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/deltavacuum/deltavacuum/storage"
 	"github.com/deltavacuum/deltavacuum/storage/internal/walkahead"
@@ -42,7 +43,10 @@ type Store struct {
 	resolved   map[string]string // ResolvePath: directory -> resolved ("" when it cannot be)
 }
 
-var _ storage.Store = (*Store)(nil)
+var (
+	_ storage.Store      = (*Store)(nil)
+	_ storage.LazyWalker = (*Store)(nil)
+)
 
 // New returns a store rooted at dir, which is made absolute. A dir that does not exist yet is
 // opened at its first use (Put creates it). A dir that is a symbolic link is refused, with a
@@ -265,6 +269,17 @@ func notExist(err error) error {
 
 // Walk implements storage.Store.
 func (s *Store) Walk(ctx context.Context, prefix string, fn func(storage.Object) error) error {
+	return s.walk(ctx, prefix, nil, fn)
+}
+
+// WalkLazy implements storage.LazyWalker: a regular file whose key need is false for costs no
+// fstatat (on Linux, where getdents64 tells the kind of each name; elsewhere every entry is
+// described).
+func (s *Store) WalkLazy(ctx context.Context, prefix string, need func(key string) bool, fn func(storage.Object) error) error {
+	return s.walk(ctx, prefix, need, fn)
+}
+
+func (s *Store) walk(ctx context.Context, prefix string, need func(string) bool, fn func(storage.Object) error) error {
 	p, err := rel(prefix)
 	if err != nil {
 		return err
@@ -283,7 +298,10 @@ func (s *Store) Walk(ctx context.Context, prefix string, fn func(storage.Object)
 	} else if _, err := s.rootDir(); err != nil {
 		return err
 	}
-	return walkahead.Walk(ctx, prefix, walkAhead, s.list, nil, fn)
+	list := func(ctx context.Context, dir string, _ func(time.Time)) (walkahead.Listing, error) {
+		return s.list(ctx, dir, need)
+	}
+	return walkahead.Walk(ctx, prefix, walkAhead, list, nil, fn)
 }
 
 // walkAhead is the number of directory listings the walk runs ahead of its caller: the
