@@ -60,11 +60,11 @@ func TestLimiterOfLocation(t *testing.T) {
 
 func TestScope(t *testing.T) {
 	for in, want := range map[string]string{
-		"s3://Bucket/a/b":                                   "s3://bucket",
-		"gs://b/t":                                          "gs://b",
+		"s3://Bucket/a/b": "s3://bucket",
+		"gs://b/t":        "gs://b",
 		"abfss://c@acct.dfs.core.windows.net/t/x":           "abfss://c@acct.dfs.core.windows.net",
 		"https://acct.blob.core.windows.net/c/t?sv=1&sig=S": "https://acct.blob.core.windows.net/c",
-		"az://c/t":                                          "az://c",
+		"az://c/t": "az://c",
 	} {
 		u, err := url.Parse(in)
 		if err != nil {
