@@ -162,15 +162,20 @@ func (l *Limiter) Observe(status int) {
 		return // the same wave of throttling
 	}
 	base := l.cur
-	if math.IsInf(base, 1) {
-		base = l.measuredLocked(now)
-		l.ref = base
-	}
 	low := floor
 	if l.ceiling > 0 {
 		low = min(floor, l.ceiling)
 	}
-	l.setLocked(now, max(low, base/2))
+	if math.IsInf(base, 1) {
+		// Off until now: a new bucket (an unlimited one's tokens are not counted).
+		base = l.measuredLocked(now)
+		l.ref = base
+		r := max(low, base/2)
+		l.cur = r
+		l.lim = rate.NewLimiter(rate.Limit(r), max(1, int(math.Ceil(r))))
+	} else {
+		l.setLocked(now, max(low, base/2))
+	}
 	l.lastCut, l.grown = now, now
 	l.cuts.Add(1)
 }
@@ -204,7 +209,7 @@ func (l *Limiter) growLocked(now time.Time) {
 	default:
 		// Back to twice the rate that was throttled: off again until the next throttling.
 		l.cur = math.Inf(1)
-		l.lim.SetLimitAt(now, rate.Inf)
+		l.lim = rate.NewLimiter(rate.Inf, 1)
 	}
 }
 

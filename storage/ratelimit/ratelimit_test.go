@@ -134,13 +134,29 @@ func TestNoCeilingAdapts(t *testing.T) {
 	if r := l.Rate(); r != 100 {
 		t.Fatalf("rate after the cut %v, want 100 (half of 200 sent in the last second)", r)
 	}
-	c.advance(time.Second)
+	// 100 a second now: a burst of 100, then one every 10 ms.
+	if d := sendN(t, l, c, 150); d != 500*time.Millisecond {
+		t.Fatalf("150 requests after the cut took %v, want 500ms", d)
+	}
+	c.advance(500 * time.Millisecond)
 	if r := l.Rate(); r != 110 {
 		t.Fatalf("rate a second later %v, want 110 (+1/20 of 200 a second)", r)
 	}
 	c.advance(time.Minute)
 	if r := l.Rate(); !math.IsInf(r, 1) {
 		t.Fatalf("rate after a quiet minute %v, want off (+Inf)", r)
+	}
+	// Off again, and cut again from what is sent then.
+	for range 50 {
+		sendN(t, l, c, 1)
+		c.advance(10 * time.Millisecond)
+	}
+	l.Observe(http.StatusTooManyRequests)
+	if r := l.Rate(); r != 25 {
+		t.Fatalf("rate after the second cut %v, want 25 (half of 50 in the last second)", r)
+	}
+	if d := sendN(t, l, c, 50); d != time.Second {
+		t.Fatalf("50 requests at 25/s with a burst of 25 took %v, want 1s", d)
 	}
 }
 
