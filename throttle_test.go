@@ -183,8 +183,8 @@ func TestThrottledRunCompletes(t *testing.T) {
 			}
 			u, _ := url.Parse(ts.uri)
 			lim, _ := ratelimit.Shared(location.Scope(u), rps)
-			if lim.Cuts() == 0 || lim.Rate() >= rps {
-				t.Errorf("the store throttled %d times and the rate limit was cut %d times (rate %v of %d)", lim.Throttled(), lim.Cuts(), lim.Rate(), rps)
+			if lim.Throttled() == 0 || lim.Cuts() == 0 {
+				t.Errorf("the store throttled, and the limiter saw %d throttling answers and cut the rate %d times", lim.Throttled(), lim.Cuts())
 			}
 			if lim.Sent() != int64(ft.Requests()) {
 				t.Errorf("the limiter let %d requests through, the proxy saw %d: not every attempt waited for a token", lim.Sent(), ft.Requests())
