@@ -7,7 +7,7 @@
 //	dvbench measure -- COMMAND ARGS...
 //	dvbench replay DIR                       (log replay through the library, one JSON line)
 //	dvbench plan-synthetic DIR               (planner on bench/synthetic, one JSON line)
-//	dvbench s3 -endpoint http://127.0.0.1:PORT -latency 20ms -concurrency 1,4,16,64,128,256 [-posix-root DATA/s3]
+//	dvbench s3 -endpoint http://127.0.0.1:PORT -latency 20ms -concurrency 1,4,16,64
 //
 // Generated tables must live in temporary directories: vacuum and reset delete files in them.
 package main
