@@ -16,7 +16,8 @@ type ExecOptions struct {
 	// BatchSize is the number of keys per Delete call (default 1000, rounded up to a multiple
 	// of the store's batch size when it has one: 1024 on Azure, whose batches hold 256).
 	BatchSize int
-	// Concurrency is the number of Delete calls in flight (default 8).
+	// Concurrency is the number of Delete calls in flight (default 8, or the store's own
+	// bound on requests in flight when it has a higher one: an object store's concurrency).
 	Concurrency int
 	// RecordStart, when set, records the run in the table history (VACUUM START) before the
 	// first delete and returns the version it committed; the log is then re-read up to and
@@ -98,7 +99,7 @@ func Execute(ctx context.Context, store storage.Store, plan *Plan, opts ExecOpti
 		opts.BatchSize = defaultBatchSize(store)
 	}
 	if opts.Concurrency <= 0 {
-		opts.Concurrency = 8
+		opts.Concurrency = defaultConcurrency(store)
 	}
 	res := &Result{Plan: plan, Status: StatusFailed}
 	counters := opts.Counters
@@ -421,6 +422,16 @@ func (ex *executor) acted() *Plan {
 		}
 	}
 	return &out
+}
+
+// defaultConcurrency is 8 Delete calls in flight, or the store's bound on its requests in
+// flight when higher, so that an object store's concurrency option reaches the deletes (the
+// store still bounds the requests).
+func defaultConcurrency(store storage.Store) int {
+	if c, ok := store.(interface{ RequestConcurrency() int }); ok {
+		return max(8, c.RequestConcurrency())
+	}
+	return 8
 }
 
 // defaultBatchSize is 1000 keys per Delete call, rounded up to a multiple of the store's own

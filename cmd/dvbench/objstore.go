@@ -87,8 +87,13 @@ func cmdObjstore(ctx context.Context, kind string, args []string) error {
 		secret = fs.String("account-key", os.Getenv("DELTAVACUUM_TEST_AZURE_KEY"), "account key")
 		bucket = fs.String("container", "dvbench", "container (created when missing)")
 	}
+	var posixRoot *string
+	if kind == "s3" {
+		posixRoot = fs.String("posix-root", "", "lay the data objects down as empty files under this versitygw posix root (the test server's DATA/s3, DATA from .cache/testservers/data-dir) instead of uploading them: a 1 M-object table in a minute")
+	}
 	delay := fs.Duration("latency", 20*time.Millisecond, "added latency per request")
-	concs := fs.String("concurrency", "1,4,16,64", "concurrency settings (requests in flight)")
+	concs := fs.String("concurrency", "1,4,16,64,128,256", "concurrency settings (requests in flight)")
+	upConc := fs.Int("upload-concurrency", 128, "uploads in flight while the table is written")
 	reps := fs.Int("reps", 1, "runs at each concurrency")
 	out := fs.String("out", "", "append one JSON line per run to this file")
 	label := fs.String("label", kind, "label of the records")
@@ -153,14 +158,25 @@ func cmdObjstore(ctx context.Context, kind string, args []string) error {
 	rand.Read(rnd)
 	prefix := "dvbench-" + hex.EncodeToString(rnd)
 	open := func(conc int, d time.Duration) (benchStore, error) { return be.open(ctx, prefix, conc, d) }
-	setup, err := open(64, 0)
+	setup, err := open(max(64, *upConc), 0)
 	if err != nil {
 		return err
 	}
 	if err := be.create(ctx, setup); err != nil {
 		return err
 	}
+	var onDisk string // the prefix's directory on the server's disk (-posix-root)
+	if posixRoot != nil && *posixRoot != "" {
+		onDisk = filepath.Join(*posixRoot, *bucket, prefix)
+		if fi, err := os.Stat(filepath.Join(*posixRoot, *bucket)); err != nil || !fi.IsDir() {
+			return usageError{"s3: -posix-root " + *posixRoot + " has no directory " + *bucket + ": give the root the versitygw posix backend serves (DATA/s3)"}
+		}
+	}
 	defer func() {
+		if onDisk != "" {
+			_ = os.RemoveAll(onDisk)
+			return
+		}
 		// Empty the prefix.
 		var keys []string
 		_ = setup.Walk(context.WithoutCancel(ctx), "", func(o storage.Object) error {
@@ -214,7 +230,24 @@ func cmdObjstore(ctx context.Context, kind string, args []string) error {
 	}
 	upload := func(keys []string) error {
 		g, gctx := errgroup.WithContext(ctx)
-		g.SetLimit(64)
+		g.SetLimit(max(1, *upConc))
+		if onDisk != "" {
+			// Empty files where versitygw's posix backend keeps the objects: it lists them
+			// as objects (no ETag attribute; the planner needs none).
+			made := map[string]bool{}
+			for _, k := range keys {
+				if d := storage.Dir(k); !made[d] {
+					if err := os.MkdirAll(filepath.Join(onDisk, filepath.FromSlash(d)), 0o755); err != nil {
+						return err
+					}
+					made[d] = true
+				}
+			}
+			for _, k := range keys {
+				g.Go(func() error { return os.WriteFile(filepath.Join(onDisk, filepath.FromSlash(k)), nil, 0o644) })
+			}
+			return g.Wait()
+		}
 		for _, k := range keys {
 			g.Go(func() error { return setup.Put(gctx, k, nil) })
 		}

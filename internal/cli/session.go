@@ -31,7 +31,7 @@ func (f *sessionFlags) add(cmd *cobra.Command) {
 	fl.StringVar(&f.warehouse, "warehouse", "", "warehouse root for table names: a Fabric lakehouse (Tables/<schema>/<table>) or a Spark warehouse (<schema>.db/<table>); default $"+catalog.EnvWarehouse)
 	fl.StringVar(&f.catalogFile, "catalog", "", "catalog file (YAML or TOML) mapping table names to locations")
 	fl.StringArrayVar(&f.confs, "conf", nil, "session setting KEY=VALUE: "+strings.Join(session.KnownSettings, ", "))
-	fl.StringArrayVar(&f.storageOptions, "storage-option", nil, "object-store setting KEY=VALUE (aws_region, aws_endpoint, azure_storage_account_key, azure_storage_sas_token, google_service_account, ...; see storage/README.md)")
+	fl.StringArrayVar(&f.storageOptions, "storage-option", nil, "object-store setting KEY=VALUE (aws_region, aws_endpoint, azure_storage_account_key, azure_storage_sas_token, google_service_account, concurrency, max_requests_per_second, ...; see storage/README.md)")
 }
 
 // session builds the library session the flags describe. Unknown --conf keys are usage errors.

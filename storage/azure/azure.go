@@ -634,6 +634,20 @@ func isConnErr(err error) bool {
 		errors.Is(err, syscall.EPIPE) || errors.Is(err, io.EOF)
 }
 
+// Throttling implements blobstore.Throttler: 429, 503 (ServerBusy) or 500 OperationTimedOut,
+// which Azure Storage answers when an account or a partition is over its limits.
+func (b *backend) Throttling(err error) bool {
+	var e *Error
+	if errors.As(err, &e) && e.Status != 0 {
+		return e.Status == http.StatusTooManyRequests || e.Status == http.StatusServiceUnavailable || e.Code == "ServerBusy" || e.Code == "OperationTimedOut"
+	}
+	var re *azcore.ResponseError
+	if errors.As(err, &re) {
+		return re.StatusCode == http.StatusTooManyRequests || re.StatusCode == http.StatusServiceUnavailable || re.ErrorCode == "ServerBusy" || re.ErrorCode == "OperationTimedOut"
+	}
+	return false
+}
+
 func (b *backend) Retryable(err error) bool {
 	var e *Error
 	if errors.As(err, &e) && e.Status != 0 {

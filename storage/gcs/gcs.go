@@ -336,6 +336,12 @@ func (b *backend) DeleteOneIf(ctx context.Context, name, version string) error {
 	return wrap("delete", name, err)
 }
 
+// Throttling implements blobstore.Throttler: 429 (rateLimitExceeded) or 503.
+func (b *backend) Throttling(err error) bool {
+	var ge *googleapi.Error
+	return errors.As(err, &ge) && (ge.Code == http.StatusTooManyRequests || ge.Code == http.StatusServiceUnavailable)
+}
+
 func (b *backend) Retryable(err error) bool {
 	var ge *googleapi.Error
 	if errors.As(err, &ge) {

@@ -17,11 +17,13 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/deltavacuum/deltavacuum/internal/azurehost"
 	"github.com/deltavacuum/deltavacuum/storage"
 	"github.com/deltavacuum/deltavacuum/storage/local"
+	"github.com/deltavacuum/deltavacuum/storage/ratelimit"
 )
 
 // Open returns the store at uri, with opts completed by the environment (Options.WithEnv).
@@ -178,7 +180,17 @@ func resolve(uri string, o Options, wrap func(http.RoundTripper) http.RoundTripp
 			safe(t.u), t.kind, backendPackage[t.kind], modulePath+"/storage/location/all")
 	}
 	c := commonOf(o)
-	c.WrapTransport = wrap
+	lim, err := limiterOf(t.u, o)
+	if err != nil {
+		return nil, err
+	}
+	c.WrapTransport = func(rt http.RoundTripper) http.RoundTripper {
+		rt = lim.Wrap(rt)
+		if wrap != nil {
+			rt = wrap(rt)
+		}
+		return rt
+	}
 	return r(Parsed{URL: t.u, Kind: t.kind, Common: c}, o)
 }
 
@@ -205,4 +217,31 @@ func commonOf(o Options) Common {
 		c.MaxAttempts = o.Int("max_retries") + 1
 	}
 	return c
+}
+
+// limiterOf is the process's rate limiter of the bucket or container u names, at the
+// max_requests_per_second of o (none: adaptive only, it slows down when the store throttles).
+func limiterOf(u *url.URL, o Options) (*ratelimit.Limiter, error) {
+	var rps float64
+	if v := strings.TrimSpace(o["max_requests_per_second"]); v != "" {
+		rps, _ = strconv.ParseFloat(v, 64) // validate checked it
+	}
+	return ratelimit.Shared(Scope(u), rps)
+}
+
+// Scope names the bucket or container of an object-store location, for the rate limit its
+// stores share: scheme://bucket (s3, gs), scheme://container@account (abfss, wasbs, az with
+// its account), https://host/container; never a path below it, a query or a secret.
+func Scope(u *url.URL) string {
+	s := strings.ToLower(u.Scheme) + "://"
+	if u.User != nil {
+		s += u.User.Username() + "@"
+	}
+	s += strings.ToLower(u.Host)
+	if u.Scheme == "https" || u.Scheme == "http" {
+		if first, _, _ := strings.Cut(strings.TrimPrefix(u.Path, "/"), "/"); first != "" {
+			s += "/" + first
+		}
+	}
+	return s
 }

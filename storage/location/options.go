@@ -3,9 +3,12 @@ package location
 import (
 	"errors"
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/deltavacuum/deltavacuum/storage/ratelimit"
 )
 
 // Options are storage settings: from --storage-option KEY=VALUE flags (ParseStorageOptions)
@@ -105,6 +108,8 @@ var Keys = []Key{
 	{Name: "delete_batch_size", Aliases: []string{"batch_size"}, For: "all", Doc: "keys per batch delete: S3 at most and by default 1000, Azure 256; 1 deletes singly"},
 	{Name: "max_retries", For: "all", Doc: "retries of a request on throttling, 5xx and connection errors, with exponential backoff (default 7)"},
 	{Name: "list_page_size", For: "all", Doc: "keys per listing page (default: the service's most, 1000 or 5000)"},
+	{Name: "max_requests_per_second", Aliases: []string{"requests_per_second"}, Env: []string{"DELTAVACUUM_MAX_REQUESTS_PER_SECOND"}, For: "all",
+		Doc: "most HTTP requests per second to the bucket or container, from 0.1 to 100000: every attempt, listing page and batch delete waits for a token of one bucket shared by the process's stores there; the rate halves when the store throttles (429, 503) and climbs back to this ceiling (default: no ceiling, and the rate still falls when the store throttles)"},
 }
 
 // fabricRefused is why the keys of the Fabric notebook token service are refused.
@@ -185,6 +190,11 @@ func (o Options) validate() error {
 		case "concurrency", "delete_batch_size", "list_page_size":
 			if n, err := strconv.Atoi(v); err != nil || n < 1 {
 				return fmt.Errorf("storage option %s: want a positive integer", k)
+			}
+		case "max_requests_per_second":
+			r, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+			if err != nil || math.IsNaN(r) || math.IsInf(r, 0) || r < ratelimit.MinRate || r > ratelimit.MaxRate {
+				return fmt.Errorf("storage option %s: want a number of requests per second from %v to %v (leave the option out for no ceiling)", k, ratelimit.MinRate, ratelimit.MaxRate)
 			}
 		case "max_retries":
 			if n, err := strconv.Atoi(v); err != nil || n < 0 {

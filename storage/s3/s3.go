@@ -403,6 +403,24 @@ func (e *keyError) Error() string {
 var retryableKeyCodes = map[string]bool{
 	"InternalError": true, "SlowDown": true, "ServiceUnavailable": true, "RequestTimeout": true,
 	"Throttling": true, "ThrottlingException": true, "TooManyRequests": true, "OperationAborted": true,
+	"RequestLimitExceeded": true,
+}
+
+// throttlingCodes are the error codes S3 and S3-compatible stores throttle with.
+var throttlingCodes = map[string]bool{
+	"SlowDown": true, "Throttling": true, "ThrottlingException": true, "TooManyRequests": true,
+	"RequestLimitExceeded": true, "RequestThrottled": true, "ServiceUnavailable": true,
+}
+
+// Throttling implements blobstore.Throttler: a 429 or 503, or a throttling error code (also
+// one key's of a DeleteObjects answer).
+func (b *backend) Throttling(err error) bool {
+	var ke *keyError
+	if errors.As(err, &ke) {
+		return throttlingCodes[ke.Code]
+	}
+	st := status(err)
+	return st == http.StatusTooManyRequests || st == http.StatusServiceUnavailable || throttlingCodes[code(err)]
 }
 
 // DeleteBatch deletes names in one DeleteObjects request. A key XML 1.0 cannot hold (see

@@ -182,6 +182,10 @@ func (s *Store) Requests() counting.RequestCounts {
 	return s.cfg.Counter.Requests()
 }
 
+// RequestConcurrency is the bound on the store's delete requests in flight (and on a walk's
+// listings): the executor keeps as many Delete calls going.
+func (s *Store) RequestConcurrency() int { return s.cfg.Concurrency }
+
 // DeleteBatchSize implements storage.DeleteBatcher.
 func (s *Store) DeleteBatchSize() int {
 	if s.BatchDisabled() {

@@ -84,6 +84,9 @@ func (s *Store) delete(ctx context.Context, keys, versions []string) ([]storage.
 	}
 	err := ctx.Err()
 	for i := range res {
+		if res[i].Err != nil && res[i].Err != errNotAttempted {
+			res[i].Err = s.explain(res[i].Err)
+		}
 		if res[i].Err == errNotAttempted {
 			if err != nil {
 				res[i].Err = err
@@ -286,4 +289,34 @@ func (s *Store) deleteDirOnce(ctx context.Context, key string) (gone bool, err e
 		return false, err
 	}
 	return false, nil
+}
+
+// Throttler is implemented by backends that tell a throttling answer (S3 503 SlowDown, Azure
+// 503 ServerBusy, GCS 429) from other failures.
+type Throttler interface {
+	Throttling(err error) bool
+}
+
+// ThrottledError is a delete the store kept throttling through every retry.
+type ThrottledError struct {
+	Location string
+	Attempts int
+	Err      error
+}
+
+func (e *ThrottledError) Error() string {
+	return fmt.Sprintf("%s kept throttling the request through %d attempts (%v): the file is not deleted and the next run plans it again; "+
+		"run again later, or send fewer requests (--storage-option max_requests_per_second=N, or a lower concurrency=N)", e.Location, e.Attempts, e.Err)
+}
+
+func (e *ThrottledError) Unwrap() error { return e.Err }
+
+// explain says of a delete that failed by throttling which store throttled, and what to do.
+func (s *Store) explain(err error) error {
+	t, ok := s.b.(Throttler)
+	var te *ThrottledError
+	if !ok || errors.As(err, &te) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || !t.Throttling(err) {
+		return err
+	}
+	return &ThrottledError{Location: s.cfg.Location, Attempts: s.cfg.MaxAttempts, Err: err}
 }
