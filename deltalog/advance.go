@@ -1,9 +1,11 @@
 package deltalog
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/deltavacuum/deltavacuum/storage"
 )
@@ -25,6 +27,16 @@ func (s *Snapshot) Advance(ctx context.Context, store storage.Store) (snap *Snap
 	}
 	if seg.Version < s.Version {
 		return nil, false, fmt.Errorf("%w: %s: the log now ends at version %d, older than version %d read before: it was replaced or restored from an older copy since; run again", ErrCorrupt, s.Location, seg.Version, s.Version)
+	}
+	if was, ok := s.Segment.commitFile(s.Version); ok {
+		if now, ok := seg.commitFile(s.Version); ok && !sameCommitFile(was, now) {
+			// Commits are never rewritten: the table was deleted and written again at this
+			// location, or its log restored from another copy, since s was read. The commits
+			// after s.Version are the new log's, and applied to s they would leave out every
+			// file the new log added up to that version.
+			return nil, false, fmt.Errorf("%w: %s: commit %d is not the file read before (%d bytes, modified %s; now %d bytes, modified %s): the log was replaced or restored from another copy since; run again",
+				ErrCorrupt, s.Location, s.Version, was.Size, was.ModTime.UTC().Format(time.RFC3339), now.Size, now.ModTime.UTC().Format(time.RFC3339))
+		}
 	}
 	var after []LogFile
 	next := s.Version + 1
@@ -61,6 +73,29 @@ func (s *Snapshot) Advance(ctx context.Context, store storage.Store) (snap *Snap
 	seg2.StagedCommits, seg2.UnbackfilledCommits = seg.StagedCommits, seg.UnbackfilledCommits
 	n.Segment = &seg2
 	return n, false, nil
+}
+
+// commitFile returns the commit file of version v that the segment lists, if it does.
+func (seg *Segment) commitFile(v int64) (LogFile, bool) {
+	i, ok := slices.BinarySearchFunc(seg.AllCommits, v, func(c LogFile, v int64) int { return cmp.Compare(c.Version, v) })
+	if !ok {
+		return LogFile{}, false
+	}
+	return seg.AllCommits[i], true
+}
+
+// sameCommitFile reports whether two listings of one commit version name the same file: its
+// key, its size and, where both listings give one, its modification time within a second
+// (a HEAD request may give whole seconds where a listing gives milliseconds).
+func sameCommitFile(a, b LogFile) bool {
+	if a.Key != b.Key || a.Size != b.Size {
+		return false
+	}
+	if a.ModTime.IsZero() || b.ModTime.IsZero() {
+		return true
+	}
+	d := a.ModTime.Sub(b.ModTime)
+	return d > -time.Second && d < time.Second
 }
 
 // next returns the snapshot one version later: s with the commit of version s.Version+1

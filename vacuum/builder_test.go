@@ -26,11 +26,15 @@ type tableSpec struct {
 	partitionColumns []string
 	configuration    map[string]string
 	protocol         map[string]any
+	location         string // "" is mem://bucket/table
 }
 
 func newTable(t testing.TB, spec tableSpec) *table {
 	t.Helper()
-	tb := &table{t: t, store: mem.New("mem://bucket/table"), version: -1}
+	if spec.location == "" {
+		spec.location = "mem://bucket/table"
+	}
+	tb := &table{t: t, store: mem.New(spec.location), version: -1}
 	tb.store.SetClock(func() time.Time { return now.Add(-30 * day) })
 	if spec.protocol == nil {
 		spec.protocol = map[string]any{"minReaderVersion": 1, "minWriterVersion": 2}

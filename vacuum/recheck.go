@@ -85,10 +85,11 @@ func (t *tail) errorf(format string, args ...any) error {
 // exactly stops the run.
 //
 // base, when not nil, is the snapshot VACUUM START was built on (version atLeast-1): when it
-// holds every commit after the plan, read by the listing START made, they are taken from it,
-// and only START and what follows it are looked for directly (caughtUpFrom).
+// is of this table and holds every commit after the plan, read by the listing START made, they
+// are taken from it, and only START and what follows it are looked for directly
+// (caughtUpFrom). Any other snapshot is not trusted: the commits are listed and read.
 func (t *tail) catchUp(ctx context.Context, atLeast int64, base *deltalog.Snapshot) error {
-	if base != nil && atLeast >= 0 && base.Version == atLeast-1 && base.HoldsCommits(t.next) {
+	if base != nil && base.Location == t.plan.Table && atLeast >= 0 && base.Version == atLeast-1 && base.HoldsCommits(t.next) {
 		return t.caughtUpFrom(ctx, base, atLeast)
 	}
 	seg, err := deltalog.ListLog(ctx, t.store)

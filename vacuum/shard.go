@@ -80,24 +80,27 @@ func digits(s string) bool {
 // that a top-level folder (a partition) belongs wholly to one shard, with its empty folders,
 // nested tables and checksum companions:
 //
-//   - the component of a Hadoop checksum companion ".X.crc" is X, so that it goes with X;
 //   - the component is folded (fold: Unicode case folding of the NFC form; for ASCII, lower
 //     case), so that two spellings one file system takes for one name go to one shard, where
 //     the planner keeps a file whose folded key is a protected one;
-//   - the shard is FNV-1a 64 of the folded component's bytes, modulo count.
+//   - the folded component of a Hadoop checksum companion ".x.crc" is x, so that it goes with
+//     x (folded first, so that ".X.crc" and ".x.CRC", one name where cases fold, agree);
+//   - the shard is FNV-1a 64 of that component's bytes, modulo count.
 //
-// The function is part of the format: workers of one run must agree on it, so it never changes
-// for ASCII names (for others it follows the Unicode tables of golang.org/x/text: run the
-// workers of one run with one deltavacuum version).
+// The function is part of the format: workers of one run must agree on it, so it does not
+// change for ASCII names (once only, for a first component ending in an upper-case ".CRC",
+// which went by its whole name before; for other names it follows the Unicode tables of
+// golang.org/x/text): run the workers of one run with one deltavacuum version.
 func ShardOf(key string, count int) int {
 	if count <= 1 {
 		return 0
 	}
 	first, _, _ := strings.Cut(key, "/")
+	first = fold(first) // first: ".X.CRC" is ".x.crc", a companion as ".X.crc" is
 	if name, ok := checksumOf(first); ok {
 		first = name
 	}
-	return int(fnv1a64(fold(first)) % uint64(count))
+	return int(fnv1a64(first) % uint64(count))
 }
 
 // fnv1a64 is FNV-1a 64 (hash/fnv's New64a) of the bytes of s, without allocating: it runs for
