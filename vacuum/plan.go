@@ -544,6 +544,9 @@ func (p *Planner) planListing(ctx context.Context, plan *Plan, walker Walker) (*
 				}
 				return nil
 			}
+			if err := p.checkLinkInto(o); err != nil {
+				return err
+			}
 			p.observe(o, 0, -1, RuleHidden, "")
 			if o.IsDir {
 				return storage.SkipDir

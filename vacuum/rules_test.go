@@ -499,3 +499,35 @@ func (l *intoLinks) Walk(ctx context.Context, prefix string, fn func(storage.Obj
 		return fn(o)
 	})
 }
+
+// TestLinkIntoTheTableIsRefusedYoungOrHidden: the refusal of a link through which the log
+// names live files does not depend on the link's own age (a link made yesterday, under a
+// week's retention) nor on its name being hidden (_alias is never descended into, but the
+// files it points to are listed under their real names, which no action names).
+func TestLinkIntoTheTableIsRefusedYoungOrHidden(t *testing.T) {
+	for _, c := range []struct {
+		name, link string
+		age        time.Duration
+	}{
+		{"young", "p=1", day},
+		{"hidden", "_alias", 30 * day},
+		{"hidden and young", ".alias", day},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			tb := newTable(t, tableSpec{partitionColumns: []string{"p"}})
+			tb.commit(add(c.link + "/live.parquet"))
+			tb.file(c.link, c.age)
+			tb.file("p=2/live.parquet", 30*day) // where the link points: named by no action
+			store := &intoLinks{linking{Store: tb.store, links: map[string]bool{c.link: true}}}
+			p, err := NewPlanner(context.Background(), store, Options{RetainHours: hours(24), DisableRetentionCheck: true, Now: now})
+			if err != nil {
+				t.Fatal(err)
+			}
+			plan, err := p.Plan(context.Background())
+			var le *LinkIntoTableError
+			if !errors.As(err, &le) || le.Link != c.link {
+				t.Fatalf("got %v (plan %v), want a LinkIntoTableError for %s", err, plan, c.link)
+			}
+		})
+	}
+}

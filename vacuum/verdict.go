@@ -139,6 +139,9 @@ func (p *Planner) decide(o storage.Object, h uint64, at int, live bool) (rule Ru
 	if live {
 		return RuleLive, at, nil // refined by observe when an observer asks why
 	}
+	if err := p.checkLinkInto(o); err != nil {
+		return "", -1, err // whatever the link's age or spelling: the refusal comes first
+	}
 	switch {
 	case !o.ModTime.Before(p.cutoff):
 		return RuleTooNew, -1, nil
@@ -148,11 +151,6 @@ func (p *Planner) decide(o storage.Object, h uint64, at int, live bool) (rule Ru
 		// A protected path passes through this entry: a symbolic link (a partition folder
 		// that is a link; an inventory reports it as a file), or an object store's key that
 		// is a prefix too. Deleting a link would make every live file below it unreachable.
-		if o.IsLink && o.LinkIntoStore {
-			// And the live files below it are also listed under their real names, which no
-			// action names: they would be deleted as untracked.
-			return "", -1, &LinkIntoTableError{Table: p.snap.Location, Link: o.Key}
-		}
 		return RuleProtectedBelow, -1, nil
 	}
 	return RuleUnreferenced, -1, nil
@@ -190,4 +188,16 @@ func (p *Planner) observe(o storage.Object, h uint64, kept int, rule Rule, reaso
 		}
 	}
 	p.opts.Observe(v)
+}
+
+// checkLinkInto refuses a symbolic link that points inside the table when the log names live
+// files through it: those files are also listed under their real names, which no action
+// names, and would be deleted as untracked. It applies to every link the listing reports,
+// young or old, hidden or not (a hidden link is never descended into, but the files it
+// points to are listed where they really are).
+func (p *Planner) checkLinkInto(o storage.Object) error {
+	if o.IsLink && o.LinkIntoStore && p.keepDir.has(p.hash(o.Key+"/")) {
+		return &LinkIntoTableError{Table: p.snap.Location, Link: o.Key}
+	}
+	return nil
 }
