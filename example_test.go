@@ -29,7 +29,7 @@ func Example() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	for _, f := range plan.Files {
+	for _, f := range plan.Files.MustCollect() {
 		fmt.Println("would delete", f.Path, "reason:", f.Reason)
 	}
 	res, err := vacuum.Execute(ctx, t.Store, plan, vacuum.ExecOptions{})

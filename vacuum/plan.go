@@ -77,6 +77,11 @@ type Options struct {
 	// (or inventory) gives it, in listing order; see Verdict. It must not retain more than
 	// it needs: it is called once per listed entry.
 	Observe func(Verdict)
+	// FilesInMemory is how many of the plan's files stay in memory; the rest is written to a
+	// temporary file (FileList). 0 is DefaultFilesInMemory; negative keeps them all in memory.
+	FilesInMemory int
+	// SpillDir is the folder of that temporary file; "" is os.TempDir() ($TMPDIR).
+	SpillDir string
 }
 
 // File is one file the plan deletes.
@@ -124,7 +129,7 @@ type Plan struct {
 	RetentionSpecified    bool      `json:"retentionSpecified"`
 	RetentionCheckEnabled bool      `json:"retentionCheckEnabled"`
 	Cutoff                time.Time `json:"cutoff"`
-	Files                 []File    `json:"files"`
+	Files                 FileList  `json:"files"`
 	Dirs                  []Dir     `json:"directories"`
 	// NumFilesToDelete and SizeOfDataToDelete total Files (checksum companions excluded).
 	NumFilesToDelete   int64 `json:"numFilesToDelete"`
@@ -157,6 +162,10 @@ type Plan struct {
 	now        time.Time
 	run, table time.Duration
 }
+
+// Close releases the temporary file of a plan whose files spilled (FileList); a Result's plan
+// shares it. It may be called more than once.
+func (p *Plan) Close() error { return p.Files.Close() }
 
 // RetentionError is the refusal of the retention safety check.
 type RetentionError struct {
@@ -365,6 +374,13 @@ type dirState struct {
 	modTime  time.Time
 	children int64 // entries of any kind, hidden ones included
 	removed  int64 // entries this run deletes
+	// files and size are the plan's count of files and their bytes when the walk entered the
+	// directory: a nested table found in it takes back what was planned since.
+	files int
+	size  int64
+	// Checksum companions and candidates meet in either order within a directory:
+	crcSeen  map[uint64]struct{} // hash of a .X.crc key not yet matched
+	candWait map[uint64]int      // hash of a candidate's companion key -> index in Files
 }
 
 // Plan lists the table (or reads its log, in LITE; or its inventory) and returns the plan.
@@ -403,6 +419,7 @@ func (p *Planner) Plan(ctx context.Context) (*Plan, error) {
 	}
 	p.opts.Counters.SetPhase("looking for nested tables")
 	if err := p.takeBackNested(ctx, plan); err != nil {
+		plan.Close()
 		return nil, err
 	}
 	return plan, nil
@@ -418,7 +435,7 @@ func (p *Planner) newPlan() *Plan {
 		RetentionSpecified:    p.opts.RetainHours != nil,
 		RetentionCheckEnabled: !p.opts.DisableRetentionCheck,
 		Cutoff:                p.cutoff.UTC(),
-		Files:                 []File{},
+		Files:                 newSpillingList(p.opts.FilesInMemory, p.opts.SpillDir, p.snap.Location),
 		Dirs:                  []Dir{},
 		TotalDirectories:      1,
 		Protected:             int64(p.keep.len()),
@@ -461,11 +478,8 @@ func (s since) youngAt(cutoff time.Time) bool { return s == 0 || int64(s) >= cut
 
 // planListing decides from a listing (or an inventory laid out as one), as FULL does.
 func (p *Planner) planListing(ctx context.Context, plan *Plan, walker Walker) (*Plan, error) {
-	// Checksum companions and candidates meet in either order within a directory.
-	crcSeen := map[uint64]struct{}{} // hash of a .X.crc key not yet matched
-	candWait := map[uint64]int{}     // hash of a candidate's companion key -> index in Files
-	stack := []*dirState{{key: ""}}  // the root is never deleted
-	nested := ""                     // the folder of a nested table being skipped
+	stack := []*dirState{{key: ""}} // the root is never deleted
+	nested := ""                    // the folder of a nested table being skipped
 	pop := func() {
 		d := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
@@ -510,15 +524,16 @@ func (p *Planner) planListing(ctx context.Context, plan *Plan, walker Walker) (*
 				plan.NestedTables = append(plan.NestedTables, strings.TrimSuffix(nested, "/"))
 				p.observe(storage.Object{Key: nested, IsDir: true}, 0, -1, RuleNestedTable, "")
 				p.observe(o, 0, -1, RuleNestedTable, "")
-				for n := len(plan.Files); n > 0 && strings.HasPrefix(plan.Files[n-1].Path, nested); n = len(plan.Files) {
-					f := plan.Files[n-1]
-					plan.Files = plan.Files[:n-1]
-					plan.NumFilesToDelete--
-					plan.SizeOfDataToDelete -= f.Size
-					delete(candWait, p.hash(storage.Dir(f.Path)+"."+storage.Base(f.Path)+".crc"))
-					if counters != nil {
-						counters.Candidates.Add(-1)
-					}
+				// Everything planned since the walk entered the folder is in it.
+				taken := int64(plan.Files.Len() - parent.files)
+				if err := plan.Files.truncate(parent.files); err != nil {
+					return spillError{err}
+				}
+				plan.NumFilesToDelete -= taken
+				plan.SizeOfDataToDelete = parent.size
+				parent.candWait = nil
+				if counters != nil {
+					counters.Candidates.Add(-taken)
 				}
 				for n := len(plan.Dirs); n > 0 && strings.HasPrefix(plan.Dirs[n-1].Path+"/", nested); n = len(plan.Dirs) {
 					plan.Dirs = plan.Dirs[:n-1]
@@ -535,12 +550,15 @@ func (p *Planner) planListing(ctx context.Context, plan *Plan, walker Walker) (*
 			if _, ok := checksumOf(name); ok && !p.protected(o.Key) {
 				// A companion the log itself names (an add of ".f.parquet.crc") is live.
 				h := p.hash(o.Key)
-				if i, ok := candWait[h]; ok {
-					plan.Files[i].Checksum = o.Key
-					delete(candWait, h)
+				if i, ok := parent.candWait[h]; ok {
+					plan.Files.setChecksum(i, o.Key)
+					delete(parent.candWait, h)
 					parent.removed++
 				} else {
-					crcSeen[h] = struct{}{}
+					if parent.crcSeen == nil {
+						parent.crcSeen = map[uint64]struct{}{}
+					}
+					parent.crcSeen[h] = struct{}{}
 				}
 			}
 			return nil
@@ -548,7 +566,7 @@ func (p *Planner) planListing(ctx context.Context, plan *Plan, walker Walker) (*
 		if o.IsDir {
 			p.observe(o, 0, -1, RuleDirectory, "")
 			plan.TotalDirectories++
-			stack = append(stack, &dirState{key: o.Key, modTime: o.ModTime})
+			stack = append(stack, &dirState{key: o.Key, modTime: o.ModTime, files: plan.Files.Len(), size: plan.SizeOfDataToDelete})
 			return nil
 		}
 		plan.Listed++
@@ -566,14 +584,19 @@ func (p *Planner) planListing(ctx context.Context, plan *Plan, walker Walker) (*
 		parent.removed++
 		crc := storage.Dir(o.Key) + "." + name + ".crc"
 		ch := p.hash(crc)
-		if _, ok := crcSeen[ch]; ok {
+		if _, ok := parent.crcSeen[ch]; ok {
 			f.Checksum = crc
-			delete(crcSeen, ch)
+			delete(parent.crcSeen, ch)
 			parent.removed++
 		} else {
-			candWait[ch] = len(plan.Files)
+			if parent.candWait == nil {
+				parent.candWait = map[uint64]int{}
+			}
+			parent.candWait[ch] = plan.Files.Len()
 		}
-		plan.Files = append(plan.Files, f)
+		if err := plan.Files.Append(f); err != nil {
+			return spillError{err}
+		}
 		plan.NumFilesToDelete++
 		plan.SizeOfDataToDelete += o.Size
 		if counters != nil {
@@ -583,9 +606,16 @@ func (p *Planner) planListing(ctx context.Context, plan *Plan, walker Walker) (*
 	})
 	var linkErr *LinkIntoTableError
 	if errors.As(err, &linkErr) {
+		plan.Close()
 		return nil, linkErr
 	}
+	var spillErr spillError
+	if errors.As(err, &spillErr) {
+		plan.Close()
+		return nil, spillErr.err
+	}
 	if err != nil {
+		plan.Close()
 		return nil, fmt.Errorf("listing table %s: %w; nothing was deleted", p.snap.Location, err)
 	}
 	for len(stack) > 1 {
@@ -593,6 +623,13 @@ func (p *Planner) planListing(ctx context.Context, plan *Plan, walker Walker) (*
 	}
 	return plan, nil
 }
+
+// spillError carries an error of the plan's temporary file through a walk, which names the
+// table itself.
+type spillError struct{ err error }
+
+func (e spillError) Error() string { return e.err.Error() }
+func (e spillError) Unwrap() error { return e.err }
 
 func (p *Planner) reason(key string, h uint64) Reason {
 	switch {

@@ -144,13 +144,15 @@ func cmdPlanSynthetic(ctx context.Context, args []string) error {
 	runtime.KeepAlive(pl)
 	// The plan's own share (one File per candidate) is reported apart: it grows with the
 	// files to delete, not with the live files.
-	files := int64(len(plan.Files))
-	plan.Files = nil
+	files := int64(plan.Files.Len())
+	spilled := plan.Files.Spilled()
+	plan.Close()
+	plan.Files = vacuum.FileList{}
 	withoutPlan := bench.LiveHeap()
 	runtime.KeepAlive(pl)
 	return printJSON(map[string]any{
 		"inventoryRows": inventoryRows, "source": plan.Source,
-		"live": t.Live, "stale": t.Stale(), "candidates": files, "listed": store.Listed.Load(),
+		"live": t.Live, "stale": t.Stale(), "candidates": files, "spilled": spilled, "listed": store.Listed.Load(),
 		"protected": plan.Protected, "secondsReadingLog": protected.Seconds(), "seconds": elapsed.Seconds(),
 		"baseHeapMiB":           float64(base) / mib,
 		"peakHeapMiB":           float64(peakHeap) / mib,

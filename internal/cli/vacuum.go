@@ -132,8 +132,8 @@ unless --retain-hours is given; a shorter one is refused unless
 					if werr := writeJSON(cmd.OutOrStdout(), res); werr != nil {
 						return werr
 					}
-				} else {
-					printResult(cmd.OutOrStdout(), res)
+				} else if werr := printResult(cmd.OutOrStdout(), res); werr != nil {
+					return werr
 				}
 				printNotes(cmd.ErrOrStderr(), res)
 			}
@@ -156,10 +156,14 @@ unless --retain-hours is given; a shorter one is refused unless
 	return cmd
 }
 
-func printResult(w io.Writer, res *vacuum.Result) {
+func printResult(w io.Writer, res *vacuum.Result) error {
 	if res.DryRun {
-		for _, f := range res.Files {
+		err := res.Files.Each(func(f vacuum.File) error {
 			fmt.Fprintf(w, "%s\t%d\t%s\t%s\n", f.Reason, f.Size, fileTime(f.ModificationTime), displayPath(f.Path))
+			return nil
+		})
+		if err != nil {
+			return err
 		}
 		for _, d := range res.Dirs {
 			fmt.Fprintf(w, "directory\t\t\t%s\n", displayPath(d.Path+"/"))
@@ -167,7 +171,7 @@ func printResult(w io.Writer, res *vacuum.Result) {
 		fmt.Fprintf(w, "Found %d files (%d bytes) and %d directories in a total of %d directories that are safe to delete.\n",
 			res.NumFilesToDelete, res.SizeOfDataToDelete, len(res.Dirs), res.TotalDirectories)
 		printReclaim(w, res)
-		return
+		return nil
 	}
 	fmt.Fprintf(w, "Deleted %d files (%d bytes) and %d directories in a total of %d directories.\n",
 		res.NumDeletedFiles, res.SizeOfDeletedData, res.NumDeletedDirectories, res.TotalDirectories)
@@ -187,6 +191,7 @@ func printResult(w io.Writer, res *vacuum.Result) {
 	if res.RunID != "" {
 		fmt.Fprintf(w, "Run %s recorded; deltavacuum undo can take it back.\n", res.RunID)
 	}
+	return nil
 }
 
 // fileTime is a modification time as the DRY RUN prints it: "-" when the plan does not know
