@@ -49,9 +49,13 @@ func NewFileList(files ...File) FileList {
 	return FileList{mem: slices.Clone(files), limit: -1}
 }
 
+// defaultFilesInMemory is the budget of Options.FilesInMemory 0; tests lower it to run every
+// test with plans that spill.
+var defaultFilesInMemory = DefaultFilesInMemory
+
 func newSpillingList(limit int, dir, table string) FileList {
 	if limit == 0 {
-		limit = DefaultFilesInMemory
+		limit = defaultFilesInMemory
 	}
 	return FileList{mem: []File{}, limit: limit, dir: dir, table: table}
 }
@@ -241,7 +245,6 @@ func (l *FileList) Close() error {
 // filter returns a new list (with the same budget and folder) of the files keep accepts.
 func (l FileList) filter(keep func(File) bool) (FileList, error) {
 	out := newSpillingList(l.limit, l.dir, l.table)
-	out.limit = l.limit
 	err := l.Each(func(f File) error {
 		if keep(f) {
 			return out.Append(f)

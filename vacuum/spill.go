@@ -97,7 +97,7 @@ func newSpill(dir, table string) (*spill, error) {
 	f, path, err := createSpillFile(dir)
 	if err != nil {
 		return nil, fmt.Errorf("table %s: the plan has more files to delete than stay in memory, and its temporary file cannot be created in %s: %w; "+
-			"set TMPDIR (or --spill-dir, Options.SpillDir) to a folder that can be written and has room; nothing was deleted", table, where, err)
+			"set TMPDIR (or, in the library, Options.SpillDir) to a folder that can be written and has room; nothing was deleted", table, where, err)
 	}
 	h := &spillHandle{f: f, path: path}
 	sp := &spill{h: h, name: where + string(os.PathSeparator) + "deltavacuum-plan-*.spill", table: table}
@@ -124,7 +124,7 @@ func (sp *spill) write(files []File) error {
 		}
 		sp.buf = b
 		if _, err := sp.h.f.WriteAt(b, sp.size); err != nil {
-			return fmt.Errorf("table %s: writing the plan's temporary file %s: %w; set TMPDIR (or --spill-dir, Options.SpillDir) to a folder with room; nothing was deleted", sp.table, sp.name, err)
+			return fmt.Errorf("table %s: writing the plan's temporary file %s: %w; set TMPDIR (or, in the library, Options.SpillDir) to a folder with room; nothing was deleted", sp.table, sp.name, err)
 		}
 		sp.segs = append(sp.segs, spillSeg{off: sp.size, len: int64(len(b)), n: n, crc: crc32.Checksum(b, crcTable)})
 		sp.size += int64(len(b))
