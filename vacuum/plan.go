@@ -8,6 +8,7 @@ import (
 	"hash/maphash"
 	"math"
 	"slices"
+	"sort"
 	"strings"
 	"time"
 
@@ -660,18 +661,44 @@ func (s keySet) add(h uint64) bool {
 
 func (s keySet) has(h uint64) bool { _, ok := s.m[h]; return ok }
 
-// hashList is a set of 64-bit key hashes built once and then only queried: a sorted slice,
+// hashList is a set of 64-bit key hashes built once and then only queried: sorted slices,
 // 8 bytes per key (a Go map takes about 40), so that the protected set of 10 M live files
 // stays near 80 MB. Collisions err on the side of keeping, as for keySet.
-type hashList struct{ s []uint64 }
+//
+// The hashes are kept in 256 buckets by their top byte, each grown by append while the log is
+// read: a bucket that outgrows its array copies 1/256 of the set, where one slice of 100 M
+// hashes would hold its old 640 MB and its new 800 MB array at once. Sealed, the buckets
+// laid end to end are the sorted set, and find gives a key's place in it.
+type hashList struct {
+	b   [hashBuckets][]uint64
+	off [hashBuckets + 1]int // off[i]: the place of b[i][0] in the whole set
+}
 
-func (l *hashList) add(h uint64) { l.s = append(l.s, h) }
+const hashBuckets = 256
+
+func bucketOf(h uint64) int { return int(h >> 56) }
+
+func (l *hashList) add(h uint64) { i := bucketOf(h); l.b[i] = append(l.b[i], h) }
 
 // seal sorts and deduplicates; has may be called only after it.
 func (l *hashList) seal() {
-	slices.Sort(l.s)
-	l.s = slices.Compact(l.s)
-	l.s = slices.Clip(l.s)
+	for i := range l.b {
+		slices.Sort(l.b[i])
+		l.b[i] = slices.Clip(slices.Compact(l.b[i]))
+		l.off[i+1] = l.off[i] + len(l.b[i])
+	}
+}
+
+// hashListOf makes a sealed list of sorted, distinct hashes, sharing s.
+func hashListOf(s []uint64) hashList {
+	var l hashList
+	for i := range l.b {
+		lo := l.off[i]
+		hi := lo + sort.Search(len(s)-lo, func(j int) bool { return bucketOf(s[lo+j]) > i })
+		l.b[i] = s[lo:hi:hi]
+		l.off[i+1] = hi
+	}
+	return l
 }
 
 func (l *hashList) has(h uint64) bool {
@@ -680,45 +707,53 @@ func (l *hashList) has(h uint64) bool {
 }
 
 // find returns the place of h in the sealed list.
-func (l *hashList) find(h uint64) (int, bool) { return slices.BinarySearch(l.s, h) }
+func (l *hashList) find(h uint64) (int, bool) {
+	i := bucketOf(h)
+	j, ok := slices.BinarySearch(l.b[i], h)
+	return l.off[i] + j, ok
+}
 
-func (l *hashList) len() int { return len(l.s) }
+func (l *hashList) len() int { return l.off[hashBuckets] }
 
 // tombList is a set of 64-bit key hashes with, for each, the newest deletion time (ms) of the
-// expired tombstones naming it: built once, then only queried, 16 bytes per key. A collision
-// can only give a file a later deletion time than its own, which keeps it sooner.
-type tombList struct{ s []tomb }
+// expired tombstones naming it: built once, then only queried, 16 bytes per key, in buckets
+// as hashList. A collision can only give a file a later deletion time than its own, which
+// keeps it sooner.
+type tombList struct{ b [hashBuckets][]tomb }
 
 type tomb struct {
 	h  uint64
 	ts int64
 }
 
-func (l *tombList) add(h uint64, ts int64) { l.s = append(l.s, tomb{h, ts}) }
+func (l *tombList) add(h uint64, ts int64) { i := bucketOf(h); l.b[i] = append(l.b[i], tomb{h, ts}) }
 
 // seal sorts by hash and keeps one entry per hash, with the newest time.
 func (l *tombList) seal() {
-	slices.SortFunc(l.s, func(a, b tomb) int {
-		if a.h != b.h {
-			return cmp.Compare(a.h, b.h)
-		}
-		return cmp.Compare(b.ts, a.ts) // newest first
-	})
-	l.s = slices.CompactFunc(l.s, func(a, b tomb) bool { return a.h == b.h })
-	l.s = slices.Clip(l.s)
+	for i := range l.b {
+		slices.SortFunc(l.b[i], func(a, b tomb) int {
+			if a.h != b.h {
+				return cmp.Compare(a.h, b.h)
+			}
+			return cmp.Compare(b.ts, a.ts) // newest first
+		})
+		l.b[i] = slices.Clip(slices.CompactFunc(l.b[i], func(a, b tomb) bool { return a.h == b.h }))
+	}
 }
 
-func (l *tombList) find(h uint64) (int, bool) {
-	return slices.BinarySearchFunc(l.s, h, func(t tomb, h uint64) int { return cmp.Compare(t.h, h) })
+func (l *tombList) find(h uint64) (tomb, bool) {
+	s := l.b[bucketOf(h)]
+	i, ok := slices.BinarySearchFunc(s, h, func(t tomb, h uint64) int { return cmp.Compare(t.h, h) })
+	if !ok {
+		return tomb{}, false
+	}
+	return s[i], true
 }
 
 func (l *tombList) has(h uint64) bool { _, ok := l.find(h); return ok }
 
 // newest returns the newest deletion time of the tombstones naming h.
 func (l *tombList) newest(h uint64) (int64, bool) {
-	i, ok := l.find(h)
-	if !ok {
-		return 0, false
-	}
-	return l.s[i].ts, true
+	t, ok := l.find(h)
+	return t.ts, ok
 }
