@@ -75,6 +75,14 @@ func (l FileList) without(drop map[string]bool, skipped int) FileList {
 // Spilled reports whether some files are in the temporary file.
 func (l FileList) Spilled() bool { return l.sp != nil && l.sp.n > 0 }
 
+// SpillBytes is the size of the temporary file (0 when nothing spilled).
+func (l FileList) SpillBytes() int64 {
+	if l.sp == nil {
+		return 0
+	}
+	return l.sp.size
+}
+
 func (l FileList) spilled() int {
 	if l.sp == nil {
 		return 0

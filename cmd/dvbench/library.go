@@ -155,14 +155,14 @@ func cmdPlanSynthetic(ctx context.Context, args []string) error {
 	// The plan's own share (one File per candidate) is reported apart: it grows with the
 	// files to delete, not with the live files.
 	files := int64(plan.Files.Len())
-	spilled := plan.Files.Spilled()
+	spilled, spillBytes := plan.Files.Spilled(), plan.Files.SpillBytes()
 	plan.Close()
 	plan.Files = vacuum.FileList{}
 	withoutPlan := bench.LiveHeap()
 	runtime.KeepAlive(pl)
 	return printJSON(map[string]any{
 		"inventoryRows": inventoryRows, "source": plan.Source,
-		"live": t.Live, "stale": t.Stale(), "candidates": files, "spilled": spilled, "listed": store.Listed.Load(),
+		"live": t.Live, "stale": t.Stale(), "candidates": files, "spilled": spilled, "spillBytes": spillBytes, "listed": store.Listed.Load(),
 		"protected": plan.Protected, "secondsReadingLog": protected.Seconds(), "seconds": elapsed.Seconds(), "digestSeconds": digestSeconds,
 		"baseHeapMiB":           float64(base) / mib,
 		"peakHeapMiB":           float64(peakHeap) / mib,
