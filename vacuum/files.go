@@ -34,7 +34,7 @@ type FileList struct {
 	// them are in the list).
 	skip    map[string]bool
 	skipped int
-	limit   int    // files held in memory at most; 0: DefaultFilesInMemory, < 0: never spill
+	limit   int    // files held in memory at most; 0 or less: never spill (the zero FileList)
 	dir     string // where the temporary file goes; "" is os.TempDir()
 	table   string // for errors
 }
