@@ -426,6 +426,7 @@ func sortedRuns(l FileList, fn func(File) error) error {
 		return err
 	}
 	bounds = append(bounds, len(runs.segs))
+	chunk = nil // the runs are merged a segment of each at a time
 	h := &runHeap{}
 	for i := 0; i+1 < len(bounds); i++ {
 		c := &runCursor{sp: runs, segs: runs.segs[bounds[i]:bounds[i+1]]}
