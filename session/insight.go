@@ -60,7 +60,7 @@ func (s *Session) detailReclaimable(ctx context.Context, t *deltavacuum.Table) (
 		return nil, err
 	}
 	price := insight.Price{PerGBMonth: insight.DefaultPricePerGBMonth, Currency: insight.DefaultCurrency, Source: insight.DefaultPriceSource}
-	defer plan.Close()
+	defer func() { _ = plan.Close() }()
 	rc, err := insight.ReclaimableOf(plan, price)
 	if err != nil {
 		return nil, err

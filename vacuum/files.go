@@ -260,7 +260,7 @@ func (l FileList) filter(keep func(File) bool) (FileList, error) {
 		return nil
 	})
 	if err != nil {
-		out.Close()
+		_ = out.Close()
 		return FileList{}, err
 	}
 	return out, nil

@@ -120,7 +120,7 @@ func (p *Planner) planLite(ctx context.Context, plan *Plan, times []deltalog.Com
 			return add(r.DVKey, 0, ReasonTombstone, removed)
 		})
 		if err != nil {
-			plan.Close()
+			_ = plan.Close()
 			return nil, err
 		}
 	}

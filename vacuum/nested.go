@@ -80,7 +80,7 @@ func (p *Planner) takeBackNested(ctx context.Context, plan *Plan) error {
 	if err != nil {
 		return err
 	}
-	plan.Files.Close()
+	_ = plan.Files.Close()
 	plan.Files = files
 	dirs := plan.Dirs[:0]
 	for _, d := range plan.Dirs {

@@ -420,7 +420,7 @@ func (p *Planner) Plan(ctx context.Context) (*Plan, error) {
 	}
 	p.opts.Counters.SetPhase("looking for nested tables")
 	if err := p.takeBackNested(ctx, plan); err != nil {
-		plan.Close()
+		_ = plan.Close()
 		return nil, err
 	}
 	return plan, nil
@@ -607,16 +607,16 @@ func (p *Planner) planListing(ctx context.Context, plan *Plan, walker Walker) (*
 	})
 	var linkErr *LinkIntoTableError
 	if errors.As(err, &linkErr) {
-		plan.Close()
+		_ = plan.Close()
 		return nil, linkErr
 	}
 	var spillErr spillError
 	if errors.As(err, &spillErr) {
-		plan.Close()
+		_ = plan.Close()
 		return nil, spillErr.err
 	}
 	if err != nil {
-		plan.Close()
+		_ = plan.Close()
 		return nil, fmt.Errorf("listing table %s: %w; nothing was deleted", p.snap.Location, err)
 	}
 	for len(stack) > 1 {

@@ -104,7 +104,7 @@ func newSpill(dir, table string) (*spill, error) {
 	if path != "" {
 		sp.name = path
 	}
-	runtime.AddCleanup(sp, func(h *spillHandle) { h.close() }, h)
+	runtime.AddCleanup(sp, func(h *spillHandle) { _ = h.close() }, h)
 	return sp, nil
 }
 
@@ -397,7 +397,7 @@ func sortedRuns(l FileList, fn func(File) error) error {
 	if err != nil {
 		return err
 	}
-	defer runs.close()
+	defer func() { _ = runs.close() }()
 	limit := l.limit
 	if limit <= 0 {
 		limit = DefaultFilesInMemory

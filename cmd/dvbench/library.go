@@ -156,7 +156,7 @@ func cmdPlanSynthetic(ctx context.Context, args []string) error {
 	// files to delete, not with the live files.
 	files := int64(plan.Files.Len())
 	spilled, spillBytes := plan.Files.Spilled(), plan.Files.SpillBytes()
-	plan.Close()
+	_ = plan.Close()
 	plan.Files = vacuum.FileList{}
 	withoutPlan := bench.LiveHeap()
 	runtime.KeepAlive(pl)
