@@ -73,7 +73,7 @@ func inspectLite(ctx context.Context, store storage.Store, snap *deltalog.Snapsh
 		if t.NewestRemoval >= cutoff.UnixMilli() {
 			t.Rule = vacuum.RuleRetained
 		} else {
-			plan.Files.Append(vacuum.File{Path: key, Size: t.Object.Size, Reason: vacuum.ReasonTombstone}) // in memory: never fails
+			_ = plan.Files.Append(vacuum.File{Path: key, Size: t.Object.Size, Reason: vacuum.ReasonTombstone}) // in memory: never fails
 			plan.NumFilesToDelete++
 			plan.SizeOfDataToDelete += t.Object.Size
 		}
