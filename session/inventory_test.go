@@ -108,7 +108,7 @@ func TestInventoryFromListingEqualsFull(t *testing.T) {
 			// The unexported fields are the executor's (File.eligible): the exported ones are
 			// what the plan says.
 			ignore := cmpopts.IgnoreUnexported(vacuum.File{}, vacuum.Dir{})
-			if diff := cmp.Diff(full.Files, withInv.Files, ignore); diff != "" {
+			if diff := cmp.Diff(full.Files.MustCollect(), withInv.Files.MustCollect(), ignore); diff != "" {
 				t.Errorf("files (-listing +inventory):\n%s", diff)
 			}
 			if diff := cmp.Diff(full.Dirs, withInv.Dirs, ignore); diff != "" {
