@@ -255,7 +255,9 @@ func (t *Table) vacuumIdle(ctx context.Context, opts VacuumOptions) (*vacuum.Res
 	ctx, stopRun := context.WithCancelCause(ctx)
 	defer stopRun(nil)
 	if !opts.NoRunRecord {
-		rr = newRunRecorder(t, plan, rc, opts.Trash, now)
+		if rr, err = newRunRecorder(t, plan, rc, opts.Trash, now); err != nil {
+			return nil, err
+		}
 		rr.lost = stopRun
 		if opts.Trash != "" {
 			if store, err = t.trashStore(opts.Trash, rr.rec.ID); err != nil {

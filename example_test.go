@@ -29,8 +29,13 @@ func Example() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	for _, f := range plan.Files {
+	defer plan.Close() // the plan's temporary file, when it has more files than stay in memory
+	err = plan.Files.Each(func(f vacuum.File) error {
 		fmt.Println("would delete", f.Path, "reason:", f.Reason)
+		return nil
+	})
+	if err != nil {
+		log.Fatal(err)
 	}
 	res, err := vacuum.Execute(ctx, t.Store, plan, vacuum.ExecOptions{})
 	if err != nil {

@@ -64,7 +64,7 @@ func TestVacuumFromSnapshotOfAReplacedTable(t *testing.T) {
 func filesOf(res *vacuum.Result) []string {
 	var out []string
 	if res != nil {
-		for _, f := range res.Files {
+		for _, f := range res.Files.MustCollect() {
 			out = append(out, f.Path)
 		}
 	}

@@ -363,7 +363,7 @@ func TestVacuumFromSnapshot(t *testing.T) {
 		t.Fatal(err)
 	}
 	planned := false
-	for _, f := range res.Files {
+	for _, f := range res.Files.MustCollect() {
 		planned = planned || f.Path == live
 	}
 	if !planned || res.Version != other {

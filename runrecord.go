@@ -35,7 +35,7 @@ type runRecorder struct {
 	lost func(error)
 }
 
-func newRunRecorder(t *Table, plan *vacuum.Plan, rc storage.Recovery, trash string, now time.Time) *runRecorder {
+func newRunRecorder(t *Table, plan *vacuum.Plan, rc storage.Recovery, trash string, now time.Time) (*runRecorder, error) {
 	id := undo.NewID(now)
 	r := &runRecorder{t: t, rec: undo.Record{
 		ID: id, Table: t.Location, Status: undo.StatusRunning, StartedAt: now.UTC(),
@@ -48,14 +48,15 @@ func newRunRecorder(t *Table, plan *vacuum.Plan, rc storage.Recovery, trash stri
 	if trash != "" {
 		r.rec.Trash = undo.RunTrash(trash, id)
 	}
-	for _, f := range plan.Files {
+	err := plan.Files.Each(func(f vacuum.File) error {
 		r.rec.Files = append(r.rec.Files, entryOf(f.Path, f.Size, f.ModificationTime))
 		if f.Checksum != "" {
 			r.rec.Files = append(r.rec.Files, undo.Entry{Path: f.Checksum, Size: -1})
 		}
-	}
+		return nil
+	})
 	r.rec.NumFiles, r.rec.Bytes = plan.NumFilesToDelete, plan.SizeOfDataToDelete
-	return r
+	return r, err
 }
 
 func entryOf(path string, size int64, mod time.Time) undo.Entry {

@@ -206,7 +206,7 @@ func TestThrottledRunCompletes(t *testing.T) {
 				}
 			}
 			planned := map[string]bool{}
-			for _, f := range res.Files {
+			for _, f := range res.Files.MustCollect() {
 				planned[f.Path] = true
 			}
 			if len(planned) != len(tb.stale) {

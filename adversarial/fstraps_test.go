@@ -117,7 +117,7 @@ func TestFullDirectorySwappedForLinkAfterPlanning(t *testing.T) {
 				t.Fatal(err)
 			}
 			planned := map[string]bool{}
-			for _, f := range plan.Files {
+			for _, f := range plan.Files.MustCollect() {
 				planned[f.Path] = true
 			}
 			for _, n := range names {

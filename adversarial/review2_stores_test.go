@@ -281,7 +281,7 @@ func TestReview2StoresAzureFolderMetadataOnALiveFile(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, f := range res.Files {
+		for _, f := range res.Files.MustCollect() {
 			if f.Path == "b.parquet" {
 				t.Errorf("DRY RUN at version %d plans the live b.parquet (added by version 2) as %s", res.Version, f.Reason)
 			}
@@ -382,7 +382,7 @@ func TestReview2StoresAzureTwinHostsInLogPaths(t *testing.T) {
 				t.Fatal(err)
 			}
 			var deleted []string
-			for _, f := range res.Files {
+			for _, f := range res.Files.MustCollect() {
 				deleted = append(deleted, f.Path)
 			}
 			for _, k := range deleted {

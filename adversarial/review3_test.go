@@ -75,7 +75,7 @@ func r3OddNames(t *testing.T, store storage.Store) {
 		t.Fatalf("FULL: %v", err)
 	}
 	planned := map[string]bool{}
-	for _, f := range res.Files {
+	for _, f := range res.Files.MustCollect() {
 		planned[f.Path] = true
 	}
 	for _, p := range r3OddPairs {

@@ -130,7 +130,7 @@ func TestReviewRecheckDeletesLinkANewCommitPassesThrough(t *testing.T) {
 		t.Fatal(err)
 	}
 	planned := false
-	for _, f := range plan.Files {
+	for _, f := range plan.Files.MustCollect() {
 		planned = planned || f.Path == "p=1"
 	}
 	if !planned {
@@ -237,7 +237,7 @@ func TestReviewAzureLocationSpellingsOfOneTable(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, f := range plan.Files {
+			for _, f := range plan.Files.MustCollect() {
 				if f.Path == "live.parquet" || f.Path == "dv/live.bin" {
 					t.Errorf("location %s (reported as %s): %s is planned for deletion (%s); the log names it as %s%s",
 						uri, st.Location(), f.Path, f.Reason, abfss, f.Path)

@@ -142,7 +142,9 @@ func Explain(ctx context.Context, store storage.Store, paths []string, opts Expl
 		return nil, err
 	}
 	x := explainer{plan: plan, run: retentionOf(plan.RetentionHours), seen: seen, hiddenIn: hiddenIn, log: ev}
-	x.index()
+	if err := x.index(); err != nil {
+		return nil, err
+	}
 	for i := range out {
 		if out[i].Key == "" && out[i].Verdict != "" {
 			continue
@@ -191,17 +193,22 @@ type explainer struct {
 	dirs     map[string]bool
 }
 
-func (x *explainer) index() {
+func (x *explainer) index() error {
 	x.deleted, x.checksum, x.dirs = map[string]vacuum.File{}, map[string]string{}, map[string]bool{}
-	for _, f := range x.plan.Files {
+	err := x.plan.Files.Each(func(f vacuum.File) error {
 		x.deleted[f.Path] = f
 		if f.Checksum != "" {
 			x.checksum[f.Checksum] = f.Path
 		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	for _, d := range x.plan.Dirs {
 		x.dirs[d.Path] = true
 	}
+	return nil
 }
 
 func (x *explainer) explain(e *Explanation) {

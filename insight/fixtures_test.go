@@ -243,7 +243,7 @@ func TestFixtureExplain(t *testing.T) {
 func checkExplained(t *testing.T, x *insight.Explained, p *vacuum.Plan, dirs bool) {
 	t.Helper()
 	deleted := map[string]bool{}
-	for _, f := range p.Files {
+	for _, f := range p.Files.MustCollect() {
 		deleted[f.Path] = true
 		if f.Checksum != "" {
 			deleted[f.Checksum] = true

@@ -65,7 +65,10 @@ func (a *account) report(ctx context.Context, store storage.Store, snap *deltalo
 	r := newReport(plan, s)
 	r.Files = a.files
 	r.NestedTables = plan.NestedTables
-	r.Reclaimable = ReclaimableOf(plan, s.price)
+	var err error
+	if r.Reclaimable, err = ReclaimableOf(plan, s.price); err != nil {
+		return nil, err
+	}
 	hz, err := newHorizons(ctx, store, snap, a.oldestVersion(snap))
 	if err != nil {
 		return nil, err
@@ -73,7 +76,9 @@ func (a *account) report(ctx context.Context, store storage.Store, snap *deltalo
 	r.OldestVersion = hz.oldest
 	r.Forecast = forecast(plan, s.days, a.entries)
 	r.WhatIf = whatIf(plan, s, a.entries, hz)
-	r.Partitions, r.NumPartitions = partitions(plan, a, s.top)
+	if r.Partitions, r.NumPartitions, err = partitions(plan, a, s.top); err != nil {
+		return nil, err
+	}
 	r.SmallFiles = a.small
 	if a.small.Files > 0 {
 		r.SmallFiles.Share = float64(a.small.Files) / float64(a.files.Live.Files)
@@ -102,9 +107,9 @@ func newReport(plan *vacuum.Plan, s settings) *Report {
 }
 
 // ReclaimableOf is what the plan deletes, and its monthly cost at the price.
-func ReclaimableOf(plan *vacuum.Plan, price Price) Reclaimable {
+func ReclaimableOf(plan *vacuum.Plan, price Price) (Reclaimable, error) {
 	r := Reclaimable{Directories: int64(len(plan.Dirs)), ByReason: map[vacuum.Reason]Count{}}
-	for _, f := range plan.Files {
+	err := plan.Files.Each(func(f vacuum.File) error {
 		r.add(f.Size)
 		c := r.ByReason[f.Reason]
 		c.add(f.Size)
@@ -112,9 +117,13 @@ func ReclaimableOf(plan *vacuum.Plan, price Price) Reclaimable {
 		if f.Checksum != "" {
 			r.ChecksumFiles++
 		}
+		return nil
+	})
+	if err != nil {
+		return r, err
 	}
 	r.CostPerMonth = price.cost(r.Bytes)
-	return r
+	return r, nil
 }
 
 // forecast is, for each of the next days, the plan of a run at the same retention with the
@@ -167,9 +176,13 @@ func deletableAt(entries []entry, cutoff time.Time) Count {
 
 // partitions returns the top partitions by reclaimable bytes, then live bytes, and how many
 // there are.
-func partitions(plan *vacuum.Plan, acc *account, top int) ([]Partition, int) {
-	for _, f := range plan.Files {
+func partitions(plan *vacuum.Plan, acc *account, top int) ([]Partition, int, error) {
+	err := plan.Files.Each(func(f vacuum.File) error {
 		acc.partition(f.Path).Reclaimable.add(f.Size)
+		return nil
+	})
+	if err != nil {
+		return nil, 0, err
 	}
 	all := make([]Partition, 0, len(acc.parts))
 	for _, p := range acc.parts {
@@ -184,7 +197,7 @@ func partitions(plan *vacuum.Plan, acc *account, top int) ([]Partition, int) {
 		}
 		return strings.Compare(a.Path, b.Path)
 	})
-	return all[:min(top, len(all))], len(all)
+	return all[:min(top, len(all))], len(all), nil
 }
 
 // lastOperations finds the newest VACUUM and OPTIMIZE in the history (the newest

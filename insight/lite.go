@@ -64,7 +64,7 @@ func inspectLite(ctx context.Context, store storage.Store, snap *deltalog.Snapsh
 		return nil, err
 	}
 	plan := &vacuum.Plan{Table: snap.Location, Version: snap.Version, Source: "log", RetentionHours: run.Hours(),
-		TableRetentionHours: table.Hours(), Cutoff: cutoff.UTC()}
+		TableRetentionHours: table.Hours(), Cutoff: cutoff.UTC(), Files: vacuum.NewFileList()}
 	for key, t := range tombs {
 		if live[key] || liveDV[key] {
 			continue // the data file of another (path, deletion vector) that is live
@@ -73,7 +73,7 @@ func inspectLite(ctx context.Context, store storage.Store, snap *deltalog.Snapsh
 		if t.NewestRemoval >= cutoff.UnixMilli() {
 			t.Rule = vacuum.RuleRetained
 		} else {
-			plan.Files = append(plan.Files, vacuum.File{Path: key, Size: t.Object.Size, Reason: vacuum.ReasonTombstone})
+			_ = plan.Files.Append(vacuum.File{Path: key, Size: t.Object.Size, Reason: vacuum.ReasonTombstone}) // in memory: never fails
 			plan.NumFilesToDelete++
 			plan.SizeOfDataToDelete += t.Object.Size
 		}

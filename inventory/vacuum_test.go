@@ -80,7 +80,7 @@ func TestPlanFromInventory(t *testing.T) {
 		t.Fatal(err)
 	}
 	var files, dirs []string
-	for _, f := range plan.Files {
+	for _, f := range plan.Files.MustCollect() {
 		files = append(files, f.Path+" "+string(f.Reason))
 	}
 	for _, d := range plan.Dirs {

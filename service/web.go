@@ -214,8 +214,12 @@ func (s *Server) previewPage(w http.ResponseWriter, r *http.Request) {
 		s.errorPage(w, r, http.StatusBadRequest, err, t.cfg.ID)
 		return
 	}
-	pp := previewPageOf(p, (pageNo-1)*filesPerPage, filesPerPage, 50)
-	pagesN := max(1, (len(p.Result.Files)+filesPerPage-1)/filesPerPage)
+	pp, err := previewPageOf(p, (pageNo-1)*filesPerPage, filesPerPage, 50)
+	if err != nil {
+		s.errorPage(w, r, http.StatusInternalServerError, err, t.cfg.ID)
+		return
+	}
+	pagesN := max(1, (p.Result.Files.Len()+filesPerPage-1)/filesPerPage)
 	if pageNo > pagesN {
 		s.errorPage(w, r, http.StatusBadRequest, fmt.Errorf("parameter page=%d: the preview has %d pages of files", pageNo, pagesN), t.cfg.ID)
 		return

@@ -314,14 +314,23 @@ func (s *Server) getPreview(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	s.writeJSON(w, http.StatusOK, previewPageOf(p, offset, limit, 100))
+	pp, err := previewPageOf(p, offset, limit, 100)
+	if err != nil {
+		s.fail(w, r, http.StatusInternalServerError, err)
+		return
+	}
+	s.writeJSON(w, http.StatusOK, pp)
 }
 
-func previewPageOf(p *preview, offset, limit, folders int) PreviewPage {
+func previewPageOf(p *preview, offset, limit, folders int) (PreviewPage, error) {
 	res := p.Result
+	files, err := res.Files.Range(offset, limit)
+	if err != nil {
+		return PreviewPage{}, err
+	}
 	return PreviewPage{Table: p.Table, PlanDigest: p.Digest, At: p.At, Version: res.Version, Mode: res.Mode, Retention: res.RetentionHours,
 		Cutoff: res.Cutoff, NumFiles: res.NumFilesToDelete, Bytes: res.SizeOfDataToDelete, Directories: len(res.Dirs),
-		Kept: p.Kept, Folders: pageOf(p.Folders, 0, folders), Files: pageOf(res.Files, offset, limit)}
+		Kept: p.Kept, Folders: pageOf(p.Folders, 0, folders), Files: Page[vacuum.File]{Total: res.Files.Len(), Offset: offset, Limit: limit, Items: files}}, nil
 }
 
 // Progress is a run and, while it runs in this service, its live counters.

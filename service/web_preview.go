@@ -131,10 +131,14 @@ func (s *Server) previewPlan(ctx context.Context, t *table, dt *deltavacuum.Tabl
 	}
 	// What is deleted is the plan's (a nested table found late in the listing takes back a
 	// verdict); what is kept, the planner's verdicts.
-	for _, f := range res.Files {
+	err = res.Files.Each(func(f vacuum.File) error {
 		ft := v.folder(folderOf(f.Path))
 		ft.DeleteFiles++
 		ft.DeleteBytes += f.Size
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	p := &preview{Table: t.cfg.ID, Digest: vacuum.Digest(res.Plan), At: s.now(), Result: res, Observed: v.seen}
 	for _, ft := range v.folders {
@@ -160,10 +164,10 @@ func (w *webState) keep(p *preview) {
 	w.previews = append(w.previews, p)
 	files := 0
 	for _, q := range w.previews {
-		files += len(q.Result.Files)
+		files += q.Result.Files.Len()
 	}
 	for len(w.previews) > 1 && (len(w.previews) > maxPreviews || files > maxPreviewFiles) {
-		files -= len(w.previews[0].Result.Files)
+		files -= w.previews[0].Result.Files.Len()
 		w.previews = w.previews[1:]
 	}
 }

@@ -359,7 +359,7 @@ func TestRunProgress(t *testing.T) {
 func TestPreviewsBounded(t *testing.T) {
 	var w webState
 	mk := func(i, files int) *preview {
-		return &preview{Table: "a", Digest: fmt.Sprint(i), Result: &vacuum.Result{Plan: &vacuum.Plan{Files: make([]vacuum.File, files)}}}
+		return &preview{Table: "a", Digest: fmt.Sprint(i), Result: &vacuum.Result{Plan: &vacuum.Plan{Files: vacuum.NewFileList(make([]vacuum.File, files)...)}}}
 	}
 	for i := range maxPreviews + 3 {
 		w.keep(mk(i, 1))

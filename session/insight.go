@@ -60,7 +60,12 @@ func (s *Session) detailReclaimable(ctx context.Context, t *deltavacuum.Table) (
 		return nil, err
 	}
 	price := insight.Price{PerGBMonth: insight.DefaultPricePerGBMonth, Currency: insight.DefaultCurrency, Source: insight.DefaultPriceSource}
-	return &DetailReclaimable{RetentionHours: plan.RetentionHours, Cutoff: plan.Cutoff, Reclaimable: insight.ReclaimableOf(plan, price), Price: price}, nil
+	defer func() { _ = plan.Close() }()
+	rc, err := insight.ReclaimableOf(plan, price)
+	if err != nil {
+		return nil, err
+	}
+	return &DetailReclaimable{RetentionHours: plan.RetentionHours, Cutoff: plan.Cutoff, Reclaimable: rc, Price: price}, nil
 }
 
 // execInsight runs INSPECT and EXPLAIN VACUUM.

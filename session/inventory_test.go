@@ -100,13 +100,15 @@ func TestInventoryFromListingEqualsFull(t *testing.T) {
 				t.Errorf("source %q", withInv.Source)
 			}
 			// An inventory holds milliseconds; the listing has nanoseconds.
-			for i := range full.Files {
-				full.Files[i].ModificationTime = full.Files[i].ModificationTime.Truncate(time.Millisecond)
+			fs := full.Files.MustCollect()
+			for i := range fs {
+				fs[i].ModificationTime = fs[i].ModificationTime.Truncate(time.Millisecond)
 			}
+			full.Files = vacuum.NewFileList(fs...)
 			// The unexported fields are the executor's (File.eligible): the exported ones are
 			// what the plan says.
 			ignore := cmpopts.IgnoreUnexported(vacuum.File{}, vacuum.Dir{})
-			if diff := cmp.Diff(full.Files, withInv.Files, ignore); diff != "" {
+			if diff := cmp.Diff(full.Files.MustCollect(), withInv.Files.MustCollect(), ignore); diff != "" {
 				t.Errorf("files (-listing +inventory):\n%s", diff)
 			}
 			if diff := cmp.Diff(full.Dirs, withInv.Dirs, ignore); diff != "" {
@@ -149,7 +151,7 @@ func TestInventoryCases(t *testing.T) {
 	q := "'" + dir + "'"
 	rs := execAll(t, s, "VACUUM "+q+" USING INVENTORY parquet.`"+pq+"` RETAIN 0 HOURS DRY RUN")
 	got := []string{}
-	for _, f := range rs[0].Vacuum.Files {
+	for _, f := range rs[0].Vacuum.Files.MustCollect() {
 		got = append(got, f.Path)
 	}
 	if diff := cmp.Diff([]string{"_2=foo/stale.parquet"}, got); diff != "" {
@@ -158,7 +160,7 @@ func TestInventoryCases(t *testing.T) {
 
 	// A query over the inventory, as the seeds write it.
 	rs = execAll(t, s, "VACUUM "+q+" USING INVENTORY (SELECT * FROM parquet.`"+pq+"` WHERE path LIKE 'file:%' AND NOT path LIKE '%stale%') RETAIN 0 HOURS DRY RUN")
-	if n := len(rs[0].Vacuum.Files); n != 0 {
+	if n := rs[0].Vacuum.Files.Len(); n != 0 {
 		t.Errorf("query inventory: %d files, want 0 (the WHERE removed the only candidate)", n)
 	}
 
@@ -180,7 +182,7 @@ func TestInventoryCases(t *testing.T) {
 	}
 	for _, inv := range []string{"'" + invTable + "'", "delta.`" + invTable + "`"} {
 		rs = execAll(t, s, "VACUUM "+q+" USING INVENTORY "+inv+" RETAIN 0 HOURS DRY RUN")
-		if n := len(rs[0].Vacuum.Files); n != 1 {
+		if n := rs[0].Vacuum.Files.Len(); n != 1 {
 			t.Errorf("Delta table inventory %s: %d files, want 1", inv, n)
 		}
 	}

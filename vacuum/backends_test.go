@@ -35,7 +35,7 @@ func upload(t *testing.T, dir string, store storage.Store) {
 // deletedKeys returns the files (and checksum companions) a plan deletes, sorted.
 func deletedKeys(plan *vacuum.Plan) []string {
 	out := []string{}
-	for _, f := range plan.Files {
+	for _, f := range plan.Files.MustCollect() {
 		out = append(out, f.Path+" "+string(f.Reason))
 		if f.Checksum != "" {
 			out = append(out, f.Checksum+" checksum")

@@ -133,7 +133,7 @@ var retain0 = Options{RetainHours: hours(0), DisableRetentionCheck: true}
 // deleted returns the planned files as path -> reason.
 func deleted(plan *Plan) map[string]Reason {
 	m := map[string]Reason{}
-	for _, f := range plan.Files {
+	for _, f := range plan.Files.MustCollect() {
 		m[f.Path] = f.Reason
 	}
 	return m

@@ -132,10 +132,10 @@ func TestExecuteKeepsAFileWrittenAgain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(plan.Files) != 3 || len(plan.Dirs) != 1 {
+	if plan.Files.Len() != 3 || len(plan.Dirs) != 1 {
 		t.Fatalf("planned %v %v, want 3 files and d", plan.Files, plan.Dirs)
 	}
-	for _, f := range plan.Files {
+	for _, f := range plan.Files.MustCollect() {
 		if f.Version == "" {
 			t.Fatalf("planned %s without the version listed", f.Path)
 		}
@@ -155,7 +155,7 @@ func TestExecuteKeepsAFileWrittenAgain(t *testing.T) {
 	if res.SizeOfDeletedData != int64(len("data of d/b.parquet")+len("data of c.parquet")) {
 		t.Errorf("got size deleted %d, want the two files deleted", res.SizeOfDeletedData)
 	}
-	for _, f := range res.Plan.Files {
+	for _, f := range res.Plan.Files.MustCollect() {
 		if f.Path == "d/a.parquet" {
 			t.Errorf("the result's plan still lists the kept file")
 		}

@@ -20,7 +20,19 @@ const digestPrefix = "plan1-"
 // and directory, sorted, and the trash it moves them into, if any. Two plans with the same digest delete the same objects; a commit, a
 // file added, removed or rewritten, another retention or mode all change it. The clock is not
 // in it: a plan made later that deletes the same files has the same digest.
+//
+// A plan whose temporary file (FileList) no longer reads back has no digest: Digest then
+// returns a string that is not one (ValidDigest is false, CheckDigest refuses it), naming the
+// error.
 func Digest(p *Plan) string {
+	d, err := digestOf(p)
+	if err != nil {
+		return "unreadable plan: " + err.Error()
+	}
+	return d
+}
+
+func digestOf(p *Plan) (string, error) {
 	h := sha256.New()
 	// Each field is written with its length first, so no path (which may hold any byte, a
 	// newline or a NUL included) can pass for two fields or two files.
@@ -30,19 +42,21 @@ func Digest(p *Plan) string {
 		h.Write([]byte(f))
 	}
 	for _, f := range []string{"deltavacuum plan digest 1", p.Table, strconv.FormatInt(p.Version, 10), string(planMode(p.Mode)),
-		strconv.FormatFloat(p.RetentionHours, 'g', -1, 64), strconv.Itoa(len(p.Files)), strconv.Itoa(len(p.Dirs))} {
+		strconv.FormatFloat(p.RetentionHours, 'g', -1, 64), strconv.Itoa(p.Files.Len()), strconv.Itoa(len(p.Dirs))} {
 		field(f)
 	}
 	if p.Shard != nil {
 		field("shard " + p.Shard.String()) // unsharded digests stay as they were
 	}
-	files := slices.Clone(p.Files)
-	slices.SortFunc(files, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
-	for _, f := range files {
+	err := p.Files.Sorted(func(f File) error {
 		field(f.Path)
 		field(strconv.FormatInt(f.Size, 10))
 		field(strconv.FormatInt(modMillis(f), 10))
 		field(f.Checksum)
+		return nil
+	})
+	if err != nil {
+		return "", err
 	}
 	dirs := make([]string, len(p.Dirs))
 	for i, d := range p.Dirs {
@@ -58,7 +72,7 @@ func Digest(p *Plan) string {
 		field("trash")
 		field(p.Trash)
 	}
-	return digestPrefix + hex.EncodeToString(h.Sum(nil))
+	return digestPrefix + hex.EncodeToString(h.Sum(nil)), nil
 }
 
 func planMode(m Mode) Mode {
@@ -117,7 +131,10 @@ func CheckDigest(plan *Plan, want string) error {
 	if !ValidDigest(want) {
 		return fmt.Errorf("%s: %q is not a plan digest (it starts with %q and has 64 hex digits): preview the table to get one", plan.Table, want, digestPrefix)
 	}
-	got := Digest(plan)
+	got, err := digestOf(plan)
+	if err != nil {
+		return err
+	}
 	if got == want {
 		return nil
 	}

@@ -102,6 +102,11 @@ func Execute(ctx context.Context, store storage.Store, plan *Plan, opts ExecOpti
 		opts.Concurrency = defaultConcurrency(store)
 	}
 	res := &Result{Plan: plan, Status: StatusFailed}
+	// A plan whose temporary file no longer reads back as written is refused whole, before
+	// the run is recorded and before anything is deleted.
+	if err := plan.Files.Verify(); err != nil {
+		return res, err
+	}
 	counters := opts.Counters
 	defer counters.SetPhase("done")
 	tl, err := newTail(store, plan)
@@ -127,7 +132,9 @@ func Execute(ctx context.Context, store storage.Store, plan *Plan, opts ExecOpti
 	if err == nil {
 		err = ex.deleteDirs(ctx)
 	}
-	res.Plan = ex.acted()
+	acted, actErr := ex.acted()
+	res.Plan = acted
+	err = errors.Join(err, actErr)
 	checked := tl.next - 1
 	res.RecheckedThrough = &checked
 	if err != nil {
@@ -135,7 +142,7 @@ func Execute(ctx context.Context, store storage.Store, plan *Plan, opts ExecOpti
 	}
 	if len(res.Failed) > 0 {
 		return res, fmt.Errorf("vacuum of %s: %w: %d of %d files and directories (see the failed list); what remains is what this run could not delete, and running VACUUM again plans it afresh",
-			plan.Table, ErrPartialFailure, len(res.Failed), len(res.Plan.Files)+len(res.Plan.Dirs))
+			plan.Table, ErrPartialFailure, len(res.Failed), res.Plan.Files.Len()+len(res.Plan.Dirs))
 	}
 	res.Status = StatusCompleted
 	if err := recordCoverage(ctx, store, res.Plan, tl); err != nil {
@@ -228,26 +235,27 @@ func (ex *executor) deleteFiles(ctx context.Context) error {
 	workers := make(chan struct{}, ex.opts.Concurrency)
 	var wg sync.WaitGroup
 	files := ex.plan.Files
-	var sendErr error
-	for i := 0; i < len(files) && sendErr == nil; {
-		select {
-		case workers <- struct{}{}:
-		case <-ctx.Done():
-			sendErr = context.Cause(ctx)
-			continue
-		}
-		if err := ex.tail.probe(ctx); err != nil {
-			<-workers
-			sendErr = err
-			continue
-		}
-		batch := make([]File, 0, min(ex.opts.BatchSize, len(files)-i))
-		for ; i < len(files) && len(batch) < ex.opts.BatchSize; i++ {
-			if d, keep := ex.tail.keepFile(&files[i]); keep {
-				ex.drop(d, false)
-				continue
+	// A batch starts with a free worker and a fresh probe of the log, and takes files until
+	// it holds BatchSize of those the log still lets go.
+	var batch []File
+	taken := 0
+	sendErr := files.Each(func(f File) error {
+		taken++
+		if batch == nil {
+			select {
+			case workers <- struct{}{}:
+			case <-ctx.Done():
+				return context.Cause(ctx)
 			}
-			f := files[i]
+			if err := ex.tail.probe(ctx); err != nil {
+				<-workers
+				return err
+			}
+			batch = make([]File, 0, min(ex.opts.BatchSize, files.Len()-taken+1))
+		}
+		if d, keep := ex.tail.keepFile(&f); keep {
+			ex.drop(d, false)
+		} else {
 			if f.Checksum != "" {
 				// The companion is asked about as a file of its own: a newer commit may
 				// name it. The file goes; the companion stays.
@@ -258,18 +266,18 @@ func (ex *executor) deleteFiles(ctx context.Context) error {
 			}
 			batch = append(batch, f)
 		}
-		if len(batch) == 0 {
-			<-workers
-			continue
+		if len(batch) == ex.opts.BatchSize {
+			ex.send(ctx, &wg, workers, cancel, batch)
+			batch = nil
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer func() { <-workers }()
-			if err := ex.deleteBatch(ctx, batch); err != nil {
-				cancel(err)
-			}
-		}()
+		return nil
+	})
+	switch {
+	case batch == nil:
+	case len(batch) > 0:
+		ex.send(ctx, &wg, workers, cancel, batch)
+	default:
+		<-workers
 	}
 	wg.Wait()
 	if sendErr != nil {
@@ -279,6 +287,18 @@ func (ex *executor) deleteFiles(ctx context.Context) error {
 		return err
 	}
 	return nil
+}
+
+// send deletes a batch in its own goroutine, which holds a worker.
+func (ex *executor) send(ctx context.Context, wg *sync.WaitGroup, workers chan struct{}, cancel context.CancelCauseFunc, batch []File) {
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		defer func() { <-workers }()
+		if err := ex.deleteBatch(ctx, batch); err != nil {
+			cancel(err)
+		}
+	}()
 }
 
 // deleteBatch deletes one batch of files. A checksum companion follows its file only after
@@ -399,29 +419,31 @@ func (ex *executor) deleteDirs(ctx context.Context) error {
 
 // acted returns the plan as the run acted on it: without what it dropped, with the cutoff and
 // retention it ended with (earlier and longer when a newer metaData raised the retention).
-func (ex *executor) acted() *Plan {
+func (ex *executor) acted() (*Plan, error) {
 	if len(ex.dropped) == 0 && ex.tail.raisedAt < 0 {
-		return ex.plan
+		return ex.plan, nil
 	}
 	out := *ex.plan
 	out.Cutoff, out.RetentionHours = ex.tail.cutoff.UTC(), ex.tail.run.Hours()
-	out.Files = []File{}
 	out.NumFilesToDelete, out.SizeOfDataToDelete = 0, 0
-	for _, f := range ex.plan.Files {
+	skipped := 0
+	err := ex.plan.Files.Each(func(f File) error {
 		if ex.dropped[f.Path] {
-			continue
+			skipped++
+			return nil
 		}
-		out.Files = append(out.Files, f)
 		out.NumFilesToDelete++
 		out.SizeOfDataToDelete += f.Size
-	}
+		return nil
+	})
+	out.Files = ex.plan.Files.without(ex.dropped, skipped)
 	out.Dirs = []Dir{}
 	for _, d := range ex.plan.Dirs {
 		if !ex.dropped[d.Path+"/"] {
 			out.Dirs = append(out.Dirs, d)
 		}
 	}
-	return &out
+	return &out, err
 }
 
 // defaultConcurrency is 8 Delete calls in flight, or the store's bound on its requests in

@@ -72,7 +72,7 @@ func TestExecuteRecheck(t *testing.T) {
 	tb.file("p=1/b.parquet", 30*day)
 	tb.file("c.parquet", 30*day)
 	plan := tb.plan(retain0)
-	if len(plan.Files) != 3 {
+	if plan.Files.Len() != 3 {
 		t.Fatalf("planned %v, want 3 files", plan.Files)
 	}
 	tb.commit(add("a.parquet"), add("p%3D1/b.parquet")) // RESTORE, the second spelled differently

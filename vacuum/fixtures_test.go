@@ -76,7 +76,7 @@ func TestFixtureVacuum(t *testing.T) {
 				after[f] = true
 			}
 			wantGone := map[string]bool{}
-			for _, f := range plan.Files {
+			for _, f := range plan.Files.MustCollect() {
 				wantGone[f.Path] = true
 				if f.Checksum != "" {
 					wantGone[f.Checksum] = true
@@ -127,7 +127,7 @@ func neededKeys(t *testing.T, snap *deltalog.Snapshot, store *local.Store) map[s
 func checkGolden(t *testing.T, name string, plan *vacuum.Plan) {
 	t.Helper()
 	var lines []string
-	for _, f := range plan.Files {
+	for _, f := range plan.Files.MustCollect() {
 		l := fmt.Sprintf("file %-15s %s", f.Reason, f.Path)
 		if f.Checksum != "" {
 			l += "  (+ " + f.Checksum + ")"
@@ -188,7 +188,7 @@ func TestFixturePathDeletionVector(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(plan.Files) != 0 {
+	if plan.Files.Len() != 0 {
 		t.Errorf("plan deletes %v; the 'p' deletion vector inside the table must be kept", plan.Files)
 	}
 }

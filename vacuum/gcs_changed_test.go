@@ -44,7 +44,7 @@ func gcsTable(t *testing.T) (storage.Store, *vacuum.Plan) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(plan.Files) != 2 {
+	if plan.Files.Len() != 2 {
 		t.Fatalf("planned %v, want p=1/old.parquet and other.parquet", plan.Files)
 	}
 	return st, plan

@@ -64,20 +64,20 @@ func (p *Planner) planLite(ctx context.Context, plan *Plan, times []deltalog.Com
 	// deletes it with the file. Without a listing, look for it only on local disk, where a
 	// stat is a cheap system call; object stores have no such companions.
 	localDisk := strings.HasPrefix(p.snap.Location, "file:")
-	add := func(key string, size int64, reason Reason, at time.Time) {
+	add := func(key string, size int64, reason Reason, at time.Time) error {
 		if key == "" || p.hidden.hiddenPath(key) || !p.opts.Shard.Owns(key) {
-			return
+			return nil
 		}
 		h := p.hash(key)
 		if p.keep.has(h) || p.keptByFold(key) || p.keepDir.has(p.hash(key+"/")) {
-			return // protected; or a protected path passes through it (a folder that is a link)
+			return nil // protected; or a protected path passes through it (a folder that is a link)
 		}
 		eligible := p.eligible(h, at)
 		if i, ok := index[h]; ok {
-			plan.Files[i].eligible = max(plan.Files[i].eligible, eligible)
-			return
+			plan.Files.raiseEligible(i, eligible)
+			return nil
 		}
-		index[h] = len(plan.Files)
+		index[h] = plan.Files.Len()
 		f := File{Path: key, Size: size, Reason: reason, eligible: eligible}
 		if localDisk {
 			// A stat is a cheap system call here: a file written again under a removed
@@ -87,16 +87,19 @@ func (p *Planner) planLite(ctx context.Context, plan *Plan, times []deltalog.Com
 			// reference does.)
 			if o, err := p.store.Stat(ctx, key); err == nil && !o.ModTime.Before(p.cutoff) {
 				delete(index, h)
-				return
+				return nil
 			}
 			crc := storage.Dir(key) + "." + storage.Base(key) + ".crc"
 			if _, err := p.store.Stat(ctx, crc); err == nil && !p.protected(crc) {
 				f.Checksum = crc
 			}
 		}
-		plan.Files = append(plan.Files, f)
+		if err := plan.Files.Append(f); err != nil {
+			return err
+		}
 		plan.NumFilesToDelete++
 		plan.SizeOfDataToDelete += size
+		return nil
 	}
 	next := start
 	for _, c := range p.snap.Segment.AllCommits {
@@ -109,18 +112,19 @@ func (p *Planner) planLite(ctx context.Context, plan *Plan, times []deltalog.Com
 		next++
 		err := p.snap.CommitFileRefs(ctx, p.store, c, func(r deltalog.LogRef) error {
 			if r.CDC {
-				add(r.Key, r.Size, ReasonChangeData, commitTime[r.Version])
-				return nil
+				return add(r.Key, r.Size, ReasonChangeData, commitTime[r.Version])
 			}
 			if r.DeletionTimestamp >= cutoffMs {
 				return nil
 			}
 			removed := time.UnixMilli(r.DeletionTimestamp)
-			add(r.Key, r.Size, ReasonTombstone, removed)
-			add(r.DVKey, 0, ReasonTombstone, removed)
-			return nil
+			if err := add(r.Key, r.Size, ReasonTombstone, removed); err != nil {
+				return err
+			}
+			return add(r.DVKey, 0, ReasonTombstone, removed)
 		})
 		if err != nil {
+			_ = plan.Close()
 			return nil, err
 		}
 	}

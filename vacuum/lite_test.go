@@ -57,11 +57,11 @@ func TestLiteCutoffAndRetention(t *testing.T) {
 	tb.ageCommit(2, 3*day)
 	tb.file("a.parquet", 30*day)
 	// With the table's 7 days, commit 2 (3 days old) is inside the retention: nothing.
-	if plan := tb.plan(Options{Mode: ModeLite}); len(plan.Files) != 0 || *plan.LatestCommitOutsideRetention != 1 {
+	if plan := tb.plan(Options{Mode: ModeLite}); plan.Files.Len() != 0 || *plan.LatestCommitOutsideRetention != 1 {
 		t.Errorf("7-day retention: %v, latest commit outside %v", plan.Files, *plan.LatestCommitOutsideRetention)
 	}
 	// RETAIN 0 HOURS reaches it.
-	if plan := tb.plan(lite0); len(plan.Files) != 1 {
+	if plan := tb.plan(lite0); plan.Files.Len() != 1 {
 		t.Errorf("RETAIN 0: %v", plan.Files)
 	}
 }
@@ -80,7 +80,7 @@ func TestLiteTwiceIsANoOp(t *testing.T) {
 		t.Fatalf("_last_vacuum_info = %v, want 2", lv)
 	}
 	plan = tb.plan(lite0)
-	if len(plan.Files) != 0 || *plan.EligibleStartVersion != 3 {
+	if plan.Files.Len() != 0 || *plan.EligibleStartVersion != 3 {
 		t.Errorf("second LITE: %v from %d", plan.Files, *plan.EligibleStartVersion)
 	}
 }
@@ -184,10 +184,10 @@ func TestLiteOnFixtures(t *testing.T) {
 				t.Fatal(err)
 			}
 			inFull := map[string]bool{}
-			for _, f := range fullPlan.Files {
+			for _, f := range fullPlan.Files.MustCollect() {
 				inFull[f.Path] = true
 			}
-			for _, f := range litePlan.Files {
+			for _, f := range litePlan.Files.MustCollect() {
 				if !inFull[f.Path] {
 					if _, err := store.Stat(context.Background(), f.Path); err == nil {
 						t.Errorf("LITE deletes %s, which FULL keeps", f.Path)
@@ -217,10 +217,10 @@ func TestLiteDeletesChecksums(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(plan.Files) != 7 {
-		t.Fatalf("LITE plans %d files, want the 7 tombstones", len(plan.Files))
+	if plan.Files.Len() != 7 {
+		t.Fatalf("LITE plans %d files, want the 7 tombstones", plan.Files.Len())
 	}
-	for _, f := range plan.Files {
+	for _, f := range plan.Files.MustCollect() {
 		if f.Checksum != "."+f.Path+".crc" {
 			t.Errorf("%s: checksum companion %q", f.Path, f.Checksum)
 		}
@@ -267,7 +267,7 @@ func TestLiteCorruptLastVacuumInfo(t *testing.T) {
 	if lv, _ := deltalog.ReadLastVacuumInfo(context.Background(), tb.store); lv == nil || *lv != 2 {
 		t.Errorf("after FULL, _last_vacuum_info = %v, want 2", lv)
 	}
-	if plan := tb.plan(lite0); len(plan.Files) != 0 {
+	if plan := tb.plan(lite0); plan.Files.Len() != 0 {
 		t.Errorf("LITE after FULL: %v", plan.Files)
 	}
 }

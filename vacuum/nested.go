@@ -24,7 +24,10 @@ var errFound = errors.New("found")
 // report filtered on a suffix, a query that keeps the data files), so with an inventory the
 // store itself is asked, one request or two per folder.
 func (p *Planner) takeBackNested(ctx context.Context, plan *Plan) error {
-	folders := plannedFolders(plan)
+	folders, err := plannedFolders(plan)
+	if err != nil {
+		return err
+	}
 	if len(folders) == 0 {
 		return nil
 	}
@@ -63,18 +66,21 @@ func (p *Planner) takeBackNested(ctx context.Context, plan *Plan) error {
 		}
 		return false
 	}
-	files := plan.Files[:0]
-	for _, f := range plan.Files {
-		if inNested(f.Path) {
-			plan.NumFilesToDelete--
-			plan.SizeOfDataToDelete -= f.Size
-			if c := p.opts.Counters; c != nil {
-				c.Candidates.Add(-1)
-			}
-			continue
+	files, err := plan.Files.filter(func(f File) bool {
+		if !inNested(f.Path) {
+			return true
 		}
-		files = append(files, f)
+		plan.NumFilesToDelete--
+		plan.SizeOfDataToDelete -= f.Size
+		if c := p.opts.Counters; c != nil {
+			c.Candidates.Add(-1)
+		}
+		return false
+	})
+	if err != nil {
+		return err
 	}
+	_ = plan.Files.Close()
 	plan.Files = files
 	dirs := plan.Dirs[:0]
 	for _, d := range plan.Dirs {
@@ -95,7 +101,7 @@ func (p *Planner) takeBackNested(ctx context.Context, plan *Plan) error {
 
 // plannedFolders returns, sorted, every folder key ("a/", "a/b/") that holds a planned file
 // or directory or is one, and the folders above them; never the root.
-func plannedFolders(plan *Plan) []string {
+func plannedFolders(plan *Plan) ([]string, error) {
 	set := map[string]struct{}{}
 	add := func(dir string) { // dir: a folder key, "" for the root
 		for dir != "" {
@@ -106,8 +112,12 @@ func plannedFolders(plan *Plan) []string {
 			dir = storage.Dir(dir)
 		}
 	}
-	for _, f := range plan.Files {
+	err := plan.Files.Each(func(f File) error {
 		add(storage.Dir(f.Path))
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	for _, d := range plan.Dirs {
 		add(d.Path + "/")
@@ -117,7 +127,7 @@ func plannedFolders(plan *Plan) []string {
 		out = append(out, k)
 	}
 	slices.Sort(out)
-	return out
+	return out, nil
 }
 
 // hasDeltaLog reports whether the folder holds a _delta_log: an entry of that name (a file or

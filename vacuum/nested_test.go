@@ -44,7 +44,7 @@ func TestInventoryNestedTableAsksTheStore(t *testing.T) {
 	retain := 0.0
 	plan := tb.plan(Options{RetainHours: &retain, DisableRetentionCheck: true, Inventory: suffixWalker{tb.store, ".parquet"}})
 	var got []string
-	for _, f := range plan.Files {
+	for _, f := range plan.Files.MustCollect() {
 		got = append(got, f.Path)
 	}
 	if want := []string{"junk.parquet", "p=1/junk.parquet"}; !slices.Equal(got, want) {
@@ -74,7 +74,7 @@ func TestReferencedChecksumIsNotACompanion(t *testing.T) {
 		tb.file(".f.parquet.crc", 30*day)
 		retain := 0.0
 		plan := tb.plan(Options{RetainHours: &retain, DisableRetentionCheck: true, Mode: mode})
-		for _, f := range plan.Files {
+		for _, f := range plan.Files.MustCollect() {
 			if f.Checksum != "" {
 				t.Errorf("%v: %s planned with companion %s, which the log adds", mode, f.Path, f.Checksum)
 			}

@@ -9,6 +9,7 @@ import (
 	"math"
 	mbits "math/bits"
 	"slices"
+	"sort"
 	"strings"
 	"time"
 
@@ -84,6 +85,11 @@ type Options struct {
 	// Version, when set, plans on that snapshot version instead of the latest; the executor's
 	// re-check still reads every commit after it before deleting.
 	Version *int64
+	// FilesInMemory is how many of the plan's files stay in memory; the rest is written to a
+	// temporary file (FileList). 0 is DefaultFilesInMemory; negative keeps them all in memory.
+	FilesInMemory int
+	// SpillDir is the folder of that temporary file; "" is os.TempDir() ($TMPDIR).
+	SpillDir string
 }
 
 // File is one file the plan deletes.
@@ -131,7 +137,7 @@ type Plan struct {
 	RetentionSpecified    bool      `json:"retentionSpecified"`
 	RetentionCheckEnabled bool      `json:"retentionCheckEnabled"`
 	Cutoff                time.Time `json:"cutoff"`
-	Files                 []File    `json:"files"`
+	Files                 FileList  `json:"files"`
 	Dirs                  []Dir     `json:"directories"`
 	// NumFilesToDelete and SizeOfDataToDelete total Files (checksum companions excluded).
 	NumFilesToDelete   int64 `json:"numFilesToDelete"`
@@ -166,6 +172,10 @@ type Plan struct {
 	now        time.Time
 	run, table time.Duration
 }
+
+// Close releases the temporary file of a plan whose files spilled (FileList); a Result's plan
+// shares it. It may be called more than once.
+func (p *Plan) Close() error { return p.Files.Close() }
 
 // RetentionError is the refusal of the retention safety check.
 type RetentionError struct {
@@ -383,6 +393,13 @@ type dirState struct {
 	modTime  time.Time
 	children int64 // entries of any kind, hidden ones included
 	removed  int64 // entries this run deletes
+	// files and size are the plan's count of files and their bytes when the walk entered the
+	// directory: a nested table found in it takes back what was planned since.
+	files int
+	size  int64
+	// Checksum companions and candidates meet in either order within a directory:
+	crcSeen  map[uint64]struct{} // hash of a .X.crc key not yet matched
+	candWait map[uint64]int      // hash of a candidate's companion key -> index in Files
 }
 
 // Plan lists the table (or reads its log, in LITE; or its inventory) and returns the plan.
@@ -418,6 +435,7 @@ func (p *Planner) Plan(ctx context.Context) (*Plan, error) {
 	}
 	p.opts.Counters.SetPhase("looking for nested tables")
 	if err := p.takeBackNested(ctx, plan); err != nil {
+		_ = plan.Close()
 		return nil, err
 	}
 	return plan, nil
@@ -433,7 +451,7 @@ func (p *Planner) newPlan() *Plan {
 		RetentionSpecified:    p.opts.RetainHours != nil,
 		RetentionCheckEnabled: !p.opts.DisableRetentionCheck,
 		Cutoff:                p.cutoff.UTC(),
-		Files:                 []File{},
+		Files:                 newSpillingList(p.opts.FilesInMemory, p.opts.SpillDir, p.snap.Location),
 		Dirs:                  []Dir{},
 		TotalDirectories:      1,
 		Protected:             int64(p.keep.len()),
@@ -477,11 +495,8 @@ func (s since) youngAt(cutoff time.Time) bool { return s == 0 || int64(s) >= cut
 
 // planListing decides from a listing (or an inventory laid out as one), as FULL does.
 func (p *Planner) planListing(ctx context.Context, plan *Plan, walker Walker) (*Plan, error) {
-	// Checksum companions and candidates meet in either order within a directory.
-	crcSeen := map[uint64]struct{}{} // hash of a .X.crc key not yet matched
-	candWait := map[uint64]int{}     // hash of a candidate's companion key -> index in Files
-	stack := []*dirState{{key: ""}}  // the root is never deleted
-	nested := ""                     // the folder of a nested table being skipped
+	stack := []*dirState{{key: ""}} // the root is never deleted
+	nested := ""                    // the folder of a nested table being skipped
 	pop := func() {
 		d := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
@@ -526,15 +541,16 @@ func (p *Planner) planListing(ctx context.Context, plan *Plan, walker Walker) (*
 				plan.NestedTables = append(plan.NestedTables, strings.TrimSuffix(nested, "/"))
 				p.observe(storage.Object{Key: nested, IsDir: true}, 0, -1, RuleNestedTable, "")
 				p.observe(o, 0, -1, RuleNestedTable, "")
-				for n := len(plan.Files); n > 0 && strings.HasPrefix(plan.Files[n-1].Path, nested); n = len(plan.Files) {
-					f := plan.Files[n-1]
-					plan.Files = plan.Files[:n-1]
-					plan.NumFilesToDelete--
-					plan.SizeOfDataToDelete -= f.Size
-					delete(candWait, p.hash(storage.Dir(f.Path)+"."+storage.Base(f.Path)+".crc"))
-					if counters != nil {
-						counters.Candidates.Add(-1)
-					}
+				// Everything planned since the walk entered the folder is in it.
+				taken := int64(plan.Files.Len() - parent.files)
+				if err := plan.Files.truncate(parent.files); err != nil {
+					return spillError{err}
+				}
+				plan.NumFilesToDelete -= taken
+				plan.SizeOfDataToDelete = parent.size
+				parent.candWait = nil
+				if counters != nil {
+					counters.Candidates.Add(-taken)
 				}
 				for n := len(plan.Dirs); n > 0 && strings.HasPrefix(plan.Dirs[n-1].Path+"/", nested); n = len(plan.Dirs) {
 					plan.Dirs = plan.Dirs[:n-1]
@@ -554,12 +570,15 @@ func (p *Planner) planListing(ctx context.Context, plan *Plan, walker Walker) (*
 			if _, ok := checksumOf(name); ok && !p.protected(o.Key) {
 				// A companion the log itself names (an add of ".f.parquet.crc") is live.
 				h := p.hash(o.Key)
-				if i, ok := candWait[h]; ok {
-					plan.Files[i].Checksum = o.Key
-					delete(candWait, h)
+				if i, ok := parent.candWait[h]; ok {
+					plan.Files.setChecksum(i, o.Key)
+					delete(parent.candWait, h)
 					parent.removed++
 				} else {
-					crcSeen[h] = struct{}{}
+					if parent.crcSeen == nil {
+						parent.crcSeen = map[uint64]struct{}{}
+					}
+					parent.crcSeen[h] = struct{}{}
 				}
 			}
 			return nil
@@ -567,7 +586,7 @@ func (p *Planner) planListing(ctx context.Context, plan *Plan, walker Walker) (*
 		if o.IsDir {
 			p.observe(o, 0, -1, RuleDirectory, "")
 			plan.TotalDirectories++
-			stack = append(stack, &dirState{key: o.Key, modTime: o.ModTime})
+			stack = append(stack, &dirState{key: o.Key, modTime: o.ModTime, files: plan.Files.Len(), size: plan.SizeOfDataToDelete})
 			return nil
 		}
 		h := p.hash(o.Key)
@@ -593,14 +612,19 @@ func (p *Planner) planListing(ctx context.Context, plan *Plan, walker Walker) (*
 		parent.removed++
 		crc := storage.Dir(o.Key) + "." + name + ".crc"
 		ch := p.hash(crc)
-		if _, ok := crcSeen[ch]; ok {
+		if _, ok := parent.crcSeen[ch]; ok {
 			f.Checksum = crc
-			delete(crcSeen, ch)
+			delete(parent.crcSeen, ch)
 			parent.removed++
 		} else {
-			candWait[ch] = len(plan.Files)
+			if parent.candWait == nil {
+				parent.candWait = map[uint64]int{}
+			}
+			parent.candWait[ch] = plan.Files.Len()
 		}
-		plan.Files = append(plan.Files, f)
+		if err := plan.Files.Append(f); err != nil {
+			return spillError{err}
+		}
 		plan.NumFilesToDelete++
 		plan.SizeOfDataToDelete += o.Size
 		if counters != nil {
@@ -610,9 +634,16 @@ func (p *Planner) planListing(ctx context.Context, plan *Plan, walker Walker) (*
 	})
 	var linkErr *LinkIntoTableError
 	if errors.As(err, &linkErr) {
+		_ = plan.Close()
 		return nil, linkErr
 	}
+	var spillErr spillError
+	if errors.As(err, &spillErr) {
+		_ = plan.Close()
+		return nil, spillErr.err
+	}
 	if err != nil {
+		_ = plan.Close()
 		return nil, fmt.Errorf("listing table %s: %w; nothing was deleted", p.snap.Location, err)
 	}
 	for len(stack) > 1 {
@@ -620,6 +651,13 @@ func (p *Planner) planListing(ctx context.Context, plan *Plan, walker Walker) (*
 	}
 	return plan, nil
 }
+
+// spillError carries an error of the plan's temporary file through a walk, which names the
+// table itself.
+type spillError struct{ err error }
+
+func (e spillError) Error() string { return e.err.Error() }
+func (e spillError) Unwrap() error { return e.err }
 
 func (p *Planner) reason(key string, h uint64) Reason {
 	switch {
@@ -650,47 +688,76 @@ func (s keySet) add(h uint64) bool {
 
 func (s keySet) has(h uint64) bool { _, ok := s.m[h]; return ok }
 
-// hashList is a set of 64-bit key hashes built once and then only queried: a sorted slice,
+// hashList is a set of 64-bit key hashes built once and then only queried: sorted slices,
 // 8 bytes per key (a Go map takes about 40), so that the protected set of 10 M live files
 // stays near 80 MB. Collisions err on the side of keeping, as for keySet.
 //
-// The hashes are uniform, so the sealed list is cut into 2^bits buckets by their top bits,
-// each about 8 hashes: buckets[b] is the place of the first hash of bucket b (half a byte
-// per key). A lookup reads its bucket's bounds and searches those few hashes, two cache
+// The hashes are kept in 256 buckets by their top byte, each grown by append while the log is
+// read: a bucket that outgrows its array copies 1/256 of the set, where one slice of 100 M
+// hashes would hold its old 640 MB and its new 800 MB array at once. Sealed, the buckets
+// laid end to end are the sorted set, and find gives a key's place in it.
+//
+// The hashes are uniform, so the sealed set is also cut into 2^bits finer buckets by their
+// top bits (bits ≥ 8, so that each lies inside one of the 256), each about 8 hashes:
+// fine[f] is the place of the first hash of fine bucket f in the whole set (half a byte per
+// key). A lookup reads its fine bucket's bounds and searches those few hashes, two cache
 // misses where a binary search of millions takes twenty.
 type hashList struct {
-	s       []uint64
-	buckets []uint32
-	shift   uint // 64 - bits
+	b     [hashBuckets][]uint64
+	off   [hashBuckets + 1]int // off[i]: the place of b[i][0] in the whole set
+	fine  []uint32
+	shift uint // 64 - bits
 }
 
-func (l *hashList) add(h uint64) { l.s = append(l.s, h) }
+const hashBuckets = 256
+
+func bucketOf(h uint64) int { return int(h >> 56) }
+
+func (l *hashList) add(h uint64) { i := bucketOf(h); l.b[i] = append(l.b[i], h) }
 
 // seal sorts and deduplicates; has may be called only after it.
 func (l *hashList) seal() {
-	slices.Sort(l.s)
-	l.s = slices.Compact(l.s)
-	l.s = slices.Clip(l.s)
+	for i := range l.b {
+		slices.Sort(l.b[i])
+		l.b[i] = slices.Clip(slices.Compact(l.b[i]))
+		l.off[i+1] = l.off[i] + len(l.b[i])
+	}
 	l.index()
 }
 
-// index builds the buckets of the sorted list.
-func (l *hashList) index() {
-	l.buckets = nil
-	if len(l.s) < 64 || len(l.s) > math.MaxUint32 {
-		return // a binary search of a few cache lines, or beyond uint32 places
+// hashListOf makes a sealed list of sorted, distinct hashes, sharing s.
+func hashListOf(s []uint64) hashList {
+	var l hashList
+	for i := range l.b {
+		lo := l.off[i]
+		hi := lo + sort.Search(len(s)-lo, func(j int) bool { return bucketOf(s[lo+j]) > i })
+		l.b[i] = s[lo:hi:hi]
+		l.off[i+1] = hi
 	}
-	bits := uint(mbits.Len64(uint64(len(l.s)) / 8))
+	l.index()
+	return l
+}
+
+// index builds the fine buckets of the sealed set.
+func (l *hashList) index() {
+	l.fine = nil
+	n := l.len()
+	bits := uint(mbits.Len64(uint64(n) / 8))
+	if bits < 8 || n > math.MaxUint32 {
+		return // the 256 buckets hold a few cache lines each, or beyond uint32 places
+	}
 	l.shift = 64 - bits
-	l.buckets = make([]uint32, 1<<bits+1)
-	b := 0
-	for i, h := range l.s {
-		for top := int(h >> l.shift); b <= top; b++ {
-			l.buckets[b] = uint32(i)
+	l.fine = make([]uint32, 1<<bits+1)
+	f := 0
+	for i := range l.b {
+		for j, h := range l.b[i] {
+			for top := int(h >> l.shift); f <= top; f++ {
+				l.fine[f] = uint32(l.off[i] + j)
+			}
 		}
 	}
-	for ; b < len(l.buckets); b++ {
-		l.buckets[b] = uint32(len(l.s))
+	for ; f < len(l.fine); f++ {
+		l.fine[f] = uint32(n)
 	}
 }
 
@@ -699,54 +766,60 @@ func (l *hashList) has(h uint64) bool {
 	return ok
 }
 
-// find returns the place of h in the sealed list (where it would go when absent).
+// find returns the place of h in the sealed set (where it would go when absent).
 func (l *hashList) find(h uint64) (int, bool) {
-	if l.buckets == nil {
-		return slices.BinarySearch(l.s, h)
+	i := bucketOf(h)
+	if l.fine == nil {
+		j, ok := slices.BinarySearch(l.b[i], h)
+		return l.off[i] + j, ok
 	}
-	b := h >> l.shift
-	lo, hi := int(l.buckets[b]), int(l.buckets[b+1])
-	i, ok := slices.BinarySearch(l.s[lo:hi], h)
-	return lo + i, ok
+	f := h >> l.shift
+	lo, hi := int(l.fine[f])-l.off[i], int(l.fine[f+1])-l.off[i]
+	j, ok := slices.BinarySearch(l.b[i][lo:hi], h)
+	return l.off[i] + lo + j, ok
 }
 
-func (l *hashList) len() int { return len(l.s) }
+func (l *hashList) len() int { return l.off[hashBuckets] }
 
 // tombList is a set of 64-bit key hashes with, for each, the newest deletion time (ms) of the
-// expired tombstones naming it: built once, then only queried, 16 bytes per key. A collision
-// can only give a file a later deletion time than its own, which keeps it sooner.
-type tombList struct{ s []tomb }
+// expired tombstones naming it: built once, then only queried, 16 bytes per key, in buckets
+// as hashList. A collision can only give a file a later deletion time than its own, which
+// keeps it sooner.
+type tombList struct{ b [hashBuckets][]tomb }
 
 type tomb struct {
 	h  uint64
 	ts int64
 }
 
-func (l *tombList) add(h uint64, ts int64) { l.s = append(l.s, tomb{h, ts}) }
+func (l *tombList) add(h uint64, ts int64) { i := bucketOf(h); l.b[i] = append(l.b[i], tomb{h, ts}) }
 
 // seal sorts by hash and keeps one entry per hash, with the newest time.
 func (l *tombList) seal() {
-	slices.SortFunc(l.s, func(a, b tomb) int {
-		if a.h != b.h {
-			return cmp.Compare(a.h, b.h)
-		}
-		return cmp.Compare(b.ts, a.ts) // newest first
-	})
-	l.s = slices.CompactFunc(l.s, func(a, b tomb) bool { return a.h == b.h })
-	l.s = slices.Clip(l.s)
+	for i := range l.b {
+		slices.SortFunc(l.b[i], func(a, b tomb) int {
+			if a.h != b.h {
+				return cmp.Compare(a.h, b.h)
+			}
+			return cmp.Compare(b.ts, a.ts) // newest first
+		})
+		l.b[i] = slices.Clip(slices.CompactFunc(l.b[i], func(a, b tomb) bool { return a.h == b.h }))
+	}
 }
 
-func (l *tombList) find(h uint64) (int, bool) {
-	return slices.BinarySearchFunc(l.s, h, func(t tomb, h uint64) int { return cmp.Compare(t.h, h) })
+func (l *tombList) find(h uint64) (tomb, bool) {
+	s := l.b[bucketOf(h)]
+	i, ok := slices.BinarySearchFunc(s, h, func(t tomb, h uint64) int { return cmp.Compare(t.h, h) })
+	if !ok {
+		return tomb{}, false
+	}
+	return s[i], true
 }
 
 func (l *tombList) has(h uint64) bool { _, ok := l.find(h); return ok }
 
 // newest returns the newest deletion time of the tombstones naming h.
 func (l *tombList) newest(h uint64) (int64, bool) {
-	i, ok := l.find(h)
-	if !ok {
-		return 0, false
-	}
-	return l.s[i].ts, true
+	t, ok := l.find(h)
+	return t.ts, ok
 }

@@ -284,7 +284,7 @@ func randomHistory(t *testing.T, r *rand.Rand) string {
 	}
 	sort.Strings(want)
 	got := []string{}
-	for _, f := range plan.Files {
+	for _, f := range plan.Files.MustCollect() {
 		got = append(got, f.Path)
 	}
 	sort.Strings(got)

@@ -93,7 +93,7 @@ func TestRecheckReadsThroughStart(t *testing.T) {
 			tb.file("late-writer.parquet", 30*day)
 			tb.file("junk.parquet", 30*day)
 			plan := tb.plan(retain0)
-			if len(plan.Files) != 3 {
+			if plan.Files.Len() != 3 {
 				t.Fatalf("planned %v, want 3 files", plan.Files)
 			}
 			counted := counting.Wrap(tb.store)
@@ -162,7 +162,7 @@ func TestRecheckRaisedRetention(t *testing.T) {
 	tb.dir("empty-new", 10*day)
 	tb.dir("empty-old", 40*day)
 	plan := tb.plan(Options{}) // the table's retention: 7 days
-	if len(plan.Files) != 4 || len(plan.Dirs) != 2 {
+	if plan.Files.Len() != 4 || len(plan.Dirs) != 2 {
 		t.Fatalf("planned %v %v, want 4 files and 2 directories", plan.Files, plan.Dirs)
 	}
 	raised := map[string]any{"metaData": map[string]any{

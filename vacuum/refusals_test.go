@@ -270,7 +270,7 @@ func TestBackfilledCoordinatedCommitsAreFine(t *testing.T) {
 	tb.file("_delta_log/_commits/00000000000000000001.0a1b2c3d-0000-4000-8000-000000000000.json", day)
 	tb.file("a.parquet", 30*day)
 	tb.file("b.parquet", 30*day)
-	if plan := tb.plan(retain0); len(plan.Files) != 1 || plan.Files[0].Path != "b.parquet" {
+	if plan := tb.plan(retain0); plan.Files.Len() != 1 || plan.Files.MustCollect()[0].Path != "b.parquet" {
 		t.Errorf("planned %v, want b.parquet", plan.Files)
 	}
 }
@@ -283,7 +283,7 @@ func TestMaterializePartitionColumns(t *testing.T) {
 	tb.commit(add("live.parquet"))
 	tb.file("live.parquet", 30*day)
 	tb.file("junk.parquet", 30*day)
-	if plan := tb.plan(retain0); len(plan.Files) != 1 || plan.Files[0].Path != "junk.parquet" {
+	if plan := tb.plan(retain0); plan.Files.Len() != 1 || plan.Files.MustCollect()[0].Path != "junk.parquet" {
 		t.Errorf("planned %v, want junk.parquet", plan.Files)
 	}
 }

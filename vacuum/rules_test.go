@@ -392,7 +392,7 @@ func TestRules(t *testing.T) {
 				t.Errorf("deleted directories (-want +got):\n%s", diff)
 			}
 			got := map[string]string{}
-			for _, f := range plan.Files {
+			for _, f := range plan.Files.MustCollect() {
 				if f.Checksum != "" {
 					got[f.Path] = f.Checksum
 				}

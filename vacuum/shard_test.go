@@ -126,7 +126,7 @@ func shardTable(t *testing.T) *table {
 // planned is what a plan deletes, as comparable strings.
 func planned(p *Plan) []string {
 	var out []string
-	for _, f := range p.Files {
+	for _, f := range p.Files.MustCollect() {
 		out = append(out, "file "+f.Path+" crc="+f.Checksum+" "+string(f.Reason))
 	}
 	for _, d := range p.Dirs {
@@ -166,7 +166,7 @@ func TestShardPlansAreOneRun(t *testing.T) {
 					if p.Shard == nil || *p.Shard != *opts.Shard || p.Version != v {
 						t.Fatalf("shard %d/%d: the plan says shard %v version %d", i, n, p.Shard, p.Version)
 					}
-					for _, f := range p.Files {
+					for _, f := range p.Files.MustCollect() {
 						if ShardOf(f.Path, n) != i {
 							t.Errorf("shard %d/%d plans %s of shard %d", i, n, f.Path, ShardOf(f.Path, n))
 						}

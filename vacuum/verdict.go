@@ -122,12 +122,11 @@ func (l *whyList) seal() hashList {
 		out = append(out, w)
 	}
 	l.s = slices.Clip(out)
-	keep := hashList{s: make([]uint64, len(l.s))}
+	hashes := make([]uint64, len(l.s))
 	for i, w := range l.s {
-		keep.s[i] = w.h
+		hashes[i] = w.h
 	}
-	keep.index()
-	return keep
+	return hashListOf(hashes)
 }
 
 // decide is the rule for one visible listed file whose key hashes to h, in the order the

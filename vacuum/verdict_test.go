@@ -61,7 +61,7 @@ func TestVerdictRules(t *testing.T) {
 		t.Errorf("untracked: reason %q, removal %d", v.Reason, v.NewestRemoval)
 	}
 	plain := tb.plan(Options{})
-	if len(plain.Files) != len(observed.Files) || plain.SizeOfDataToDelete != observed.SizeOfDataToDelete {
+	if plain.Files.Len() != observed.Files.Len() || plain.SizeOfDataToDelete != observed.SizeOfDataToDelete {
 		t.Errorf("observing changed the plan: %v, without: %v", deleted(observed), deleted(plain))
 	}
 	for k, v := range got {

@@ -74,7 +74,7 @@ func TestWriteLocalAndVacuum(t *testing.T) {
 			}
 			stale := map[string]bool{}
 			tb.StaleKeys(func(k string) { stale[k] = true })
-			for _, f := range plan.Files {
+			for _, f := range plan.Files.MustCollect() {
 				if !stale[f.Path] {
 					t.Fatalf("plan deletes %s, which is not stale", f.Path)
 				}

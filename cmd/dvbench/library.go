@@ -89,6 +89,8 @@ func cmdPlanSynthetic(ctx context.Context, args []string) error {
 	lite := fs.Bool("lite", false, "plan a LITE vacuum instead")
 	heapProfile := fs.String("heapprofile", "", "write a heap profile (live objects) to this file after planning")
 	useInventory := fs.Bool("inventory", false, "plan from DIR.inventory.parquet (written by gen -synthetic -inventory) instead of listing")
+	digest := fs.Bool("digest", false, "also compute the plan's digest (the files sorted by path: sorted runs merged when the plan spilled) and time it")
+	filesInMemory := fs.Int("files-in-memory", 0, "the plan's files held in memory before the rest spills to a temporary file (0: the default, vacuum.DefaultFilesInMemory; -1: never spill)")
 	if err := fs.Parse(args); err != nil {
 		return usageError{err.Error()}
 	}
@@ -104,7 +106,7 @@ func cmdPlanSynthetic(ctx context.Context, args []string) error {
 		return err
 	}
 	zero := 0.0
-	opts := vacuum.Options{RetainHours: &zero, DisableRetentionCheck: true}
+	opts := vacuum.Options{RetainHours: &zero, DisableRetentionCheck: true, FilesInMemory: *filesInMemory}
 	if *lite {
 		opts.Mode = vacuum.ModeLite
 	}
@@ -129,6 +131,14 @@ func cmdPlanSynthetic(ctx context.Context, args []string) error {
 		return err
 	}
 	elapsed := time.Since(start)
+	var digestSeconds float64
+	if *digest {
+		d0 := time.Now()
+		if d := vacuum.Digest(plan); !vacuum.ValidDigest(d) {
+			return fmt.Errorf("plan-synthetic: %s", d)
+		}
+		digestSeconds = time.Since(d0).Seconds()
+	}
 	peakHeap, peakSys := h.Stop()
 	retained := bench.LiveHeap()
 	if *heapProfile != "" {
@@ -144,14 +154,16 @@ func cmdPlanSynthetic(ctx context.Context, args []string) error {
 	runtime.KeepAlive(pl)
 	// The plan's own share (one File per candidate) is reported apart: it grows with the
 	// files to delete, not with the live files.
-	files := int64(len(plan.Files))
-	plan.Files = nil
+	files := int64(plan.Files.Len())
+	spilled, spillBytes := plan.Files.Spilled(), plan.Files.SpillBytes()
+	_ = plan.Close()
+	plan.Files = vacuum.FileList{}
 	withoutPlan := bench.LiveHeap()
 	runtime.KeepAlive(pl)
 	return printJSON(map[string]any{
 		"inventoryRows": inventoryRows, "source": plan.Source,
-		"live": t.Live, "stale": t.Stale(), "candidates": files, "listed": store.Listed.Load(),
-		"protected": plan.Protected, "secondsReadingLog": protected.Seconds(), "seconds": elapsed.Seconds(),
+		"live": t.Live, "stale": t.Stale(), "candidates": files, "spilled": spilled, "spillBytes": spillBytes, "listed": store.Listed.Load(),
+		"protected": plan.Protected, "secondsReadingLog": protected.Seconds(), "seconds": elapsed.Seconds(), "digestSeconds": digestSeconds,
 		"baseHeapMiB":           float64(base) / mib,
 		"peakHeapMiB":           float64(peakHeap) / mib,
 		"peakRuntimeMiB":        float64(peakSys) / mib,

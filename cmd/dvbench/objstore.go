@@ -321,8 +321,8 @@ func cmdObjstore(ctx context.Context, kind string, args []string) error {
 				kind, c, t1.Sub(t0).Seconds(), t2.Sub(t1).Seconds(), reqAll.List, floorList, reqAll.Get, reqAll.Put, reqAll.Delete, floorDelete, res.NumDeletedFiles)
 			// Put back what was deleted, and the log as generated.
 			var back []string
-			for _, f := range plan.Files {
-				back = append(back, f.Path)
+			if err := plan.Files.Each(func(f vacuum.File) error { back = append(back, f.Path); return nil }); err != nil {
+				return err
 			}
 			if err := upload(back); err != nil {
 				return err

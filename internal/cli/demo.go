@@ -87,13 +87,17 @@ func runDemo(ctx context.Context, w io.Writer, dir string) error {
 	if err != nil {
 		return err
 	}
-	printResult(w, res)
+	if err := printResult(w, res); err != nil {
+		return err
+	}
 	fmt.Fprintf(w, "\n== deltavacuum vacuum %s\n", dir)
 	res, err = t.Vacuum(ctx, deltavacuum.VacuumOptions{})
 	if err != nil {
 		return err
 	}
-	printResult(w, res)
+	if err := printResult(w, res); err != nil {
+		return err
+	}
 	fmt.Fprintf(w, "\n== What is left (the log and hidden folders are never touched)\n")
 	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/deltavacuum/deltavacuum/catalog"
 	"github.com/deltavacuum/deltavacuum/internal/redact"
 	"github.com/deltavacuum/deltavacuum/storage/location"
+	"github.com/deltavacuum/deltavacuum/vacuum"
 )
 
 // sessionFlags are the flags every table command shares.
@@ -108,7 +109,7 @@ func sparkPath(location, rel string) string {
 }
 
 // printStatement renders one statement's result as text.
-func printStatement(w, stderr io.Writer, r *session.Result) {
+func printStatement(w, stderr io.Writer, r *session.Result) error {
 	for _, warn := range r.Warnings {
 		fmt.Fprintln(stderr, "warning: "+warn)
 	}
@@ -116,8 +117,12 @@ func printStatement(w, stderr io.Writer, r *session.Result) {
 	case r.Vacuum != nil:
 		v := r.Vacuum
 		if v.DryRun {
-			for _, f := range v.Files {
+			err := v.Files.Each(func(f vacuum.File) error {
 				fmt.Fprintln(w, displayPath(sparkPath(v.Table, f.Path)))
+				return nil
+			})
+			if err != nil {
+				return err
 			}
 			for _, d := range v.Dirs {
 				fmt.Fprintln(w, displayPath(sparkPath(v.Table, d.Path)))
@@ -125,10 +130,12 @@ func printStatement(w, stderr io.Writer, r *session.Result) {
 			fmt.Fprintf(w, "Found %d files (%d bytes) and %d directories in a total of %d directories that are safe to delete.\n",
 				v.NumFilesToDelete, v.SizeOfDataToDelete, len(v.Dirs), v.TotalDirectories)
 			printNotes(stderr, v)
-			return
+			return nil
 		}
 		fmt.Fprintln(w, sparkPath(v.Table, ""))
-		printResult(w, v)
+		if err := printResult(w, v); err != nil {
+			return err
+		}
 		printNotes(stderr, v)
 	case r.Kind == "SET":
 		for _, k := range session.SortedKeys(r.Settings) {
@@ -165,6 +172,7 @@ func printStatement(w, stderr io.Writer, r *session.Result) {
 	case r.Explain != nil:
 		printExplained(w, r.Explain)
 	}
+	return nil
 }
 
 // openTable opens the table a command names, with the session its flags describe.

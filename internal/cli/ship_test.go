@@ -153,7 +153,7 @@ func TestVacuumHelp(t *testing.T) {
 func TestDryRunUnknownTime(t *testing.T) {
 	var b strings.Builder
 	known := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	printResult(&b, &vacuum.Result{DryRun: true, Plan: &vacuum.Plan{Files: []vacuum.File{{Path: "a.parquet", Size: 1, Reason: "tombstone"}, {Path: "b.parquet", Size: 2, Reason: "tombstone", ModificationTime: known}}}})
+	printResult(&b, &vacuum.Result{DryRun: true, Plan: &vacuum.Plan{Files: vacuum.NewFileList(vacuum.File{Path: "a.parquet", Size: 1, Reason: "tombstone"}, vacuum.File{Path: "b.parquet", Size: 2, Reason: "tombstone", ModificationTime: known})}})
 	out := b.String()
 	if strings.Contains(out, "0001-01-01") || !strings.Contains(out, "tombstone\t1\t-\ta.parquet") || !strings.Contains(out, "2026-01-02T03:04:05Z\tb.parquet") {
 		t.Errorf("DRY RUN:\n%s", out)

@@ -105,8 +105,8 @@ case-insensitive (sales.orders finds Tables/sales/Orders in a local warehouse).
 						if werr := writeJSON(cmd.OutOrStdout(), r); werr != nil {
 							return werr
 						}
-					} else {
-						printStatement(cmd.OutOrStdout(), cmd.ErrOrStderr(), r)
+					} else if werr := printStatement(cmd.OutOrStdout(), cmd.ErrOrStderr(), r); werr != nil {
+						return werr
 					}
 				}
 				if err != nil {
@@ -152,8 +152,7 @@ func newHistoryCmd() *cobra.Command {
 			if asJSON {
 				return writeJSON(cmd.OutOrStdout(), r)
 			}
-			printStatement(cmd.OutOrStdout(), cmd.ErrOrStderr(), r)
-			return nil
+			return printStatement(cmd.OutOrStdout(), cmd.ErrOrStderr(), r)
 		},
 	}
 	sf.add(cmd)

@@ -160,8 +160,8 @@ docs/k8s-vacuum-job.yaml.
 					if werr := writeJSON(cmd.OutOrStdout(), res); werr != nil {
 						return werr
 					}
-				} else {
-					printResult(cmd.OutOrStdout(), res)
+				} else if werr := printResult(cmd.OutOrStdout(), res); werr != nil {
+					return werr
 				}
 				printNotes(cmd.ErrOrStderr(), res)
 			}
@@ -186,14 +186,18 @@ docs/k8s-vacuum-job.yaml.
 	return cmd
 }
 
-func printResult(w io.Writer, res *vacuum.Result) {
+func printResult(w io.Writer, res *vacuum.Result) error {
 	if res.Shard != nil {
 		// Last, after the summary line: the files' lines stay the first ones.
 		defer fmt.Fprintf(w, "This was shard %s of %s at version %d: the other shards hold the rest of the table.\n", res.Shard, displayPath(res.Table), res.Version)
 	}
 	if res.DryRun {
-		for _, f := range res.Files {
+		err := res.Files.Each(func(f vacuum.File) error {
 			fmt.Fprintf(w, "%s\t%d\t%s\t%s\n", f.Reason, f.Size, fileTime(f.ModificationTime), displayPath(f.Path))
+			return nil
+		})
+		if err != nil {
+			return err
 		}
 		for _, d := range res.Dirs {
 			fmt.Fprintf(w, "directory\t\t\t%s\n", displayPath(d.Path+"/"))
@@ -201,7 +205,7 @@ func printResult(w io.Writer, res *vacuum.Result) {
 		fmt.Fprintf(w, "Found %d files (%d bytes) and %d directories in a total of %d directories that are safe to delete.\n",
 			res.NumFilesToDelete, res.SizeOfDataToDelete, len(res.Dirs), res.TotalDirectories)
 		printReclaim(w, res)
-		return
+		return nil
 	}
 	fmt.Fprintf(w, "Deleted %d files (%d bytes) and %d directories in a total of %d directories.\n",
 		res.NumDeletedFiles, res.SizeOfDeletedData, res.NumDeletedDirectories, res.TotalDirectories)
@@ -221,6 +225,7 @@ func printResult(w io.Writer, res *vacuum.Result) {
 	if res.RunID != "" {
 		fmt.Fprintf(w, "Run %s recorded; deltavacuum undo can take it back.\n", res.RunID)
 	}
+	return nil
 }
 
 // fileTime is a modification time as the DRY RUN prints it: "-" when the plan does not know
