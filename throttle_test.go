@@ -37,8 +37,9 @@ func throttleProxy(t *testing.T, upstream string, rules ...faulty.Rule) (string,
 	ft := faulty.New(rules...)
 	ft.Base = http.DefaultTransport
 	rp := &httputil.ReverseProxy{
-		Director: func(r *http.Request) {
-			r.URL.Scheme, r.URL.Host = u.Scheme, u.Host
+		Rewrite: func(pr *httputil.ProxyRequest) {
+			// Only the URL: the Host header stays the one the client signed.
+			pr.Out.URL.Scheme, pr.Out.URL.Host = u.Scheme, u.Host
 		},
 		Transport: ft,
 	}
