@@ -119,6 +119,7 @@ func cmdPlanSynthetic(ctx context.Context, args []string) error {
 		if err != nil {
 			return err
 		}
+		defer l.Close()
 		opts.Inventory, inventoryRows = l, l.Rows()
 	}
 	pl, err := vacuum.NewPlanner(ctx, store, opts)
