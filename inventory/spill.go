@@ -33,6 +33,7 @@ type spill struct {
 	f         *os.File
 	name      string // removed at once on Unix; on Windows removed by close
 	end       int64  // bytes written
+	maxBlock  int    // the largest payload written: a longer one read back is damage
 	runs      []run
 	closed    bool
 }
@@ -84,6 +85,7 @@ func (sp *spill) write(entries []entry) error {
 			return err
 		}
 		r.size += int64(len(hdr) + len(payload))
+		sp.maxBlock = max(sp.maxBlock, len(payload))
 		payload, prev = payload[:0], ""
 		return nil
 	}
@@ -190,7 +192,7 @@ func (it *runIter) next() (*entry, error) {
 			return nil, nil
 		}
 		n, err := binary.ReadUvarint(it.br)
-		if err != nil || n == 0 || n > 4*blockSize+1<<20 {
+		if err != nil || n == 0 || n > uint64(it.sp.maxBlock) {
 			return nil, it.damaged(fmt.Sprintf("a block header after %d of %d entries of a run", it.read, it.r.entries))
 		}
 		buf := make([]byte, 4+n)

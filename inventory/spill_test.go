@@ -293,3 +293,19 @@ func TestDamagedSpillFile(t *testing.T) {
 	diff(t, got, want)
 }
 
+
+// TestSpilledLongKeys: keys far longer than a block are written and read back.
+func TestSpilledLongKeys(t *testing.T) {
+	long := strings.Repeat("k", 3*blockSize)
+	entries := []entry{{key: long + "/a", timed: true}, {key: "b", timed: true}, {key: long + "/b", size: 1, timed: true}, {key: long + "x", timed: true}}
+	mem, sp := build(t, entries, 1<<30), build(t, entries, 2)
+	want, err := objects(mem, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := objects(sp, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	diff(t, got, want)
+}
