@@ -293,7 +293,6 @@ func TestDamagedSpillFile(t *testing.T) {
 	diff(t, got, want)
 }
 
-
 // TestSpilledLongKeys: keys far longer than a block are written and read back.
 func TestSpilledLongKeys(t *testing.T) {
 	long := strings.Repeat("k", 3*blockSize)
