@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/deltavacuum/deltavacuum/sql"
@@ -78,7 +79,9 @@ type Listing struct {
 	budget    int     // entries kept in memory before a run is written
 	spillDir  string
 	spill     *spill // nil while everything fits in memory
-	n         int    // entries after merging rows of one key, across runs
+	countMu   sync.Mutex
+	counted   bool // n is known
+	n         int  // entries after merging rows of one key, across runs (Len)
 	rows      int64
 	ignored   int64
 	invalid   int64
@@ -344,14 +347,9 @@ func (l *Listing) add(e entry) error {
 	return nil
 }
 
-// finish sorts the entries in memory and, for a listing that spilled, counts the entries after
-// merging the runs (Len is exact): one pass over the temporary file.
+// finish sorts the entries in memory.
 func (l *Listing) finish() error {
 	l.sort()
-	l.n = len(l.entries)
-	if l.spill != nil {
-		return l.count()
-	}
 	return nil
 }
 
@@ -429,12 +427,13 @@ func (l *Listing) sort() {
 
 // Len returns the number of entries the inventory has inside the table root (directories
 // implied by deeper paths not counted), rows of one key counted once. For a listing that
-// spilled, Open counted them with one pass over its temporary file.
+// spilled, the first call counts them with one pass over its temporary file (the cost of a Walk
+// without fn); it returns -1 when that file cannot be read (a Walk reports why).
 func (l *Listing) Len() int {
 	if l.spill == nil {
 		return len(l.entries)
 	}
-	return l.n
+	return l.count()
 }
 
 // Rows returns the number of inventory rows read that the query's WHERE kept (all of them

@@ -355,25 +355,31 @@ func (l *Listing) iter() (iterator, error) {
 	return newMerge(its), nil
 }
 
-// count sets n to the number of entries after merging the runs: one pass over the file.
-func (l *Listing) count() error {
+// count returns the number of entries after merging the runs, counted once: one pass over the
+// file; -1 when it cannot be read.
+func (l *Listing) count() int {
+	l.countMu.Lock()
+	defer l.countMu.Unlock()
+	if l.counted {
+		return l.n
+	}
 	it, err := l.iter()
 	if err != nil {
-		return err
+		return -1
 	}
-	var n int
+	n := 0
 	for {
 		e, err := it.next()
 		if err != nil {
-			return err
+			return -1
 		}
 		if e == nil {
 			break
 		}
 		n++
 	}
-	l.n = n
-	return nil
+	l.n, l.counted = n, true
+	return n
 }
 
 // Spilled says whether the listing holds rows in its temporary file.

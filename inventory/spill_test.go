@@ -308,3 +308,29 @@ func TestSpilledLongKeys(t *testing.T) {
 	}
 	diff(t, got, want)
 }
+
+// TestLenOfDamagedSpillFile: Len counts a spilled listing once, and is -1 (never another count)
+// when its temporary file is damaged before that.
+func TestLenOfDamagedSpillFile(t *testing.T) {
+	entries := randomEntries(rand.New(rand.NewPCG(18, 3)), 30)
+	want := build(t, entries, 1<<30).Len()
+	l := build(t, entries, 4)
+	b := make([]byte, 1)
+	if _, err := l.spill.f.ReadAt(b, l.spill.end/2); err != nil {
+		t.Fatal(err)
+	}
+	b[0] ^= 0x55
+	if _, err := l.spill.f.WriteAt(b, l.spill.end/2); err != nil {
+		t.Fatal(err)
+	}
+	if n := l.Len(); n != -1 {
+		t.Fatalf("Len of a damaged listing %d, want -1", n)
+	}
+	b[0] ^= 0x55
+	if _, err := l.spill.f.WriteAt(b, l.spill.end/2); err != nil {
+		t.Fatal(err)
+	}
+	if n := l.Len(); n != want {
+		t.Fatalf("Len %d, want %d", n, want)
+	}
+}
