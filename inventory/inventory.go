@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -473,6 +474,7 @@ func (l *Listing) Walk(ctx context.Context, prefix string, fn func(storage.Objec
 	if err != nil {
 		return err
 	}
+	defer runtime.KeepAlive(l) // its cleanup closes the temporary file the walk reads
 	var e *entry
 	if prefix != "" && l.spill == nil {
 		start, _ := slices.BinarySearchFunc(l.entries, prefix, func(e entry, p string) int { return compareKeys(e.key, p) })
