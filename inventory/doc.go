@@ -1,6 +1,8 @@
 // Package inventory reads the inventory of VACUUM ... USING INVENTORY and turns it into a
 // listing of the table: the rows inside the table root, as storage.Object values, walked in the
-// order storage.Store.Walk promises. It never deletes and never writes.
+// order storage.Store.Walk promises. It never deletes; the only file it writes is the listing's
+// own temporary file when the rows exceed Options.RowsInMemory (sorted runs merged by Walk,
+// released by Listing.Close).
 //
 // An inventory is a table of files with the columns path (a fully qualified URI, STRING), length
 // (an integer), isDir (BOOLEAN) and modificationTime (an integer, milliseconds since the epoch);

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/deltavacuum/deltavacuum/sql"
@@ -60,6 +62,13 @@ type Options struct {
 	// bucket or container root (s3://bucket/, abfss://container@account.dfs.core.windows.net/) or
 	// of a Delta table. The default, OpenLocal, opens local paths only.
 	Open func(ctx context.Context, location string) (storage.Store, error)
+	// RowsInMemory is the number of rows inside the table root kept in memory (about 140 bytes
+	// each); beyond it they are written, sorted, as runs to one temporary file and Walk merges
+	// the runs. 0 is 2,000,000 (about 300 MB at the peak).
+	RowsInMemory int
+	// SpillDir is the folder of that temporary file; "" is os.TempDir() ($TMPDIR). On Unix its
+	// name is removed as soon as it is created, so nothing is left behind, even by a crash.
+	SpillDir string
 }
 
 // Listing is the inventory's view of a table: its rows inside the table root, sorted, as a
@@ -67,7 +76,13 @@ type Options struct {
 type Listing struct {
 	inventory string
 	root      string
-	entries   []entry
+	entries   []entry // the rows in memory; sorted and merged once Open returns
+	budget    int     // entries kept in memory before a run is written
+	spillDir  string
+	spill     *spill // nil while everything fits in memory
+	countMu   sync.Mutex
+	counted   bool // n is known
+	n         int  // entries after merging rows of one key, across runs (Len)
 	rows      int64
 	ignored   int64
 	invalid   int64
@@ -115,15 +130,22 @@ func Open(ctx context.Context, src Source, tableRoot string, opts Options) (*Lis
 	if err != nil {
 		return nil, err
 	}
-	li := &Listing{inventory: t.location(), root: tableRoot}
+	li := &Listing{inventory: t.location(), root: tableRoot, budget: opts.RowsInMemory, spillDir: opts.SpillDir}
+	if li.budget <= 0 {
+		li.budget = defaultRowsInMemory
+	}
 	p.listing, p.root = li, r
 	if err := t.scan(ctx, p.need, p.consume); err != nil {
+		li.Close()
 		return nil, err
 	}
 	if m, ok := t.(*mappedTable); ok {
 		li.skipped = m.skipped
 	}
-	li.sort()
+	if err := li.finish(); err != nil {
+		li.Close()
+		return nil, err
+	}
 	return li, nil
 }
 
@@ -314,7 +336,21 @@ func (p *plan) consume(row []sql.Value) error {
 	} else if !e.dir {
 		return fmt.Errorf("%w: the file %q has no modificationTime", ErrInvalidRow, pv.Str())
 	}
+	return l.add(e)
+}
+
+// add keeps an entry, writing the entries in memory as a run when they reach the budget.
+func (l *Listing) add(e entry) error {
 	l.entries = append(l.entries, e)
+	if len(l.entries) >= l.budget {
+		return l.spillBuffer()
+	}
+	return nil
+}
+
+// finish sorts the entries in memory.
+func (l *Listing) finish() error {
+	l.sort()
 	return nil
 }
 
@@ -341,25 +377,41 @@ func compareKeys(a, b string) int {
 	return len(a) - len(b)
 }
 
-// sort orders the entries and merges rows of one key, keeping the latest (as Spark does).
-func (l *Listing) sort() {
-	slices.SortFunc(l.entries, func(a, b entry) int {
-		if c := compareKeys(a.key, b.key); c != 0 {
-			return c
-		}
-		switch {
-		case a.timed != b.timed:
-			if a.timed {
-				return 1
-			}
-			return -1
-		case a.mtime < b.mtime:
-			return -1
-		case a.mtime > b.mtime:
+// compareEntries orders entries by key (compareKeys) and the rows of one key from the earliest
+// to the latest: a row without modificationTime before one with it, then by modificationTime;
+// rows alike in those are ordered by dir and size, so that which one is kept never depends on
+// the order of the rows or on how they were split into runs.
+func compareEntries(a, b entry) int {
+	if c := compareKeys(a.key, b.key); c != 0 {
+		return c
+	}
+	switch {
+	case a.timed != b.timed:
+		if a.timed {
 			return 1
 		}
-		return 0
-	})
+		return -1
+	case a.mtime < b.mtime:
+		return -1
+	case a.mtime > b.mtime:
+		return 1
+	case a.dir != b.dir:
+		if a.dir {
+			return 1
+		}
+		return -1
+	case a.size < b.size:
+		return -1
+	case a.size > b.size:
+		return 1
+	}
+	return 0
+}
+
+// sort orders the entries in memory and merges rows of one key, keeping the latest (as Spark
+// does).
+func (l *Listing) sort() {
+	slices.SortFunc(l.entries, compareEntries)
 	out := l.entries[:0]
 	for i, e := range l.entries {
 		if i+1 < len(l.entries) && l.entries[i+1].key == e.key {
@@ -368,12 +420,22 @@ func (l *Listing) sort() {
 		out = append(out, e)
 	}
 	clear(l.entries[len(out):])
-	l.entries = slices.Clip(out)
+	l.entries = out
+	if l.spill == nil {
+		l.entries = slices.Clip(out)
+	}
 }
 
 // Len returns the number of entries the inventory has inside the table root (directories
-// implied by deeper paths not counted).
-func (l *Listing) Len() int { return len(l.entries) }
+// implied by deeper paths not counted), rows of one key counted once. For a listing that
+// spilled, the first call counts them with one pass over its temporary file (the cost of a Walk
+// without fn); it returns -1 when that file cannot be read (a Walk reports why).
+func (l *Listing) Len() int {
+	if l.spill == nil {
+		return len(l.entries)
+	}
+	return l.count()
+}
 
 // Rows returns the number of inventory rows read that the query's WHERE kept (all of them
 // without a query), not counting the rows Skipped left out before.
@@ -408,17 +470,45 @@ func (l *Listing) Walk(ctx context.Context, prefix string, fn func(storage.Objec
 	if prefix != "" && !strings.HasSuffix(prefix, "/") {
 		return fmt.Errorf("inventory listing: prefix %q is not a directory key", prefix)
 	}
-	start := 0
-	if prefix != "" {
-		start, _ = slices.BinarySearchFunc(l.entries, prefix, func(e entry, p string) int { return compareKeys(e.key, p) })
-		if start == len(l.entries) || !strings.HasPrefix(l.entries[start].key, prefix) {
-			return fmt.Errorf("%w: %s in the inventory of %s", storage.ErrNotExist, prefix, l.root)
+	it, err := l.iter()
+	if err != nil {
+		return err
+	}
+	defer runtime.KeepAlive(l) // its cleanup closes the temporary file the walk reads
+	var e *entry
+	if prefix != "" && l.spill == nil {
+		start, _ := slices.BinarySearchFunc(l.entries, prefix, func(e entry, p string) int { return compareKeys(e.key, p) })
+		it.(*sliceIter).i = start
+	}
+	// The keys below a prefix follow every key ordered before it (compareKeys puts a directory
+	// right before its contents): skip those, then the first one left must lie below it.
+	for i := 0; ; i++ {
+		if i%1024 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
 		}
+		if e, err = it.next(); err != nil {
+			return err
+		}
+		if e == nil || compareKeys(e.key, prefix) >= 0 {
+			break
+		}
+	}
+	if prefix != "" && (e == nil || !strings.HasPrefix(e.key, prefix)) {
+		return fmt.Errorf("%w: %s in the inventory of %s", storage.ErrNotExist, prefix, l.root)
 	}
 	open := []string{prefix} // the directories reported, each a prefix of the next
 	skip := ""
-	for i := start; i < len(l.entries); i++ {
-		e := &l.entries[i]
+	for i := 0; e != nil; i++ {
+		if i > 0 {
+			if e, err = it.next(); err != nil {
+				return err
+			}
+			if e == nil {
+				break
+			}
+		}
 		if !strings.HasPrefix(e.key, prefix) {
 			break
 		}

@@ -32,6 +32,7 @@ func (s *Session) Inspect(ctx context.Context, t *deltavacuum.Table, req Inspect
 		if err != nil {
 			return nil, err
 		}
+		defer listing.Close() // its temporary file, if it spilled
 		opts.Inventory = listing
 	}
 	if opts.Now.IsZero() {

@@ -414,6 +414,7 @@ func (s *Session) Vacuum(ctx context.Context, t *deltavacuum.Table, req VacuumRe
 		if err != nil {
 			return nil, err
 		}
+		defer listing.Close() // its temporary file, if it spilled
 		opts.Inventory = listing
 	}
 	opts.Mode = vacuum.Mode(mode)
@@ -444,6 +445,7 @@ func (s *Session) openInventory(ctx context.Context, t *deltavacuum.Table, inv *
 		return nil, err
 	}
 	if listing.Rows() > 0 && listing.Ignored() == listing.Rows() {
+		listing.Close()
 		return nil, fmt.Errorf("inventory %s: none of its %d rows lies inside the table %s; check that the inventory is of this table's storage (paths must be fully qualified URIs such as %s/part-0.parquet)",
 			listing.Inventory(), listing.Rows(), t.Location, t.Location)
 	}

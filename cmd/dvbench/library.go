@@ -90,6 +90,7 @@ func cmdPlanSynthetic(ctx context.Context, args []string) error {
 	heapProfile := fs.String("heapprofile", "", "write a heap profile (live objects) to this file after planning")
 	useInventory := fs.Bool("inventory", false, "plan from DIR.inventory.parquet (written by gen -synthetic -inventory) instead of listing")
 	digest := fs.Bool("digest", false, "also compute the plan's digest (the files sorted by path: sorted runs merged when the plan spilled) and time it")
+	rowsInMemory := fs.Int("inventory-rows-in-memory", 0, "with -inventory, the inventory rows held in memory before the rest spill to a temporary file (0: the default, 2,000,000)")
 	filesInMemory := fs.Int("files-in-memory", 0, "the plan's files held in memory before the rest spills to a temporary file (0: the default, vacuum.DefaultFilesInMemory; -1: never spill)")
 	if err := fs.Parse(args); err != nil {
 		return usageError{err.Error()}
@@ -115,10 +116,11 @@ func cmdPlanSynthetic(ctx context.Context, args []string) error {
 	start := time.Now()
 	var inventoryRows int64
 	if *useInventory {
-		l, err := inventory.Open(ctx, inventory.Source{Location: inventoryPath(dir), Format: inventory.FormatParquet}, store.Location(), inventory.Options{})
+		l, err := inventory.Open(ctx, inventory.Source{Location: inventoryPath(dir), Format: inventory.FormatParquet}, store.Location(), inventory.Options{RowsInMemory: *rowsInMemory})
 		if err != nil {
 			return err
 		}
+		defer l.Close()
 		opts.Inventory, inventoryRows = l, l.Rows()
 	}
 	pl, err := vacuum.NewPlanner(ctx, store, opts)
