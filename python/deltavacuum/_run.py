@@ -74,6 +74,19 @@ def _interrupt(proc: subprocess.Popen) -> None:
         proc.send_signal(signal.SIGINT)
 
 
+def _wait(proc: subprocess.Popen) -> None:
+    """proc.wait(), a short wait at a time: an interrupt delivered to another thread than the
+    main one (a process-directed signal may land on any thread) leaves the main thread blocked
+    in waitpid; waking every quarter second lets Python raise the KeyboardInterrupt it has
+    pending, so the stop button always reaches the child."""
+    while True:
+        try:
+            proc.wait(timeout=0.25)
+            return
+        except subprocess.TimeoutExpired:
+            continue
+
+
 def run(
     args: Sequence[str],
     *,
@@ -123,12 +136,12 @@ def run(
         t.start()
     interrupted = False
     try:
-        proc.wait()
+        _wait(proc)
     except KeyboardInterrupt:
         interrupted = True
         _interrupt(proc)
         try:
-            proc.wait()
+            _wait(proc)
         except KeyboardInterrupt:
             proc.kill()
             proc.wait()
