@@ -17,6 +17,22 @@ from deltavacuum import DeltaTable, VacuumInterrupted
 from test_credentials import azure_table  # noqa: F401  (the fixture)
 
 
+@pytest.fixture(autouse=True)
+def keyboard_interrupts():
+    """Python raises KeyboardInterrupt on SIGINT only when SIGINT was not ignored at its start;
+    a shell that starts a job in the background without job control ignores it (POSIX), and
+    the stop button then does nothing. These tests need the notebook's behaviour, so they set
+    it for their duration."""
+    if sys.platform == "win32":
+        yield
+        return
+    old = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, old)
+
+
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to this process is how the test presses stop")
 def test_stop_button_ends_the_run_cleanly(azure_table) -> None:  # noqa: F811
     uri, opts, s, rs, proxy = azure_table
