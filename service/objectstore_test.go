@@ -174,7 +174,7 @@ tables:
 			if err != nil {
 				t.Fatal(err)
 			}
-			before := l.sent.Load()
+			before := l.Sent()
 			if _, err := dt.Snapshot(ctx); err != nil {
 				t.Fatal(err)
 			}
@@ -182,8 +182,8 @@ tables:
 				t.Fatal(err)
 			}
 			counted, ok := counting.Requests(dt.Store)
-			if !ok || counted.Total() == 0 || l.sent.Load()-before != counted.Total() {
-				t.Errorf("the store sent %d requests, the limiter let %d through", counted.Total(), l.sent.Load()-before)
+			if !ok || counted.Total() == 0 || l.Sent()-before != counted.Total() {
+				t.Errorf("the store sent %d requests, the limiter let %d through", counted.Total(), l.Sent()-before)
 			}
 
 			if err := f.srv.Discover(ctx, "lake", f.clock.now()); err != nil {

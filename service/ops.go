@@ -69,7 +69,11 @@ func (s *Server) setupOps(getenv func(string) string) error {
 		s.ops.staleAfter = config.DefaultStaleRunAfter
 	}
 	for _, st := range s.cfg.Stores {
-		s.ops.limiters = append(s.ops.limiters, newLimiter(st))
+		l, err := newLimiter(st)
+		if err != nil {
+			return err
+		}
+		s.ops.limiters = append(s.ops.limiters, l)
 	}
 	if w := s.cfg.Webhook; w != nil {
 		h, err := newWebhook(w, getenv, s.red)

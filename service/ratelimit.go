@@ -1,82 +1,35 @@
 package service
 
 import (
-	"context"
-	"fmt"
 	"net/http"
 	"strings"
-	"sync/atomic"
-	"time"
-
-	"golang.org/x/time/rate"
 
 	"github.com/deltavacuum/deltavacuum/service/config"
+	"github.com/deltavacuum/deltavacuum/storage/ratelimit"
 )
 
 // limiter is the requests-per-second limit of one configured store: every HTTP request of
 // every table under its prefix (each attempt, each listing page, each batch delete) waits
-// for a token of one bucket, shared by those tables.
+// for a token of one bucket, shared by those tables. It is the stores' own limiter
+// (storage/ratelimit) with the configured rate as its ceiling, so a store that throttles slows
+// the service's requests too.
 type limiter struct {
 	prefix string
-	lim    *rate.Limiter
-	// now and sleep are the limiter's clock (real time: the service's clock may be injected
-	// and stand still in tests).
-	now   func() time.Time
-	sleep func(ctx context.Context, d time.Duration) error
-	// sent counts the requests let through.
-	sent atomic.Int64
+	*ratelimit.Limiter
 }
 
-func newLimiter(st config.Store) *limiter {
-	return &limiter{prefix: st.Prefix, lim: rate.NewLimiter(rate.Limit(st.RequestsPerSecond), st.Burst), now: time.Now, sleep: sleepCtx}
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
+// newLimiter makes the limiter of a checked store (config: the rate from 0.1 to 100 000,
+// the burst 1 or more).
+func newLimiter(st config.Store) (*limiter, error) {
+	l, err := ratelimit.New(st.Prefix, st.RequestsPerSecond, st.Burst)
+	if err != nil {
+		return nil, err
 	}
-}
-
-// wait takes one token, sleeping until it is there.
-func (l *limiter) wait(ctx context.Context) error {
-	r := l.lim.ReserveN(l.now(), 1)
-	if !r.OK() {
-		return fmt.Errorf("requests to %s: the rate limit refuses the request", l.prefix)
-	}
-	if d := r.DelayFrom(l.now()); d > 0 {
-		if err := l.sleep(ctx, d); err != nil {
-			r.CancelAt(l.now())
-			return err
-		}
-	}
-	l.sent.Add(1)
-	return nil
+	return &limiter{prefix: st.Prefix, Limiter: l}, nil
 }
 
 // wrap is the store's transport wrapper (location.OpenTransport).
-func (l *limiter) wrap(base http.RoundTripper) http.RoundTripper {
-	return &limitedTransport{base: base, l: l}
-}
-
-type limitedTransport struct {
-	base http.RoundTripper
-	l    *limiter
-}
-
-func (t *limitedTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	if err := t.l.wait(r.Context()); err != nil {
-		if r.Body != nil {
-			r.Body.Close()
-		}
-		return nil, err
-	}
-	return t.base.RoundTrip(r)
-}
+func (l *limiter) wrap(base http.RoundTripper) http.RoundTripper { return l.Wrap(base) }
 
 // limiterFor returns the limiter of the longest configured prefix loc starts with (at a '/'
 // boundary), or nil.

@@ -10,6 +10,15 @@ import (
 	"github.com/deltavacuum/deltavacuum/service/config"
 )
 
+func mustLimiter(t *testing.T, st config.Store) *limiter {
+	t.Helper()
+	l, err := newLimiter(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
 // fakeTime is a clock that moves only when the limiter sleeps.
 type fakeTime struct {
 	mu sync.Mutex
@@ -43,8 +52,8 @@ func (s *stamping) RoundTrip(r *http.Request) (*http.Response, error) {
 // one every 100 ms; in no second of the fake clock do more than rate+burst requests go.
 func TestLimiterAppliesTheRate(t *testing.T) {
 	clock := &fakeTime{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
-	l := newLimiter(config.Store{Prefix: "s3://b/", RequestsPerSecond: 10, Burst: 5})
-	l.now, l.sleep = clock.now, clock.sleep
+	l := mustLimiter(t, config.Store{Prefix: "s3://b/", RequestsPerSecond: 10, Burst: 5})
+	l.SetClock(clock.now, clock.sleep)
 	base := &stamping{clock: clock}
 	a, b := l.wrap(base), l.wrap(base) // two tables on the same store
 	start := clock.now()
@@ -58,7 +67,7 @@ func TestLimiterAppliesTheRate(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if got := l.sent.Load(); got != 60 {
+	if got := l.Sent(); got != 60 {
 		t.Errorf("limiter let %d requests through, want 60", got)
 	}
 	for i, at := range base.at {
@@ -86,7 +95,7 @@ func TestLimiterAppliesTheRate(t *testing.T) {
 
 // A request whose context ends while it waits for a token is not sent.
 func TestLimiterCancelled(t *testing.T) {
-	l := newLimiter(config.Store{Prefix: "s3://b/", RequestsPerSecond: 0.1, Burst: 1})
+	l := mustLimiter(t, config.Store{Prefix: "s3://b/", RequestsPerSecond: 0.1, Burst: 1})
 	base := &stamping{clock: &fakeTime{}}
 	rt := l.wrap(base)
 	req, _ := http.NewRequest("GET", "http://127.0.0.1/x", nil)

@@ -151,3 +151,14 @@ func (s *Server) waitWebhooks() {
 		s.ops.hook.wg.Wait()
 	}
 }
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
