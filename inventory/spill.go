@@ -4,13 +4,14 @@ import (
 	"bufio"
 	"container/heap"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"hash/crc32"
 	"io"
 	"os"
 	"runtime"
 	"sync"
+
+	"github.com/deltavacuum/deltavacuum/internal/tempfile"
 )
 
 // defaultRowsInMemory is the number of entries a Listing keeps in memory before it writes them,
@@ -30,10 +31,9 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 type spill struct {
 	inventory string
 	mu        sync.Mutex
-	f         *os.File
-	name      string // removed at once on Unix; on Windows removed by close
-	end       int64  // bytes written
-	maxBlock  int    // the largest payload written: a longer one read back is damage
+	f         *tempfile.File
+	end       int64 // bytes written
+	maxBlock  int   // the largest payload written: a longer one read back is damage
 	runs      []run
 	closed    bool
 }
@@ -53,15 +53,11 @@ func newSpill(inventory, dir string) (*spill, error) {
 	if dir == "" {
 		dir = os.TempDir()
 	}
-	f, err := os.CreateTemp(dir, "deltavacuum-inventory-*.spill")
+	f, err := tempfile.Create(dir, "deltavacuum-inventory-*.spill")
 	if err != nil {
 		return nil, fmt.Errorf("inventory %s: it holds more rows than fit in memory and its temporary file cannot be created in %s: %w; set TMPDIR (or, in the library, Options.SpillDir) to a folder that can be written and has room", inventory, dir, err)
 	}
-	sp := &spill{inventory: inventory, f: f, name: f.Name()}
-	if runtime.GOOS != "windows" && os.Remove(f.Name()) == nil {
-		sp.name = ""
-	}
-	return sp, nil
+	return &spill{inventory: inventory, f: f}, nil
 }
 
 // write appends the sorted, merged entries as a run.
@@ -137,13 +133,7 @@ func (sp *spill) close() error {
 		return nil
 	}
 	sp.closed = true
-	err := sp.f.Close()
-	if sp.name != "" {
-		if e := os.Remove(sp.name); e != nil && !errors.Is(e, os.ErrNotExist) && err == nil {
-			err = e
-		}
-	}
-	return err
+	return sp.f.Close()
 }
 
 // iterator yields entries in order; nil at the end.

@@ -215,7 +215,7 @@ func TestSpilledFileLeavesNoName(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if names, _ := os.ReadDir(spillDir); len(names) != 0 && l.spill.name == "" {
+	if names, _ := os.ReadDir(spillDir); len(names) != 0 && l.spill.f.Path() == "" {
 		t.Fatalf("%d names left in the spill folder", len(names))
 	}
 	got, err := objects(l, "", nil)

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/deltavacuum/deltavacuum/internal/tempfile"
 	"github.com/deltavacuum/deltavacuum/storage"
 )
 
@@ -29,17 +30,9 @@ type spillFile interface {
 	Close() error
 }
 
-// createSpillFile creates the temporary file in dir and says whether it is still to be
-// removed by name (false: it was removed from its folder already, and lives until closed).
-var createSpillFile = func(dir string) (spillFile, string, error) {
-	f, err := os.CreateTemp(dir, "deltavacuum-plan-*.spill")
-	if err != nil {
-		return nil, "", err
-	}
-	if runtime.GOOS != "windows" && os.Remove(f.Name()) == nil {
-		return f, "", nil
-	}
-	return f, f.Name(), nil
+// createSpillFile creates the temporary file in dir (tests replace it to make writes fail).
+var createSpillFile = func(dir string) (spillFile, error) {
+	return tempfile.Create(dir, "deltavacuum-plan-*.spill")
 }
 
 // spill is the temporary file of a FileList: the files that do not stay in memory, in
@@ -73,19 +66,11 @@ type spillSeg struct {
 type spillHandle struct {
 	once sync.Once
 	f    spillFile
-	path string // to remove at close; "" when removed already
 	err  error
 }
 
 func (h *spillHandle) close() error {
-	h.once.Do(func() {
-		h.err = h.f.Close()
-		if h.path != "" {
-			if err := os.Remove(h.path); err != nil && !errors.Is(err, os.ErrNotExist) && h.err == nil {
-				h.err = err
-			}
-		}
-	})
+	h.once.Do(func() { h.err = h.f.Close() })
 	return h.err
 }
 
@@ -94,15 +79,15 @@ func newSpill(dir, table string) (*spill, error) {
 	if where == "" {
 		where = os.TempDir()
 	}
-	f, path, err := createSpillFile(dir)
+	f, err := createSpillFile(dir)
 	if err != nil {
 		return nil, fmt.Errorf("table %s: the plan has more files to delete than stay in memory, and its temporary file cannot be created in %s: %w; "+
 			"set TMPDIR (or, in the library, Options.SpillDir) to a folder that can be written and has room; nothing was deleted", table, where, err)
 	}
-	h := &spillHandle{f: f, path: path}
+	h := &spillHandle{f: f}
 	sp := &spill{h: h, name: where + string(os.PathSeparator) + "deltavacuum-plan-*.spill", table: table}
-	if path != "" {
-		sp.name = path
+	if tf, ok := f.(*tempfile.File); ok && tf.Path() != "" {
+		sp.name = tf.Path()
 	}
 	runtime.AddCleanup(sp, func(h *spillHandle) { _ = h.close() }, h)
 	return sp, nil

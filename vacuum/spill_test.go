@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/deltavacuum/deltavacuum/deltalog"
+	"github.com/deltavacuum/deltavacuum/internal/tempfile"
 	"os"
 	osexec "os/exec"
 	"path/filepath"
@@ -320,7 +321,7 @@ func TestSpillFolderThatCannotBeWritten(t *testing.T) {
 
 // fullDisk is a temporary file on a disk that fills up after some bytes.
 type fullDisk struct {
-	*os.File
+	*tempfile.File
 	room int64
 }
 
@@ -336,12 +337,12 @@ func (f *fullDisk) WriteAt(b []byte, off int64) (int, error) {
 func TestSpillDiskFull(t *testing.T) {
 	orig := createSpillFile
 	t.Cleanup(func() { createSpillFile = orig })
-	createSpillFile = func(dir string) (spillFile, string, error) {
-		f, path, err := orig(dir)
+	createSpillFile = func(dir string) (spillFile, error) {
+		f, err := orig(dir)
 		if err != nil {
-			return nil, "", err
+			return nil, err
 		}
-		return &fullDisk{File: f.(*os.File), room: 40}, path, nil
+		return &fullDisk{File: f.(*tempfile.File), room: 40}, nil
 	}
 	tb := spillTable(t)
 	before := keys(tb)
