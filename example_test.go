@@ -14,7 +14,9 @@ import (
 	"github.com/deltavacuum/deltavacuum/vacuum"
 )
 
-// Example plans a VACUUM (the DRY RUN is the plan), looks at it, then executes it.
+// Example plans a VACUUM (the DRY RUN is the plan), looks at it, then runs it for real: the run
+// takes the table's lock, records itself (deltavacuum runs, undo), commits VACUUM START and END
+// and deletes what a fresh plan lists.
 func Example() {
 	ctx := context.Background()
 	dir, _ := os.MkdirTemp("", "example-")
@@ -37,15 +39,15 @@ func Example() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	res, err := vacuum.Execute(ctx, t.Store, plan, vacuum.ExecOptions{})
+	res, err := t.Vacuum(ctx, deltavacuum.VacuumOptions{})
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println("deleted", res.NumDeletedFiles, "files")
+	fmt.Println("deleted", res.NumDeletedFiles, "files; run", res.RunID != "", "recorded at version", *res.StartVersion)
 	// Output:
 	// would delete old.parquet reason: tombstone
 	// would delete stray.parquet reason: untracked
-	// deleted 2 files
+	// deleted 2 files; run true recorded at version 1
 }
 
 // makeExampleTable writes a table: live.parquet is live, old.parquet was removed 10 days

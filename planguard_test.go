@@ -10,6 +10,7 @@ import (
 
 	"github.com/deltavacuum/deltavacuum"
 	"github.com/deltavacuum/deltavacuum/deltalog"
+	"github.com/deltavacuum/deltavacuum/run"
 	"github.com/deltavacuum/deltavacuum/storage/local"
 	"github.com/deltavacuum/deltavacuum/vacuum"
 )
@@ -109,8 +110,11 @@ func TestExpectPlan(t *testing.T) {
 			if len(after) != len(commits) {
 				t.Errorf("a refused run committed: %d commits, had %d", len(after), len(commits))
 			}
-			if _, err := os.Stat(filepath.Join(dir, "_deltavacuum")); err == nil {
+			if _, err := os.Stat(filepath.Join(dir, "_deltavacuum", "runs")); err == nil {
 				t.Error("a refused run wrote a run record")
+			}
+			if rep, err := tbl.Unlock(ctx, run.UnlockOptions{DryRun: true}); err != nil || len(rep.Tickets) != 0 {
+				t.Errorf("a refused run left its lock ticket open: %+v %v", rep, err)
 			}
 		})
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/deltavacuum/deltavacuum"
 	"github.com/deltavacuum/deltavacuum/deltalog"
+	"github.com/deltavacuum/deltavacuum/run"
 	"github.com/deltavacuum/deltavacuum/storage"
 	"github.com/deltavacuum/deltavacuum/undo"
 	"github.com/deltavacuum/deltavacuum/vacuum"
@@ -20,24 +21,30 @@ func shardOpts(shard *vacuum.Shard, version *int64) deltavacuum.VacuumOptions {
 	return deltavacuum.VacuumOptions{Options: vacuum.Options{RetainHours: &zero, DisableRetentionCheck: true, Shard: shard, Version: version}}
 }
 
-// liveRecord writes the RUNNING record of another process's run, its heartbeat fresh.
-func liveRecord(t *testing.T, store storage.Store, shard string, version int64) string {
+// liveHolder takes the table's lock as another live process's run would (a worker of shard
+// at version, or of the whole table when shard is empty).
+func liveHolder(t *testing.T, store storage.Store, shard string, version int64) string {
 	t.Helper()
 	ctx := context.Background()
-	started := time.Now().Add(-time.Hour)
-	rec := &undo.Record{ID: undo.NewID(started), Table: store.Location(), Status: undo.StatusRunning, StartedAt: started,
-		Mode: "FULL", RetentionHours: 0, SnapshotVersion: version, Shard: shard}
-	if err := undo.Write(ctx, store, rec); err != nil {
+	o := run.LockOptions{Purpose: run.PurposeVacuum, Run: undo.NewID(time.Now()),
+		Ticks: func() (<-chan time.Time, func()) { return make(chan time.Time), func() {} }}
+	if shard != "" {
+		s, err := vacuum.ParseShard(shard)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o.Shard, o.Version = &s, &version
+	}
+	l, err := run.Acquire(ctx, store, o)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if err := undo.WriteHeartbeat(ctx, store, rec.ID, time.Now().Add(-time.Minute)); err != nil {
-		t.Fatal(err)
-	}
-	return rec.ID
+	t.Cleanup(func() { l.Release(ctx) })
+	return o.Run
 }
 
 // TestShardsRunSideBySide: the workers of one sharded run (other shards of one count, at one
-// pinned version) run while each other's records say RUNNING; a run of the whole table, of the
+// pinned version) run while each other holds the lock; a run of the whole table, of the
 // same shard, of another count or another version is refused beside them, and a sharded run is
 // refused beside a live run of the whole table.
 func TestShardsRunSideBySide(t *testing.T) {
@@ -57,14 +64,13 @@ func TestShardsRunSideBySide(t *testing.T) {
 		{"same shard", "1/2", v, &vacuum.Shard{Index: 1, Count: 2}, &v, true, "shard 1/2 at version 13"},
 		{"whole table beside shards", "0/2", v, nil, nil, true, "shard 0/2"},
 		{"whole table pinned beside shards", "0/2", v, nil, &v, true, "shard 0/2"},
-		{"shard beside whole table", "", v, &vacuum.Shard{Index: 1, Count: 2}, &v, true, "the whole table"},
+		{"shard beside whole table", "", v, &vacuum.Shard{Index: 1, Count: 2}, &v, true, "vacuum (run"},
 		{"other count", "0/2", v, &vacuum.Shard{Index: 1, Count: 3}, &v, true, "shard 0/2"},
 		{"other version", "0/2", other, &vacuum.Shard{Index: 1, Count: 2}, &v, true, "at version 12"},
-		{"corrupt shard in the record", "0/x", v, &vacuum.Shard{Index: 1, Count: 2}, &v, true, "shard 0/x"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			store := localFixture(t)
-			id := liveRecord(t, store, tc.live, tc.liveV)
+			id := liveHolder(t, store, tc.live, tc.liveV)
 			tbl := deltavacuum.OpenStore(store)
 			dry := shardOpts(tc.shard, tc.version)
 			dry.DryRun = true
@@ -78,8 +84,7 @@ func TestShardsRunSideBySide(t *testing.T) {
 				}
 				return
 			}
-			var live *undo.LiveRunError
-			if !errors.As(err, &live) || !strings.Contains(err.Error(), id) || !strings.Contains(err.Error(), tc.mentions) {
+			if !errors.Is(err, run.ErrLocked) || !strings.Contains(err.Error(), id) || !strings.Contains(err.Error(), tc.mentions) {
 				t.Fatalf("got %v (%v), want a refusal naming %s and %q", res, err, id, tc.mentions)
 			}
 		})

@@ -14,6 +14,7 @@ import (
 	"github.com/deltavacuum/deltavacuum"
 	"github.com/deltavacuum/deltavacuum/deltalog"
 	"github.com/deltavacuum/deltavacuum/internal/fixtures"
+	"github.com/deltavacuum/deltavacuum/run"
 	"github.com/deltavacuum/deltavacuum/storage"
 	"github.com/deltavacuum/deltavacuum/storage/local"
 	"github.com/deltavacuum/deltavacuum/storage/storagetest"
@@ -117,7 +118,7 @@ func undoRoundTrip(t *testing.T, store storage.Store, trash string) {
 		t.Fatal("no file of an old version was deleted: the test proves nothing")
 	}
 	_, onDisk := store.(*local.Store)
-	if copyWarned := slices.Contains(res.Warnings, deltavacuum.TrashCopyCost); copyWarned != (trash != "" && !onDisk) {
+	if copyWarned := slices.Contains(res.Warnings, run.TrashCopyCost); copyWarned != (trash != "" && !onDisk) {
 		t.Errorf("warnings %q: the copy cost of a trash on an object store is stated only there", res.Warnings)
 	}
 	if trash != "" {
@@ -252,12 +253,12 @@ func TestUndoWithoutRecovery(t *testing.T) {
 // before anything is deleted.
 func TestTrashFolderRefused(t *testing.T) {
 	for _, bad := range []string{"trash", "../x", "/abs", "_delta_log", "_delta_log/t", "_deltavacuum/runs", "_change_data/t", "a/_t", "", ".", "_a//b"} {
-		if f, err := undo.TrashFolder(bad); err == nil {
+		if f, err := vacuum.TrashFolder(nil, bad); err == nil {
 			t.Errorf("--trash %q accepted as %q", bad, f)
 		}
 	}
 	for _, good := range []string{"_trash", "_trash/", "./_trash", ".trash/x", "_deltavacuum/trash"} {
-		if _, err := undo.TrashFolder(good); err != nil {
+		if _, err := vacuum.TrashFolder(nil, good); err != nil {
 			t.Errorf("--trash %q: %v", good, err)
 		}
 	}

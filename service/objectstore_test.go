@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/deltavacuum/deltavacuum/deltalog"
+	"github.com/deltavacuum/deltavacuum/run"
 	"github.com/deltavacuum/deltavacuum/storage"
 	"github.com/deltavacuum/deltavacuum/storage/azure"
 	"github.com/deltavacuum/deltavacuum/storage/counting"
@@ -131,21 +132,21 @@ tables:
 				t.Fatalf("start: %d %v", code, body)
 			}
 			id := body["id"].(string)
-			var run map[string]any
+			var got map[string]any
 			for deadline := time.Now().Add(2 * time.Minute); ; {
-				_, run = f.do(t, "GET", "/api/runs/"+id, "")
-				if run["status"] != "RUNNING" || time.Now().After(deadline) {
+				_, got = f.do(t, "GET", "/api/runs/"+id, "")
+				if got["status"] != "RUNNING" || time.Now().After(deadline) {
 					break
 				}
 				time.Sleep(20 * time.Millisecond) // polling, as a pipeline does; no assertion on time
 			}
 			f.srv.Wait()
-			_, run = f.do(t, "GET", "/api/runs/"+id, "")
-			figs, _ := run["figures"].(map[string]any)
-			if run["status"] != "COMPLETED" || figs["numDeletedFiles"].(float64) != 2 {
-				t.Fatalf("run %v, want COMPLETED with 2 files", run)
+			_, got = f.do(t, "GET", "/api/runs/"+id, "")
+			figs, _ := got["figures"].(map[string]any)
+			if got["status"] != "COMPLETED" || figs["numDeletedFiles"].(float64) != 2 {
+				t.Fatalf("run %v, want COMPLETED with 2 files", got)
 			}
-			rec := run["recordId"].(string)
+			rec := got["recordId"].(string)
 			if !gone(t, r.store, "t/stray.parquet") || !gone(t, r.store, "t/old.parquet") || gone(t, r.store, "t/live.parquet") {
 				t.Error("after the run: stray and old must be gone from the table, live kept")
 			}
@@ -156,8 +157,8 @@ tables:
 			if err != nil || len(recs) != 1 || recs[0].ID != rec || recs[0].Status != undo.StatusCompleted {
 				t.Errorf("run records %+v %v", recs, err)
 			}
-			if !gone(t, r.store, "t/"+undo.HeartbeatKey(rec)) {
-				t.Error("the heartbeat of the ended run is left")
+			if lr, err := run.Unlock(ctx, r.sub(t, "t/"), run.UnlockOptions{DryRun: true}); err != nil || len(lr.Tickets) != 0 {
+				t.Errorf("a lock ticket of the ended run is left open: %+v %v", lr, err)
 			}
 			code, rep := f.do(t, "POST", "/api/runs/"+id+"/undo", "{}")
 			if code != 200 {
@@ -190,12 +191,12 @@ tables:
 				t.Fatal(err)
 			}
 			_, list := f.do(t, "GET", "/api/tables", "")
-			var got []string
+			var ids []string
 			for _, x := range list["tables"].([]any) {
-				got = append(got, x.(map[string]any)["id"].(string))
+				ids = append(ids, x.(map[string]any)["id"].(string))
 			}
-			if strings.Join(got, ",") != "r,lake.one,lake.two.deeper" {
-				t.Errorf("tables %v", got)
+			if strings.Join(ids, ",") != "r,lake.one,lake.two.deeper" {
+				t.Errorf("tables %v", ids)
 			}
 			code, prev := f.do(t, "POST", "/api/tables/lake.two.deeper/preview", "{}")
 			if code != 200 || prev["filesListed"].(float64) != 3 || prev["numFilesToDelete"].(float64) != 0 {

@@ -22,6 +22,7 @@ import (
 	"github.com/deltavacuum/deltavacuum"
 	"github.com/deltavacuum/deltavacuum/deltalog"
 	"github.com/deltavacuum/deltavacuum/internal/checkpointwriter"
+	"github.com/deltavacuum/deltavacuum/run"
 	"github.com/deltavacuum/deltavacuum/service/config"
 	"github.com/deltavacuum/deltavacuum/service/state"
 	"github.com/deltavacuum/deltavacuum/storage/local"
@@ -221,30 +222,40 @@ func TestTrashPurgeAfterUndoWindow(t *testing.T) {
 	}
 }
 
-// writeRunning writes a RUNNING record of a run started at started, with a heartbeat at beat
-// (none when zero), as a process that is running, or died, leaves it.
-func writeRunning(t *testing.T, dir string, started, beat time.Time) string {
+// holdTable takes the lock of the table in dir as another process's run would: its ticket
+// dated started, its last heartbeat at beat (none when zero). It returns the run's id.
+func holdTable(t *testing.T, dir string, started, beat time.Time) string {
 	t.Helper()
+	ctx := context.Background()
 	store, err := local.New(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec := &undo.Record{ID: undo.NewID(started), Table: store.Location(), Status: undo.StatusRunning, StartedAt: started, Mode: "FULL", RetentionHours: 168}
-	if err := undo.Write(context.Background(), store, rec); err != nil {
+	var mu sync.Mutex
+	clock := started
+	ticks := make(chan time.Time)
+	id := undo.NewID(started)
+	l, err := run.Acquire(ctx, store, run.LockOptions{Purpose: run.PurposeVacuum, Run: id,
+		Now:   func() time.Time { mu.Lock(); defer mu.Unlock(); return clock },
+		Ticks: func() (<-chan time.Time, func()) { return ticks, func() {} }})
+	if err != nil {
 		t.Fatal(err)
 	}
 	if !beat.IsZero() {
-		if err := undo.WriteHeartbeat(context.Background(), store, rec.ID, beat); err != nil {
-			t.Fatal(err)
-		}
+		mu.Lock()
+		clock = beat
+		mu.Unlock()
+		ticks <- time.Now()
+		ticks <- time.Now() // taken once the beat before it is written
 	}
-	return rec.ID
+	t.Cleanup(func() { l.Release(ctx) })
+	return id
 }
 
-// TestStaleRunningRecord: a RUNNING record holds the table while its heartbeat is younger
-// than staleRunAfter (a recent heartbeat keeps an old run live); once older, it no longer
-// holds the table, and the log names the record and what to do.
-func TestStaleRunningRecord(t *testing.T) {
+// TestStaleLock: another process's lock ticket holds the table while its heartbeat is younger
+// than staleRunAfter (a recent heartbeat keeps an old run live); once older, it no longer holds
+// the table: the run takes it over, and the log names the interrupted run and what to do.
+func TestStaleLock(t *testing.T) {
 	cases := []struct {
 		name          string
 		started, beat time.Duration // before t0
@@ -264,12 +275,12 @@ func TestStaleRunningRecord(t *testing.T) {
 			if tc.beat >= 0 {
 				beat = t0.Add(-tc.beat)
 			}
-			rec := writeRunning(t, filepath.Join(f.dir, "a"), t0.Add(-tc.started), beat)
+			rec := holdTable(t, filepath.Join(f.dir, "a"), t0.Add(-tc.started), beat)
 			code, body := f.do(t, "POST", "/api/tables/a/runs", "{}")
 			f.srv.Wait()
 			if tc.blocks {
 				if code != 409 || !strings.Contains(body["error"].(string), rec) {
-					t.Fatalf("got %d %v, want 409 naming record %s", code, body, rec)
+					t.Fatalf("got %d %v, want 409 naming run %s", code, body, rec)
 				}
 				if !exists(t, filepath.Join(f.dir, "a", "old.parquet")) {
 					t.Error("a file was deleted while another run is live")
@@ -277,23 +288,37 @@ func TestStaleRunningRecord(t *testing.T) {
 				return
 			}
 			if code != 202 {
-				t.Fatalf("got %d %v, want the run to start past a stale record", code, body)
+				t.Fatalf("got %d %v, want the run to start past a stale ticket", code, body)
 			}
-			_, run := f.do(t, "GET", "/api/runs/"+body["id"].(string), "")
-			if run["status"] != "COMPLETED" {
-				t.Errorf("run %v", run)
+			_, got := f.do(t, "GET", "/api/runs/"+body["id"].(string), "")
+			if got["status"] != "COMPLETED" {
+				t.Errorf("run %v", got)
 			}
 			l := logs.String()
-			if !strings.Contains(l, "stale run record") || !strings.Contains(l, rec) || !strings.Contains(l, "--unfinished --run "+rec) {
-				t.Errorf("the stale record is not reported with what to do:\n%s", l)
+			if !strings.Contains(l, "taken over") || !strings.Contains(l, rec) || !strings.Contains(l, "--unfinished --run "+rec) {
+				t.Errorf("the interrupted run is not reported with what to do:\n%s", l)
 			}
 		})
 	}
 }
 
+// openTickets returns the open lock tickets of the table in dir.
+func openTickets(t *testing.T, dir string) []run.Unlocked {
+	t.Helper()
+	store, err := local.New(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := run.Unlock(context.Background(), store, run.UnlockOptions{DryRun: true, Force: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep.Tickets
+}
+
 // TestLiveRunBlocksOthers: while a run of the service is in progress (held in its deletes),
-// its heartbeat is there and another process's run (the CLI's Session.Vacuum) is refused,
-// naming it; once it ends, the heartbeat is gone and the CLI runs.
+// it holds the table's lock and another process's run (the CLI's Session.Vacuum) is refused,
+// naming it; once it ends, its ticket is released and the CLI runs.
 func TestLiveRunBlocksOthers(t *testing.T) {
 	f := newFixture(t, "tables:\n  - {id: a, path: TABLES/a}\n", nil, nil)
 	a := filepath.Join(f.dir, "a")
@@ -305,8 +330,8 @@ func TestLiveRunBlocksOthers(t *testing.T) {
 	if err != nil || len(runs) != 1 || runs[0].Status != undo.StatusRunning {
 		t.Fatalf("records %v %v", runs, err)
 	}
-	if !exists(t, filepath.Join(a, "_deltavacuum", "runs", runs[0].ID+".heartbeat.json")) {
-		t.Error("a run in progress has no heartbeat")
+	if tk := openTickets(t, a); len(tk) != 1 || tk[0].Ticket.Run != runs[0].ID || tk[0].State != run.StateLive {
+		t.Errorf("a run in progress holds %+v, want one live ticket of run %s", tk, runs[0].ID)
 	}
 	other, err := deltavacuum.Open(context.Background(), a)
 	if err != nil {
@@ -314,8 +339,7 @@ func TestLiveRunBlocksOthers(t *testing.T) {
 	}
 	sess, _ := session.NewSession(session.Config{})
 	_, err = sess.Vacuum(context.Background(), other, session.VacuumRequest{})
-	var live *undo.LiveRunError
-	if !errors.As(err, &live) || live.Run.ID != runs[0].ID || !strings.Contains(err.Error(), runs[0].ID) {
+	if !errors.Is(err, run.ErrLocked) || !strings.Contains(err.Error(), runs[0].ID) {
 		t.Errorf("a second run during a live one: %v", err)
 	}
 	// A DRY RUN is not refused: it deletes nothing.
@@ -324,12 +348,12 @@ func TestLiveRunBlocksOthers(t *testing.T) {
 	}
 	close(g.release)
 	f.srv.Wait()
-	_, run := f.do(t, "GET", "/api/runs/"+body["id"].(string), "")
-	if run["status"] != "COMPLETED" {
-		t.Fatalf("run %v", run)
+	_, got := f.do(t, "GET", "/api/runs/"+body["id"].(string), "")
+	if got["status"] != "COMPLETED" {
+		t.Fatalf("run %v", got)
 	}
-	if exists(t, filepath.Join(a, "_deltavacuum", "runs", runs[0].ID+".heartbeat.json")) {
-		t.Error("the heartbeat of an ended run is still there")
+	if tk := openTickets(t, a); len(tk) != 0 {
+		t.Errorf("the ticket of an ended run is still open: %+v", tk)
 	}
 	if _, err := sess.Vacuum(context.Background(), other, session.VacuumRequest{}); err != nil {
 		t.Errorf("a run after the live one ended: %v", err)

@@ -2,8 +2,10 @@ package service
 
 import (
 	"context"
+	"errors"
 	"time"
 
+	"github.com/deltavacuum/deltavacuum/run"
 	"github.com/deltavacuum/deltavacuum/undo"
 )
 
@@ -40,11 +42,11 @@ func (s *Server) purgeTable(ctx context.Context, t *table, now time.Time) {
 		s.log.Warn("trash purge: opening the table", "table", t.cfg.ID, "error", s.red.String(err.Error()))
 		return
 	}
-	folder, err := undo.TrashFolder(undo.DefaultTrash)
-	if err != nil {
+	rep, err := dt.PurgeTrash(ctx, undo.DefaultTrash, undo.PurgeOptions{OlderThan: t.cfg.Policy.UndoWindow, Now: now, StaleAfter: s.ops.staleAfter})
+	if errors.Is(err, run.ErrLocked) {
+		s.log.Info("trash purge: the table is held by another process; the next tick tries again", "table", t.cfg.ID)
 		return
 	}
-	rep, err := undo.Purge(ctx, dt.Store, folder, t.cfg.Policy.UndoWindow, now, false)
 	s.mu.Lock()
 	s.ops.purged[t.cfg.ID] = now
 	s.mu.Unlock()
@@ -52,6 +54,9 @@ func (s *Server) purgeTable(ctx context.Context, t *table, now time.Time) {
 		s.ops.m.purgedFiles.WithLabelValues(t.cfg.ID).Add(float64(rep.NumFiles))
 		if len(rep.Runs) > 0 {
 			s.log.Info("trash purged", "table", t.cfg.ID, "runs", len(rep.Runs), "files", rep.NumFiles, "bytes", rep.Bytes, "kept", len(rep.Kept))
+		}
+		if len(rep.Left) > 0 {
+			s.log.Warn("trash purge left files no run record names, or that the log names", "table", t.cfg.ID, "left", len(rep.Left), "first", rep.Left[0].Path)
 		}
 	}
 	if err != nil {

@@ -5,15 +5,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/deltavacuum/deltavacuum/session"
 	"net/http"
 	"strings"
 
 	"github.com/deltavacuum/deltavacuum"
 	"github.com/deltavacuum/deltavacuum/deltalog"
+	"github.com/deltavacuum/deltavacuum/run"
 	"github.com/deltavacuum/deltavacuum/service/config"
 	"github.com/deltavacuum/deltavacuum/service/schedule"
 	"github.com/deltavacuum/deltavacuum/service/state"
+	"github.com/deltavacuum/deltavacuum/session"
 	"github.com/deltavacuum/deltavacuum/undo"
 	"github.com/deltavacuum/deltavacuum/vacuum"
 )
@@ -114,14 +115,12 @@ func (s *Server) preview(w http.ResponseWriter, r *http.Request) {
 	s.writeJSON(w, http.StatusOK, previewAnswer{Result: p.Result, PlanDigest: p.Digest, PreviewURL: p.url()})
 }
 
-// vacuum runs req (a DRY RUN for a preview, a real run for run), and runs it FULL when it is a
-// LITE the log cannot serve (DELTA_CANNOT_VACUUM_LITE: LITE refuses before deleting anything).
-func (s *Server) vacuum(ctx context.Context, t *table, dt *deltavacuum.Table, req session.VacuumRequest, run string) (*vacuum.Result, error) {
+// vacuum runs req (a DRY RUN for a preview, a real run for run); a LITE the log cannot serve
+// runs FULL (run.Request.LiteFallback).
+func (s *Server) vacuum(ctx context.Context, t *table, dt *deltavacuum.Table, req session.VacuumRequest, id string) (*vacuum.Result, error) {
 	res, err := t.session.Vacuum(ctx, dt, req)
-	if err != nil && req.Mode == "LITE" && errors.Is(err, vacuum.ErrCannotVacuumLite) && ctx.Err() == nil {
-		s.log.Info("LITE cannot serve the table; running FULL", "run", run, "table", t.cfg.ID, "dryRun", req.DryRun)
-		req.Mode = "FULL"
-		res, err = t.session.Vacuum(ctx, dt, req)
+	if req.Mode == "LITE" && res != nil && res.Plan != nil && res.Plan.Mode == vacuum.ModeFull {
+		s.log.Info("LITE cannot serve the table; ran FULL", "run", id, "table", t.cfg.ID, "dryRun", req.DryRun)
 	}
 	return res, err
 }
@@ -153,7 +152,7 @@ func (s *Server) request(ctx context.Context, t *table, dt *deltavacuum.Table, d
 	if t.cfg.Policy.Trash {
 		req.Trash = undo.DefaultTrash
 	}
-	req.StaleRunAfter = s.ops.staleAfter
+	req.StaleRunAfter, req.LiteFallback = s.ops.staleAfter, true
 	return req, nil
 }
 
@@ -236,14 +235,23 @@ func (s *Server) startPlanned(ctx context.Context, t *table, trigger, plan strin
 	if err != nil {
 		return "", err
 	}
-	if err := s.checkIdle(ctx, t, dt); err != nil {
+	// The table's lock, taken now (a table held by another process is refused at once), is
+	// the run's: it releases it when it ends.
+	lk, err := s.lock(ctx, t, dt, run.PurposeVacuum, undo.NewID(now))
+	if err != nil {
 		return "", fmt.Errorf("table %s: %w", t.cfg.ID, err)
 	}
+	locked := true
+	defer func() {
+		if locked {
+			lk.Release(ctx)
+		}
+	}()
 	req, err := s.request(ctx, t, dt, false)
 	if err != nil {
 		return "", err
 	}
-	req.ExpectPlan, req.Counters = plan, vacuum.NewCounters()
+	req.ExpectPlan, req.Counters, req.Lock = plan, vacuum.NewCounters(), lk
 	if err := s.st.StartRun(ctx, state.Run{ID: id, Table: t.cfg.ID, Trigger: trigger, Mode: req.Mode, Started: now}); err != nil {
 		return "", err
 	}
@@ -254,7 +262,7 @@ func (s *Server) startPlanned(ctx context.Context, t *table, trigger, plan strin
 	s.mu.Unlock()
 	s.metrics.inProgress.Inc()
 	s.log.Info("run started", "run", id, "table", t.cfg.ID, "trigger", trigger, "mode", req.Mode)
-	held = false
+	held, locked = false, false
 	s.wg.Add(1)
 	go s.execute(runCtx, ar, t, dt, req, trigger)
 	return id, nil
@@ -395,7 +403,7 @@ func (s *Server) undoRun(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ctx := r.Context()
-	run, err := s.st.Run(ctx, r.PathValue("id"))
+	sr, err := s.st.Run(ctx, r.PathValue("id"))
 	if errors.Is(err, state.ErrNotFound) {
 		s.fail(w, r, http.StatusNotFound, err)
 		return
@@ -404,19 +412,19 @@ func (s *Server) undoRun(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, http.StatusInternalServerError, err)
 		return
 	}
-	t, ok := s.lookup(run.Table)
+	t, ok := s.lookup(sr.Table)
 	switch {
 	case !ok:
-		s.fail(w, r, http.StatusNotFound, fmt.Errorf("run %s was of table %s, which is no longer in the configuration", run.ID, run.Table))
+		s.fail(w, r, http.StatusNotFound, fmt.Errorf("run %s was of table %s, which is no longer in the configuration", sr.ID, sr.Table))
 		return
-	case run.Status == state.StatusRunning:
-		s.fail(w, r, http.StatusConflict, fmt.Errorf("run %s is still running: cancel it, then undo", run.ID))
+	case sr.Status == state.StatusRunning:
+		s.fail(w, r, http.StatusConflict, fmt.Errorf("run %s is still running: cancel it, then undo", sr.ID))
 		return
-	case run.RecordID == "":
-		s.fail(w, r, http.StatusConflict, fmt.Errorf("run %s has no run record (it deleted nothing, or failed before writing one): nothing to undo", run.ID))
+	case sr.RecordID == "":
+		s.fail(w, r, http.StatusConflict, fmt.Errorf("run %s has no run record (it deleted nothing, or failed before writing one): nothing to undo", sr.ID))
 		return
 	}
-	if !s.hold(t.cfg.ID, "undo of "+run.ID) {
+	if !s.hold(t.cfg.ID, "undo of "+sr.ID) {
 		s.fail(w, r, http.StatusConflict, fmt.Errorf("table %s: %w in this service", t.cfg.ID, ErrBusy))
 		return
 	}
@@ -426,11 +434,11 @@ func (s *Server) undoRun(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, http.StatusBadGateway, err)
 		return
 	}
-	if err := s.checkIdle(ctx, t, dt); err != nil {
-		s.fail(w, r, http.StatusConflict, err)
+	rep, err := dt.Undo(ctx, sr.RecordID, undo.Options{DryRun: body.DryRun, Now: s.now(), StaleAfter: s.ops.staleAfter})
+	if errors.Is(err, run.ErrLocked) {
+		s.fail(w, r, http.StatusConflict, fmt.Errorf("table %s: %w: %w", t.cfg.ID, ErrBusy, err))
 		return
 	}
-	rep, err := dt.Undo(ctx, run.RecordID, undo.Options{DryRun: body.DryRun, Now: s.now()})
 	if err != nil {
 		if rep != nil {
 			s.writeJSON(w, http.StatusBadGateway, map[string]any{"error": s.red.String(err.Error()), "report": rep})
@@ -439,7 +447,7 @@ func (s *Server) undoRun(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, http.StatusBadGateway, err)
 		return
 	}
-	s.log.Info("undo", "run", run.ID, "record", run.RecordID, "dryRun", body.DryRun)
+	s.log.Info("undo", "run", sr.ID, "record", sr.RecordID, "dryRun", body.DryRun)
 	s.writeJSON(w, http.StatusOK, rep)
 }
 

@@ -22,7 +22,6 @@ import (
 	"github.com/deltavacuum/deltavacuum/service/config"
 	"github.com/deltavacuum/deltavacuum/service/state"
 	"github.com/deltavacuum/deltavacuum/storage/local"
-	"github.com/deltavacuum/deltavacuum/undo"
 )
 
 // clock is an injected clock.
@@ -232,19 +231,15 @@ func TestRunLifecycle(t *testing.T) {
 	}
 }
 
-// TestBusyByTheTableItself: a run record RUNNING under the table (another service, a CLI
+// TestBusyByTheTableItself: the table's lock held by another process (another service, a CLI
 // run) refuses a run with 409 and deletes nothing.
 func TestBusyByTheTableItself(t *testing.T) {
 	f := newFixture(t, "tables:\n  - {id: a, path: TABLES/a}\n", nil, nil)
 	a := filepath.Join(f.dir, "a")
-	store, _ := local.New(a)
-	rec := &undo.Record{ID: undo.NewID(t0), Table: store.Location(), Status: undo.StatusRunning, StartedAt: t0, Mode: "FULL", RetentionHours: 168}
-	if err := undo.Write(context.Background(), store, rec); err != nil {
-		t.Fatal(err)
-	}
+	id := holdTable(t, a, t0, time.Time{})
 	code, body := f.do(t, "POST", "/api/tables/a/runs", "{}")
-	if code != 409 || !strings.Contains(body["error"].(string), rec.ID) {
-		t.Fatalf("got %d %v, want 409 naming the record", code, body)
+	if code != 409 || !strings.Contains(body["error"].(string), id) {
+		t.Fatalf("got %d %v, want 409 naming the run that holds the table", code, body)
 	}
 	f.srv.Wait()
 	if !exists(t, filepath.Join(a, "old.parquet")) {

@@ -83,8 +83,11 @@ func TestRunExactlyThePreview(t *testing.T) {
 			if after, _ := filepath.Glob(filepath.Join(a, "_delta_log", "*.json")); len(after) != len(commits) {
 				t.Errorf("%d commits after the refused run, %d before", len(after), len(commits))
 			}
-			if exists(t, filepath.Join(a, "_deltavacuum")) {
+			if exists(t, filepath.Join(a, "_deltavacuum", "runs")) {
 				t.Error("the refused run wrote a run record")
+			}
+			if tk := openTickets(t, a); len(tk) != 0 {
+				t.Errorf("the refused run left its lock ticket open: %+v", tk)
 			}
 			// The run page's next step: a new preview, which runs.
 			plan2, _ := previewDigest(t, f, "a")

@@ -17,10 +17,10 @@ import (
 	"github.com/deltavacuum/deltavacuum/insight"
 	"github.com/deltavacuum/deltavacuum/internal/redact"
 	"github.com/deltavacuum/deltavacuum/inventory"
+	"github.com/deltavacuum/deltavacuum/run"
 	"github.com/deltavacuum/deltavacuum/sql"
 	"github.com/deltavacuum/deltavacuum/storage"
 	"github.com/deltavacuum/deltavacuum/storage/location"
-	"github.com/deltavacuum/deltavacuum/undo"
 	"github.com/deltavacuum/deltavacuum/vacuum"
 )
 
@@ -363,9 +363,13 @@ type VacuumRequest struct {
 	ExpectPlan string
 	// Observe is vacuum.Options.Observe: the planner's verdict on every listed entry.
 	Observe func(vacuum.Verdict)
-	// StaleRunAfter is how long another run's RUNNING record may go without a heartbeat
-	// before it no longer refuses this run (0: undo.DefaultStaleAfter).
+	// StaleRunAfter is how long another process's lock ticket may go without a heartbeat
+	// before it no longer holds the table (0: run.DefaultStaleAfter).
 	StaleRunAfter time.Duration
+	// Lock and LiteFallback are run.Request's: a lock the caller took for this run (the
+	// service), and FULL when LITE cannot serve the table.
+	Lock         *run.Lock
+	LiteFallback bool
 	// From is VacuumOptions.From: a snapshot of t read already, which the run advances
 	// instead of reading the log again.
 	From *deltalog.Snapshot
@@ -402,13 +406,7 @@ func (s *Session) Vacuum(ctx context.Context, t *deltavacuum.Table, req VacuumRe
 	}
 	opts := deltavacuum.VacuumOptions{DryRun: req.DryRun, NoRunRecord: req.NoRunRecord, ExpectPlan: req.ExpectPlan, From: req.From}
 	opts.Observe = req.Observe
-	if req.Trash != "" {
-		folder, err := undo.TrashFolder(req.Trash)
-		if err != nil {
-			return nil, err
-		}
-		opts.Trash = folder
-	}
+	opts.Trash = req.Trash // checked against the table's rule by the run (vacuum.TrashFolder)
 	if req.Inventory != nil {
 		listing, err := s.openInventory(ctx, t, req.Inventory, req.InventoryFormat)
 		if err != nil {
@@ -428,7 +426,8 @@ func (s *Session) Vacuum(ctx context.Context, t *deltavacuum.Table, req VacuumRe
 		b, _ := strconv.ParseBool(v)
 		opts.Logging = &b
 	}
-	opts.StaleRunAfter = req.StaleRunAfter // a live run elsewhere refuses this one (Table.Vacuum)
+	opts.StaleRunAfter = req.StaleRunAfter // a live run elsewhere refuses this one (run.Acquire)
+	opts.Lock, opts.LiteFallback = req.Lock, req.LiteFallback
 	return t.Vacuum(ctx, opts)
 }
 

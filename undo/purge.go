@@ -8,7 +8,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/deltavacuum/deltavacuum/deltalog"
 	"github.com/deltavacuum/deltavacuum/storage"
+	"github.com/deltavacuum/deltavacuum/vacuum"
 )
 
 // PurgeReport is what a trash purge deleted.
@@ -20,70 +22,74 @@ type PurgeReport struct {
 	NumFiles int64     `json:"numFiles"`
 	Bytes    int64     `json:"bytes"`
 	// Kept are the runs of the trash younger than the cutoff.
-	Kept   []string  `json:"kept"`
+	Kept []string `json:"kept"`
+	// Left are files in the purged runs' trash that were not deleted: no record names them, or
+	// the table's log does.
+	Left   []Failure `json:"left,omitempty"`
 	Failed []Failure `json:"failed,omitempty"`
 }
 
-// Failure is a key a purge could not delete.
+// PurgeOptions control a trash purge.
+type PurgeOptions struct {
+	// OlderThan: the trash of the runs that started longer ago than this is purged (0: all).
+	OlderThan time.Duration
+	DryRun    bool
+	// Now is the clock (zero: time.Now()); StaleAfter the stale limit of the table's lock,
+	// which a real purge holds (0: run.DefaultStaleAfter).
+	Now        time.Time
+	StaleAfter time.Duration
+}
+
+// Failure is a key a purge could not (or would not) delete.
 type Failure struct {
 	Path  string `json:"path"`
 	Error string `json:"error"`
 }
 
-// Purge deletes, for good, the trash of every run in folder that started before now minus
-// olderThan: the files a trashed run moved there, then its emptied folders. Nothing outside
-// folder is touched; a folder below it that is not named as a run id is left alone, and so is
-// the trash of a run whose record says RUNNING with a heartbeat fresher than DefaultStaleAfter.
-func Purge(ctx context.Context, store storage.Store, folder string, olderThan time.Duration, now time.Time, dryRun bool) (*PurgeReport, error) {
-	if err := CheckTrashFolder(folder); err != nil {
-		return nil, err
+// Purge deletes, for good, what the runs whose records name a trash in folder moved there, for
+// the runs that started before now minus olderThan: for each such record, the trash keys of the
+// files it lists (<trash>/<run id>/<path>), then the folders that emptied. Nothing else is
+// deleted: a file in the trash no record names is left (and reported), and so is one the log of
+// snap (the table's latest snapshot) names. folder must pass vacuum.TrashFolder with snap. The
+// caller holds the table's lock (run.Acquire): no run moves files into the trash meanwhile.
+func Purge(ctx context.Context, store storage.Store, snap *deltalog.Snapshot, folder string, olderThan time.Duration, now time.Time, dryRun bool) (*PurgeReport, error) {
+	if f, err := vacuum.TrashFolder(snap, folder); err != nil || f != folder {
+		return nil, fmt.Errorf("%s: trash purge: %w", store.Location(), errors.Join(err, fmt.Errorf("%q is not the clean form %q", folder, f)))
 	}
 	if olderThan < 0 {
 		return nil, fmt.Errorf("--older-than %s is negative", olderThan)
 	}
 	rep := &PurgeReport{Trash: folder, Cutoff: now.Add(-olderThan).UTC(), DryRun: dryRun, Runs: []string{}, Kept: []string{}}
-	// A run still in progress (its record RUNNING, its heartbeat fresh: a run longer than the
-	// window, in another process) is moving files into its trash: that trash is kept.
-	running, err := Running(ctx, store, now, DefaultStaleAfter)
+	runs, err := List(ctx, store)
 	if err != nil {
-		return nil, fmt.Errorf("trash purge of %s: reading the run records: %w; nothing was purged", store.Location(), err)
+		return nil, fmt.Errorf("trash purge of %s: %w; nothing was purged", store.Location(), err)
 	}
-	live := map[string]bool{}
-	for _, r := range running {
-		live[r.ID] = !r.Stale
+	var due []string
+	for _, r := range runs {
+		if r.Err != "" || r.Trash != RunTrash(folder, r.ID) {
+			continue // not a run of this trash (an unreadable record names none)
+		}
+		if t, ok := IDTime(r.ID); ok && t.Before(rep.Cutoff) && r.StartedAt.Before(rep.Cutoff) {
+			due = append(due, r.ID)
+		} else {
+			rep.Kept = append(rep.Kept, r.ID)
+		}
 	}
-	var runs []string
-	err = store.Walk(ctx, folder, func(o storage.Object) error {
-		if o.Key == folder {
-			return nil
-		}
-		if !o.IsDir {
-			return nil
-		}
-		id := strings.TrimSuffix(strings.TrimPrefix(o.Key, folder), "/")
-		t, ok := IDTime(id)
-		switch {
-		case !ok:
-		case live[id]:
-			rep.Kept = append(rep.Kept, id)
-		case t.Before(rep.Cutoff):
-			runs = append(runs, id)
-		default:
-			rep.Kept = append(rep.Kept, id)
-		}
-		return storage.SkipDir
-	})
-	if errors.Is(err, storage.ErrNotExist) {
+	if len(due) == 0 {
 		return rep, nil
 	}
+	referenced, err := vacuum.ReferencedUnder(ctx, store, snap, folder)
 	if err != nil {
-		return nil, fmt.Errorf("listing the trash %s of %s: %w", folder, store.Location(), err)
+		return nil, fmt.Errorf("trash purge of %s: reading the log: %w; nothing was purged", store.Location(), err)
 	}
-	for _, id := range runs {
-		if err := purgeRun(ctx, store, RunTrash(folder, id), rep, dryRun); err != nil {
+	for _, id := range due {
+		found, err := purgeRun(ctx, store, id, referenced, rep, dryRun)
+		if err != nil {
 			return rep, err
 		}
-		rep.Runs = append(rep.Runs, id)
+		if found {
+			rep.Runs = append(rep.Runs, id)
+		}
 	}
 	if len(rep.Failed) > 0 {
 		return rep, fmt.Errorf("trash purge of %s: %d keys could not be deleted (see the list)", store.Location(), len(rep.Failed))
@@ -91,31 +97,47 @@ func Purge(ctx context.Context, store storage.Store, folder string, olderThan ti
 	return rep, nil
 }
 
-func purgeRun(ctx context.Context, store storage.Store, dir string, rep *PurgeReport, dryRun bool) error {
+// purgeRun deletes the trash of run id: the files its record names that are in its trash.
+// found is false when the run has no trash folder any more (purged before).
+func purgeRun(ctx context.Context, store storage.Store, id string, referenced map[string]bool, rep *PurgeReport, dryRun bool) (found bool, err error) {
+	rec, err := Read(ctx, store, id)
+	if err != nil {
+		return false, fmt.Errorf("trash purge of %s: %w; the trash of that run was left as it is", store.Location(), err)
+	}
+	dir := rec.Trash
+	named := make(map[string]bool, len(rec.Files))
+	for _, e := range rec.Files {
+		named[dir+e.Path] = true
+	}
 	var files, dirs []string
-	var sizes = map[string]int64{}
-	err := store.Walk(ctx, dir, func(o storage.Object) error {
-		if o.IsDir {
+	sizes := map[string]int64{}
+	err = store.Walk(ctx, dir, func(o storage.Object) error {
+		found = true
+		switch {
+		case o.IsDir:
 			dirs = append(dirs, o.Key)
-		} else {
+		case !named[o.Key]:
+			rep.Left = append(rep.Left, Failure{Path: o.Key, Error: "no run record names it: left as it is"})
+		case referenced[o.Key]:
+			rep.Left = append(rep.Left, Failure{Path: o.Key, Error: "the table's log names it: never deleted"})
+		default:
 			files = append(files, o.Key)
 			sizes[o.Key] = o.Size
 		}
 		return nil
 	})
-	if err != nil && !errors.Is(err, storage.ErrNotExist) {
-		return fmt.Errorf("listing %s: %w", dir, err)
+	if errors.Is(err, storage.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return true, fmt.Errorf("listing %s: %w", dir, err)
 	}
 	if dryRun {
 		for _, f := range files {
 			rep.NumFiles++
 			rep.Bytes += sizes[f]
 		}
-		return nil
-	}
-	slices.Reverse(dirs) // children before parents
-	if len(dirs) == 0 || dirs[len(dirs)-1] != dir {
-		dirs = append(dirs, dir) // the run's own folder, last
+		return true, nil
 	}
 	for start := 0; start < len(files); start += 1000 {
 		res, err := store.Delete(ctx, files[start:min(start+1000, len(files))])
@@ -128,14 +150,27 @@ func purgeRun(ctx context.Context, store storage.Store, dir string, rep *PurgeRe
 			}
 		}
 		if err != nil {
-			return err
+			return true, err
 		}
 	}
-	res, err := store.Delete(ctx, dirs)
-	for _, r := range res {
-		if r.Err != nil && !errors.Is(r.Err, storage.ErrNotEmpty) {
-			rep.Failed = append(rep.Failed, Failure{Path: r.Key, Error: r.Err.Error()})
+	slices.Reverse(dirs) // children before parents
+	if len(dirs) == 0 || dirs[len(dirs)-1] != dir {
+		dirs = append(dirs, dir) // the run's own folder, last
+	}
+	for _, d := range dirs {
+		if !strings.HasPrefix(d, dir) {
+			continue
+		}
+		// One at a time, children first: a folder empties only once those below it are gone.
+		res, err := store.Delete(ctx, []string{d})
+		for _, r := range res {
+			if r.Err != nil && !errors.Is(r.Err, storage.ErrNotEmpty) {
+				rep.Failed = append(rep.Failed, Failure{Path: r.Key, Error: r.Err.Error()})
+			}
+		}
+		if err != nil {
+			return true, err
 		}
 	}
-	return err
+	return true, nil
 }

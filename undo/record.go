@@ -29,10 +29,11 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/deltavacuum/deltavacuum/storage"
+	"github.com/deltavacuum/deltavacuum/vacuum"
 )
 
 // RunsDir is the folder of the run records, relative to the table root.
-const RunsDir = "_deltavacuum/runs/"
+const RunsDir = vacuum.RunsDir
 
 // recordSuffix ends the name of a run record; undoSuffix that of the report of its undo.
 const (
@@ -264,39 +265,17 @@ func checkEntry(e Entry) error {
 	return nil
 }
 
-// CheckTrashFolder checks a trash folder (relative to the table root, ending in '/'): a clean
-// key whose first name is hidden by name ('_' or '.', not _change_data or _delta_index,
-// which VACUUM cleans), neither in the Delta log nor holding or inside the runs folder. Whether
-// the table's own rule hides it too (a partition column named like it) is the caller's to
-// check, with the snapshot (vacuum.HiddenIn).
-func CheckTrashFolder(dir string) error {
-	if dir == "" || !strings.HasSuffix(dir, "/") || !storage.ValidKey(dir) {
-		return fmt.Errorf("invalid trash folder %q", dir)
-	}
-	if strings.ContainsAny(dir, `\:`) && runtime.GOOS == "windows" {
-		return fmt.Errorf("trash folder %q holds a character Windows reads as a separator or a drive", dir)
-	}
-	lower := strings.ToLower(dir)
-	if strings.HasPrefix(lower, "_delta_log/") {
-		return fmt.Errorf("trash folder %q lies in the Delta log", dir)
-	}
-	if strings.HasPrefix(lower, RunsDir) || strings.HasPrefix(RunsDir, lower) {
-		return fmt.Errorf("trash folder %q holds or lies in the runs folder %s", dir, RunsDir)
-	}
-	first, _, _ := strings.Cut(dir, "/")
-	if first[0] != '_' && first[0] != '.' || strings.HasPrefix(first, "_change_data") || strings.HasPrefix(first, "_delta_index") {
-		return fmt.Errorf("trash folder %q is not hidden (its first name must start with '_' or '.', and not be _change_data or _delta_index, which VACUUM cleans)", dir)
-	}
-	return nil
-}
-
 // checkRunTrash checks the trash folder a record names: a trash folder, then the run's id.
 func checkRunTrash(dir, id string) error {
 	parent, ok := strings.CutSuffix(dir, id+"/")
 	if !ok || parent == "" {
 		return fmt.Errorf("trash %q is not a trash folder followed by the run id %s", dir, id)
 	}
-	return CheckTrashFolder(parent)
+	f, err := vacuum.TrashFolder(nil, parent)
+	if err == nil && f != parent {
+		err = fmt.Errorf("trash %q is not in its clean form %q", parent, f)
+	}
+	return err
 }
 
 // Summary is one run as `deltavacuum runs` lists it.

@@ -8,23 +8,14 @@ import (
 	"sync"
 
 	"github.com/deltavacuum/deltavacuum/storage"
+	"github.com/deltavacuum/deltavacuum/vacuum"
 )
 
 // DefaultTrash is the trash folder of --trash given without a folder.
-const DefaultTrash = "_deltavacuum/trash/"
-
-// TrashFolder returns the clean form of a --trash PREFIX (relative to the table root,
-// ending in '/'), or why it cannot be one.
-func TrashFolder(prefix string) (string, error) {
-	p := strings.TrimSuffix(strings.TrimPrefix(prefix, "./"), "/") + "/"
-	if err := CheckTrashFolder(p); err != nil {
-		return "", fmt.Errorf("--trash %q: %w; give a folder of the table whose name starts with '_', such as %s", prefix, err, DefaultTrash)
-	}
-	return p, nil
-}
+const DefaultTrash = vacuum.DefaultTrash
 
 // RunTrash returns the folder a run moves its files into: the trash folder, then its id.
-func RunTrash(trash, id string) string { return trash + id + "/" }
+func RunTrash(trash, id string) string { return vacuum.RunTrash(trash, id) }
 
 // TrashStore is a store whose Delete moves files into a run's trash folder instead of
 // deleting them (a file key k goes to Folder+k); directory keys are deleted as usual, when

@@ -10,7 +10,9 @@ import (
 
 	"github.com/go-json-experiment/json"
 
+	"github.com/deltavacuum/deltavacuum/deltalog"
 	"github.com/deltavacuum/deltavacuum/storage"
+	"github.com/deltavacuum/deltavacuum/vacuum"
 )
 
 // Options control an undo.
@@ -24,12 +26,14 @@ type Options struct {
 	Concurrency int
 	// Now is the clock (zero: time.Now()).
 	Now time.Time
-	// Hidden reports whether VACUUM takes a folder key (ending in '/') of the table for hidden,
-	// by the table's own rule (vacuum.HiddenIn with the latest snapshot). When set, the undo of
-	// a trashed run whose trash is not hidden is refused (a planted record naming a partition
-	// folder as its trash would move live files), and no file is restored into a hidden
-	// folder, where VACUUM never deletes.
-	Hidden func(dir string) bool
+	// StaleAfter is the stale limit of the table's lock, which a real undo holds (0:
+	// run.DefaultStaleAfter).
+	StaleAfter time.Duration
+	// Snapshot is the table's latest snapshot: the undo of a trashed run whose trash fails
+	// vacuum.TrashFolder is refused (a planted record naming a partition folder as its trash
+	// would move live files), and no file is restored into a folder the table hides, where
+	// VACUUM never deletes. Required.
+	Snapshot *deltalog.Snapshot
 }
 
 // How a file was, or would be, brought back.
@@ -88,8 +92,11 @@ func Undo(ctx context.Context, store storage.Store, id string, opts Options) (*R
 	if err != nil {
 		return nil, err
 	}
+	if opts.Snapshot == nil {
+		return nil, errors.New("undo: no snapshot of the table")
+	}
 	if rec.Status == StatusRunning && !opts.Unfinished {
-		return nil, fmt.Errorf("run %s of %s has not finished: it is running, or it was killed. If no vacuum runs on this table now, undo it with --unfinished", id, store.Location())
+		return nil, fmt.Errorf("run %s of %s has not finished: it is running, or it was interrupted. If no vacuum runs on this table now, undo it with --unfinished (a real undo takes the table's lock, which a live run holds)", id, store.Location())
 	}
 	if opts.Now.IsZero() {
 		opts.Now = time.Now()
@@ -97,27 +104,12 @@ func Undo(ctx context.Context, store storage.Store, id string, opts Options) (*R
 	if opts.Concurrency <= 0 {
 		opts.Concurrency = 16
 	}
-	if rec.Status == StatusRunning && !opts.DryRun {
-		// A fresh heartbeat: the run's process is alive and deleting; moving files back under
-		// it would race its deletes.
-		// Its last sign of life is the heartbeat, or the start when it has none (a run of a
-		// version without heartbeats), as Running reads it.
-		at, ok, err := ReadHeartbeat(ctx, store, id)
-		if err != nil {
-			return nil, err
-		}
-		if !ok || rec.StartedAt.After(at) {
-			at = rec.StartedAt
-		}
-		if opts.Now.Sub(at) < DefaultStaleAfter {
-			return nil, fmt.Errorf("run %s of %s is still running: its last sign of life (heartbeat, or start) is at %s (its process rewrites the heartbeat every minute). Wait for it to end; if its process is gone, it goes stale %s after that time, and --unfinished is accepted then",
-				id, store.Location(), at.UTC().Format(time.RFC3339), DefaultStaleAfter)
-		}
-	}
 	rep := &Report{Run: id, Table: store.Location(), At: opts.Now.UTC(), DryRun: opts.DryRun, Files: make([]FileResult, len(rec.Files))}
 	var restore func(ctx context.Context, e Entry) (string, string)
-	if opts.Hidden != nil && rec.Trash != "" && !opts.Hidden(rec.Trash) {
-		return nil, fmt.Errorf("run %s of %s names %s as its trash, which this table does not hide (a partition folder?): the record is not used", id, store.Location(), rec.Trash)
+	if rec.Trash != "" {
+		if _, err := vacuum.TrashFolder(opts.Snapshot, strings.TrimSuffix(rec.Trash, id+"/")); err != nil {
+			return nil, fmt.Errorf("run %s of %s names %s as its trash: %w; the record is not used", id, store.Location(), rec.Trash, err)
+		}
 	}
 	switch {
 	case rec.Trash != "":
@@ -148,7 +140,7 @@ func Undo(ctx context.Context, store storage.Store, id string, opts Options) (*R
 			defer wg.Done()
 			defer func() { <-sem }()
 			out, why := OutcomeFailed, ctx.Err()
-			if dir := storage.Dir(e.Path); why == nil && dir != "" && opts.Hidden != nil && opts.Hidden(dir) {
+			if dir := storage.Dir(e.Path); why == nil && dir != "" && vacuum.HiddenIn(opts.Snapshot, dir) {
 				why = fmt.Errorf("refused: VACUUM never deletes in the hidden folder %s, so no run can have deleted it", dir)
 			}
 			if why == nil {

@@ -86,6 +86,9 @@ func TestFixturesOnEveryBackend(t *testing.T) {
 						t.Fatalf("plan differs from local disk (-local +%s):\n%s", b.Name, diff)
 					}
 					res, err := vacuum.Execute(context.Background(), store, plan, vacuum.ExecOptions{})
+					if err == nil {
+						err = vacuum.RecordCoverage(context.Background(), store, res) // as a run does
+					}
 					if err != nil {
 						t.Fatal(err)
 					}

@@ -141,7 +141,7 @@ func TestExecuteKeepsAFileWrittenAgain(t *testing.T) {
 		}
 	}
 	g.rewrite(t, "d/a.parquet", []byte("written again"))
-	res, err := Execute(context.Background(), g, plan, ExecOptions{BatchSize: 2, Concurrency: 1})
+	res, err := executeRun(context.Background(), g, plan, ExecOptions{BatchSize: 2, Concurrency: 1})
 	if err != nil {
 		t.Fatalf("a file written again must not fail the run: %v", err)
 	}

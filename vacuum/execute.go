@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"sync"
-	"time"
 
 	"github.com/deltavacuum/deltavacuum/deltalog"
 	"github.com/deltavacuum/deltavacuum/storage"
@@ -19,19 +18,31 @@ type ExecOptions struct {
 	// Concurrency is the number of Delete calls in flight (default 8, or the store's own
 	// bound on requests in flight when it has a higher one: an object store's concurrency).
 	Concurrency int
-	// RecordStart, when set, records the run in the table history (VACUUM START) before the
-	// first delete and returns the version it committed; the log is then re-read up to and
-	// including that version before anything is deleted. An error stops the run with nothing
-	// deleted. It may also return the snapshot START was built on (deltalog.CommitFrom):
-	// when that holds every commit after the plan up to START, the re-check takes them from
-	// it instead of listing the log and reading them again; nil reads them.
-	RecordStart func(ctx context.Context, plan *Plan) (int64, *deltalog.Snapshot, error)
+	// Start is the VACUUM START commit the caller recorded in the table history before calling
+	// Execute (nil: the run is not recorded): the log is re-read up to and including it before
+	// anything is deleted.
+	Start *Start
+	// Deleter deletes the files and directories (nil: the store). A run that moves its files
+	// to a trash passes the trash here; the log is still read from the store.
+	Deleter Deleter
 	// Counters, when set, receive live counts for progress displays.
 	Counters *Counters
-	// OnDeleted, when set, is called for each file the run deleted (not for those already
-	// gone), a checksum companion included (its size then -1: the plan does not know it),
-	// one call at a time. Run records are made from it.
-	OnDeleted func(path string, size int64, modTime time.Time)
+}
+
+// Start is a VACUUM START commit.
+type Start struct {
+	Version int64
+	// Base, when set, is the snapshot START was built on (deltalog.CommitFrom): when it holds
+	// every commit after the plan up to START, the re-check takes them from it instead of
+	// listing the log and reading them again.
+	Base *deltalog.Snapshot
+}
+
+// Deleter is the one way the executor deletes (pebble's Cleaner): Delete has the contract of
+// storage.Store.Delete. A Deleter that is also a storage.ConditionalDeleter deletes a file only
+// while it is the version listed, where the listing gave one.
+type Deleter interface {
+	Delete(ctx context.Context, keys []string) ([]storage.DeleteResult, error)
 }
 
 // Status of a run.
@@ -77,11 +88,19 @@ type Result struct {
 	Reclaim *Reclaim `json:"storageReclaim"`
 	// RunID names the run record of a real run (deltavacuum runs, deltavacuum undo).
 	RunID string `json:"runId"`
+
+	// retentionRaised is set when a metaData committed during the run raised the retention.
+	retentionRaised bool
 }
 
 // DryRun returns the result of a DRY RUN: the plan, nothing deleted.
 func DryRun(plan *Plan) *Result {
 	return &Result{Plan: plan, DryRun: true, Status: StatusCompleted}
+}
+
+// Failed returns the result of a run of plan that stopped before deleting anything.
+func Failed(plan *Plan) *Result {
+	return &Result{Plan: plan, Status: StatusFailed}
 }
 
 // ErrPartialFailure is returned (wrapped) when some keys could not be deleted.
@@ -95,15 +114,19 @@ var ErrPartialFailure = errors.New("some files could not be deleted")
 // already gone counts as gone, not as an error. Failures are reported in the result; the
 // error is then non-nil too.
 func Execute(ctx context.Context, store storage.Store, plan *Plan, opts ExecOptions) (*Result, error) {
+	del := opts.Deleter
+	if del == nil {
+		del = store
+	}
 	if opts.BatchSize <= 0 {
-		opts.BatchSize = defaultBatchSize(store)
+		opts.BatchSize = defaultBatchSize(del)
 	}
 	if opts.Concurrency <= 0 {
-		opts.Concurrency = defaultConcurrency(store)
+		opts.Concurrency = defaultConcurrency(del)
 	}
-	res := &Result{Plan: plan, Status: StatusFailed}
+	res := Failed(plan)
 	// A plan whose temporary file no longer reads back as written is refused whole, before
-	// the run is recorded and before anything is deleted.
+	// anything is deleted.
 	if err := plan.Files.Verify(); err != nil {
 		return res, err
 	}
@@ -115,18 +138,15 @@ func Execute(ctx context.Context, store storage.Store, plan *Plan, opts ExecOpti
 	}
 	recorded := int64(-1)
 	var base *deltalog.Snapshot
-	if opts.RecordStart != nil {
-		counters.SetPhase("recording the run")
-		if recorded, base, err = opts.RecordStart(ctx, plan); err != nil {
-			return res, err
-		}
+	if opts.Start != nil {
+		recorded, base = opts.Start.Version, opts.Start.Base
 		res.StartVersion = &recorded
 	}
 	counters.SetPhase("re-checking the log")
 	if err := tl.catchUp(ctx, recorded, base); err != nil {
 		return res, err
 	}
-	ex := &executor{store: store, plan: plan, opts: opts, res: res, tail: tl, keepDirs: map[string]bool{}}
+	ex := &executor{del: del, plan: plan, opts: opts, res: res, tail: tl, keepDirs: map[string]bool{}}
 	counters.SetPhase("deleting")
 	err = ex.deleteFiles(ctx)
 	if err == nil {
@@ -137,6 +157,7 @@ func Execute(ctx context.Context, store storage.Store, plan *Plan, opts ExecOpti
 	err = errors.Join(err, actErr)
 	checked := tl.next - 1
 	res.RecheckedThrough = &checked
+	res.retentionRaised = tl.raisedAt >= 0
 	if err != nil {
 		return res, fmt.Errorf("vacuum of %s interrupted after deleting %d files: %w", plan.Table, res.NumDeletedFiles, err)
 	}
@@ -145,31 +166,44 @@ func Execute(ctx context.Context, store storage.Store, plan *Plan, opts ExecOpti
 			plan.Table, ErrPartialFailure, len(res.Failed), res.Plan.Files.Len()+len(res.Plan.Dirs))
 	}
 	res.Status = StatusCompleted
-	if err := recordCoverage(ctx, store, res.Plan, tl); err != nil {
-		return res, fmt.Errorf("vacuum of %s completed, but %w", plan.Table, err)
-	}
 	return res, nil
 }
 
-// recordCoverage writes _delta_log/_last_vacuum_info after a completed run: everything the log
-// removed up to the plan's newest commit outside the retention is gone, so later LITE runs
-// start after it. A FULL run records it too [safer]: the reference writes {} after FULL,
-// which blocks later LITE runs. It is not written when the retention was raised during the
-// run (files of those commits were kept), and it never moves backwards, unless the recorded
-// version lies beyond the log, which only a corrupt file does.
-//
-// A sharded run (plan.Shard) does not write it: it covered part of the table, and a later LITE
-// takes the file to mean that everything the log removed up to that version is gone.
-func recordCoverage(ctx context.Context, store storage.Store, plan *Plan, tl *tail) error {
-	v := plan.LatestCommitOutsideRetention
-	if v == nil || tl.raisedAt >= 0 || plan.Shard != nil {
+// Coverage is the version a run that ended as res records in _delta_log/_last_vacuum_info,
+// given the version recorded there now (prev, nil when none): everything the log removed up to
+// the plan's newest commit outside the retention is gone, so later LITE runs start after it. A
+// FULL run records it too [safer]: the reference writes {} after FULL, which blocks later LITE
+// runs. Nothing is recorded (nil) for a run that did not complete, for a run during which the
+// retention was raised (files of those commits were kept), for a sharded run (it covered part
+// of the table, and a later LITE takes the file to mean that everything the log removed up to
+// that version is gone), or when it would move the recorded version backwards, unless the
+// recorded version lies beyond the log the run read, which only a corrupt file does.
+func Coverage(res *Result, prev *int64) *int64 {
+	if res == nil || res.Status != StatusCompleted || res.Plan == nil {
+		return nil
+	}
+	v := res.LatestCommitOutsideRetention
+	if v == nil || res.retentionRaised || res.Shard != nil {
+		return nil
+	}
+	if prev != nil && *prev >= *v && res.RecheckedThrough != nil && *prev <= *res.RecheckedThrough {
+		return nil
+	}
+	return v
+}
+
+// RecordCoverage writes _delta_log/_last_vacuum_info after a run that ended as res, when
+// Coverage says it records a version. A file that cannot be read is left as it is.
+func RecordCoverage(ctx context.Context, store storage.Store, res *Result) error {
+	if Coverage(res, nil) == nil {
 		return nil
 	}
 	prev, err := deltalog.ReadLastVacuumInfo(ctx, store)
 	if err != nil {
 		return nil
 	}
-	if prev != nil && *prev >= *v && *prev < tl.next {
+	v := Coverage(res, prev)
+	if v == nil {
 		return nil
 	}
 	return deltalog.WriteLastVacuumInfo(ctx, store, *v)
@@ -177,10 +211,10 @@ func recordCoverage(ctx context.Context, store storage.Store, plan *Plan, tl *ta
 
 // executor deletes one plan.
 type executor struct {
-	store storage.Store
-	plan  *Plan
-	opts  ExecOptions
-	tail  *tail // used by the goroutine that sends the batches only
+	del  Deleter
+	plan *Plan
+	opts ExecOptions
+	tail *tail // used by the goroutine that sends the batches only
 
 	mu       sync.Mutex // guards res and keepDirs while batches run
 	res      *Result
@@ -325,9 +359,6 @@ func (ex *executor) deleteBatch(ctx context.Context, batch []File) error {
 		default:
 			ex.res.NumDeletedFiles++
 			ex.res.SizeOfDeletedData += batch[i].Size
-			if ex.opts.OnDeleted != nil {
-				ex.opts.OnDeleted(batch[i].Path, batch[i].Size, batch[i].ModificationTime)
-			}
 		}
 		if counters != nil {
 			if r.Err != nil {
@@ -348,14 +379,11 @@ func (ex *executor) deleteBatch(ctx context.Context, batch []File) error {
 	if len(companions) == 0 {
 		return nil
 	}
-	results, err = ex.store.Delete(ctx, companions)
+	results, err = ex.del.Delete(ctx, companions)
 	ex.mu.Lock()
 	for _, r := range results {
-		switch {
-		case r.Err != nil:
+		if r.Err != nil {
 			ex.fail(r.Key, r.Err)
-		case !r.Gone && ex.opts.OnDeleted != nil:
-			ex.opts.OnDeleted(r.Key, -1, time.Time{})
 		}
 	}
 	ex.mu.Unlock()
@@ -365,9 +393,9 @@ func (ex *executor) deleteBatch(ctx context.Context, batch []File) error {
 // deleteListed deletes the files of a batch, each on the condition that it is still the
 // version listed where the store can (storage.ConditionalDeleter) and the file has one.
 func (ex *executor) deleteListed(ctx context.Context, batch []File, keys []string) ([]storage.DeleteResult, error) {
-	cd, ok := ex.store.(storage.ConditionalDeleter)
+	cd, ok := ex.del.(storage.ConditionalDeleter)
 	if !ok {
-		return ex.store.Delete(ctx, keys)
+		return ex.del.Delete(ctx, keys)
 	}
 	versions := make([]string, len(batch))
 	conditional := false
@@ -376,7 +404,7 @@ func (ex *executor) deleteListed(ctx context.Context, batch []File, keys []strin
 		conditional = conditional || f.Version != ""
 	}
 	if !conditional {
-		return ex.store.Delete(ctx, keys)
+		return ex.del.Delete(ctx, keys)
 	}
 	return cd.DeleteIfUnchanged(ctx, keys, versions)
 }
@@ -400,7 +428,7 @@ func (ex *executor) deleteDirs(ctx context.Context) error {
 			ex.drop(dr, true)
 			continue
 		}
-		results, err := ex.store.Delete(ctx, []string{key})
+		results, err := ex.del.Delete(ctx, []string{key})
 		if err != nil {
 			return err
 		}
@@ -449,8 +477,8 @@ func (ex *executor) acted() (*Plan, error) {
 // defaultConcurrency is 8 Delete calls in flight, or the store's bound on its requests in
 // flight when higher, so that an object store's concurrency option reaches the deletes (the
 // store still bounds the requests).
-func defaultConcurrency(store storage.Store) int {
-	if c, ok := store.(interface{ RequestConcurrency() int }); ok {
+func defaultConcurrency(del Deleter) int {
+	if c, ok := del.(interface{ RequestConcurrency() int }); ok {
 		return max(8, c.RequestConcurrency())
 	}
 	return 8
@@ -458,9 +486,9 @@ func defaultConcurrency(store storage.Store) int {
 
 // defaultBatchSize is 1000 keys per Delete call, rounded up to a multiple of the store's own
 // batch so that every request but the last is full.
-func defaultBatchSize(store storage.Store) int {
+func defaultBatchSize(del Deleter) int {
 	const n = 1000
-	b, ok := store.(storage.DeleteBatcher)
+	b, ok := del.(storage.DeleteBatcher)
 	if !ok {
 		return n
 	}

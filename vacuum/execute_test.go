@@ -16,7 +16,17 @@ import (
 
 func exec(t *testing.T, tb *table, plan *Plan) (*Result, error) {
 	t.Helper()
-	return Execute(context.Background(), tb.store, plan, ExecOptions{BatchSize: 2, Concurrency: 3})
+	return executeRun(context.Background(), tb.store, plan, ExecOptions{BatchSize: 2, Concurrency: 3})
+}
+
+// executeRun executes plan as a real run does it (package run): the deletes, then the
+// coverage of the log in _last_vacuum_info.
+func executeRun(ctx context.Context, store storage.Store, plan *Plan, opts ExecOptions) (*Result, error) {
+	res, err := Execute(ctx, store, plan, opts)
+	if err != nil {
+		return res, err
+	}
+	return res, RecordCoverage(ctx, store, res)
 }
 
 func keys(tb *table) []string {

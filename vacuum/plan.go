@@ -299,11 +299,7 @@ func NewPlannerFor(ctx context.Context, store storage.Store, snap *deltalog.Snap
 		return nil, err
 	}
 	p.cutoff = p.now.Add(-p.run)
-	formats, _ := snap.Property(deltalog.PropUniversalFormats)
-	p.hidden = hiddenRule{
-		partitionColumns: snap.PartitionColumns(),
-		icebergMetadata:  containsFold(strings.Split(formats, ","), "iceberg"),
-	}
+	p.hidden = hiddenRuleOf(snap)
 	opts.Counters.SetPhase("reading the log")
 	if err := p.protect(ctx); err != nil {
 		return nil, err

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/deltavacuum/deltavacuum/deltalog"
@@ -294,8 +293,7 @@ func (t *tail) metadata(v int64, m *deltalog.Metadata) error {
 		t.cutoff = t.plan.now.Add(-table)
 		t.raisedAt = v
 	}
-	formats, _ := snap.Property(deltalog.PropUniversalFormats)
-	t.hidden = hiddenRule{partitionColumns: m.PartitionColumns, icebergMetadata: containsFold(strings.Split(formats, ","), "iceberg")}
+	t.hidden = hiddenRuleOf(snap)
 	t.hiddenAt = v
 	return nil
 }

@@ -7,8 +7,8 @@ import (
 	"github.com/deltavacuum/deltavacuum/deltalog"
 )
 
-// TestRecheckDistrustsAnotherTablesSnapshot: a RecordStart (a library caller's) that hands
-// back a snapshot of another table, of just the version before START, is not taken for the
+// TestRecheckDistrustsAnotherTablesSnapshot: a START (a library caller's) whose base is
+// a snapshot of another table, of just the version before START, is not taken for the
 // commits after the plan: they are this table's to read, and here one of them re-adds a
 // planned file.
 func TestRecheckDistrustsAnotherTablesSnapshot(t *testing.T) {
@@ -18,20 +18,19 @@ func TestRecheckDistrustsAnotherTablesSnapshot(t *testing.T) {
 	plan := tb.plan(retain0)
 
 	other := newTable(t, tableSpec{location: "mem://bucket/other"})
-	start := startAfter(tb, add("a.parquet"))
-	res, err := Execute(context.Background(), tb.store, plan, ExecOptions{
-		RecordStart: func(ctx context.Context, p *Plan) (int64, *deltalog.Snapshot, error) {
-			v, _, err := start(ctx, p)
-			for other.version < v-1 {
-				other.commit(commitInfoOnly("WRITE")) // the other table at version START-1
-			}
-			snap, lerr := deltalog.Load(ctx, other.store)
-			if lerr != nil {
-				t.Fatal(lerr)
-			}
-			return v, snap, err
-		},
-	})
+	ctx := context.Background()
+	v, _, err := startAfter(tb, add("a.parquet"))(ctx, plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for other.version < v-1 {
+		other.commit(commitInfoOnly("WRITE")) // the other table at version START-1
+	}
+	snap, err := deltalog.Load(ctx, other.store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Execute(ctx, tb.store, plan, ExecOptions{Start: &Start{Version: v, Base: snap}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,7 +21,18 @@ func commitInfoOnly(op string) map[string]any {
 	return map[string]any{"commitInfo": map[string]any{"operation": op, "timestamp": now.UnixMilli()}}
 }
 
-// startAfter returns a RecordStart that first lets another writer commit lines (a commit
+// startOpts runs hook (commits made before START, then START itself, as a run records them)
+// and returns the executor's options for that START.
+func startOpts(t *testing.T, plan *Plan, hook func(context.Context, *Plan) (int64, *deltalog.Snapshot, error)) ExecOptions {
+	t.Helper()
+	v, base, err := hook(context.Background(), plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ExecOptions{Start: &Start{Version: v, Base: base}}
+}
+
+// startAfter returns a hook that first lets another writer commit lines (a commit
 // landing between planning and START), then commits VACUUM START itself. It returns no
 // snapshot: the re-check lists the log and reads the commits after the plan.
 func startAfter(tb *table, other ...any) func(context.Context, *Plan) (int64, *deltalog.Snapshot, error) {
@@ -97,9 +108,7 @@ func TestRecheckReadsThroughStart(t *testing.T) {
 				t.Fatalf("planned %v, want 3 files", plan.Files)
 			}
 			counted := counting.Wrap(tb.store)
-			res, err := Execute(context.Background(), counted, plan, ExecOptions{
-				RecordStart: start(tb, add("old.parquet"), add("late-writer.parquet")),
-			})
+			res, err := Execute(context.Background(), counted, plan, startOpts(t, plan, start(tb, add("old.parquet"), add("late-writer.parquet"))))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -136,9 +145,7 @@ func TestRecheckSeesEveryReading(t *testing.T) {
 	tb.plan(retain0)
 	tb.file("c.parquet", 30*day)
 	plan := tb.plan(retain0)
-	res, err := Execute(context.Background(), tb.store, plan, ExecOptions{
-		RecordStart: startAfter(tb, add("a%231.parquet"), add("p=x%3Ay/b.parquet"), add("C.parquet")),
-	})
+	res, err := Execute(context.Background(), tb.store, plan, startOpts(t, plan, startAfter(tb, add("a%231.parquet"), add("p=x%3Ay/b.parquet"), add("C.parquet"))))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +176,7 @@ func TestRecheckRaisedRetention(t *testing.T) {
 		"id": "test-table", "format": map[string]any{"provider": "parquet", "options": map[string]string{}},
 		"schemaString": `{"type":"struct","fields":[]}`, "partitionColumns": []string{},
 		"configuration": map[string]string{"delta.deletedFileRetentionDuration": "interval 30 days"}}}
-	res, err := Execute(context.Background(), tb.store, plan, ExecOptions{RecordStart: startAfter(tb, raised)})
+	res, err := Execute(context.Background(), tb.store, plan, startOpts(t, plan, startAfter(tb, raised)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,7 +204,7 @@ func TestRecheckLoweredRetentionGrowsNothing(t *testing.T) {
 	lowered := map[string]any{"metaData": map[string]any{
 		"id": "test-table", "format": map[string]any{"provider": "parquet"}, "schemaString": `{"type":"struct","fields":[]}`,
 		"partitionColumns": []string{}, "configuration": map[string]string{"delta.deletedFileRetentionDuration": "interval 1 hour"}}}
-	if _, err := Execute(context.Background(), tb.store, plan, ExecOptions{RecordStart: startAfter(tb, lowered)}); err != nil {
+	if _, err := Execute(context.Background(), tb.store, plan, startOpts(t, plan, startAfter(tb, lowered))); err != nil {
 		t.Fatal(err)
 	}
 	if !exists(tb, "recent.parquet") || exists(tb, "old.parquet") {
@@ -215,7 +222,7 @@ func TestRecheckNewlyHidden(t *testing.T) {
 	iceberg := map[string]any{"metaData": map[string]any{
 		"id": "test-table", "format": map[string]any{"provider": "parquet"}, "schemaString": `{"type":"struct","fields":[]}`,
 		"partitionColumns": []string{}, "configuration": map[string]string{"delta.universalFormat.enabledFormats": "iceberg"}}}
-	res, err := Execute(context.Background(), tb.store, plan, ExecOptions{RecordStart: startAfter(tb, iceberg)})
+	res, err := Execute(context.Background(), tb.store, plan, startOpts(t, plan, startAfter(tb, iceberg)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -278,7 +285,12 @@ func TestRecheckRefusesABadTail(t *testing.T) {
 				tb := newTable(t, tableSpec{})
 				tb.file("a.parquet", 30*day)
 				plan := tb.plan(retain0)
-				if _, err := Execute(context.Background(), tb.store, plan, ExecOptions{RecordStart: start(tb, other...)}); err == nil {
+				// START itself may refuse (a feature it cannot commit beside), or the re-check.
+				v, base, err := start(tb, other...)(context.Background(), plan)
+				if err == nil {
+					_, err = Execute(context.Background(), tb.store, plan, ExecOptions{Start: &Start{Version: v, Base: base}})
+				}
+				if err == nil {
 					t.Error("got no error")
 				}
 				if !exists(tb, "a.parquet") {
@@ -292,7 +304,7 @@ func TestRecheckRefusesABadTail(t *testing.T) {
 		tb.file("a.parquet", 30*day)
 		plan := tb.plan(retain0)
 		tb.version++ // version 1 is never written
-		_, err := Execute(context.Background(), tb.store, plan, ExecOptions{RecordStart: startAfter(tb)})
+		_, err := Execute(context.Background(), tb.store, plan, startOpts(t, plan, startAfter(tb)))
 		if err == nil || !exists(tb, "a.parquet") {
 			t.Errorf("got %v; a gap after planning must stop the run with nothing deleted", err)
 		}
@@ -312,18 +324,18 @@ func TestRecheckClockAhead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = Execute(context.Background(), tb.store, plan, ExecOptions{RecordStart: startAfter(tb)})
+	_, err = Execute(context.Background(), tb.store, plan, startOpts(t, plan, startAfter(tb)))
 	if err == nil || !strings.Contains(err.Error(), "clock is 10m0s ahead") || !exists(tb, "a.parquet") {
 		t.Errorf("got %v; want the run stopped with nothing deleted", err)
 	}
 	// Within a minute is fine.
 	plan.now = now.Add(30 * time.Second)
-	if _, err := Execute(context.Background(), tb.store, plan, ExecOptions{RecordStart: startAfter(tb)}); err != nil {
+	if _, err := Execute(context.Background(), tb.store, plan, startOpts(t, plan, startAfter(tb))); err != nil {
 		t.Error(err)
 	}
 }
 
-// TestRecheckDistrustsAStaleSnapshot: a RecordStart that hands back a snapshot older than
+// TestRecheckDistrustsAStaleSnapshot: a START whose base hands back a snapshot older than
 // the one START was built on (here the plan's own, which lacks the commit made since) is not
 // taken for the commits after the plan: the re-check lists the log and reads them, and keeps
 // what the newer commit re-added.
@@ -336,13 +348,11 @@ func TestRecheckDistrustsAStaleSnapshot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	start := startAfter(tb, add("a.parquet"))
-	res, err := Execute(context.Background(), tb.store, plan, ExecOptions{
-		RecordStart: func(ctx context.Context, p *Plan) (int64, *deltalog.Snapshot, error) {
-			v, _, err := start(ctx, p)
-			return v, stale, err
-		},
-	})
+	v, _, err := startAfter(tb, add("a.parquet"))(context.Background(), plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Execute(context.Background(), tb.store, plan, ExecOptions{Start: &Start{Version: v, Base: stale}})
 	if err != nil {
 		t.Fatal(err)
 	}

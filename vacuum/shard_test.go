@@ -320,7 +320,7 @@ func TestShardWritesNoLastVacuumInfo(t *testing.T) {
 		if plan.LatestCommitOutsideRetention == nil {
 			t.Fatal("no commit outside the retention: the test shows nothing")
 		}
-		res, err := Execute(ctx, tb.store, plan, ExecOptions{})
+		res, err := executeRun(ctx, tb.store, plan, ExecOptions{})
 		if err != nil || res.Status != StatusCompleted {
 			t.Fatalf("%v %v", res, err)
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/deltavacuum/deltavacuum/undo"
+	"github.com/deltavacuum/deltavacuum/vacuum"
 )
 
 func newRunsCmd() *cobra.Command {
@@ -181,14 +182,14 @@ DURATION ago (30d, 72h, 90m; 0 empties the whole trash). Those runs can no longe
 			if err != nil {
 				return usagef("--older-than %q: %v", olderThan, err)
 			}
-			if _, err := undo.TrashFolder(folder); err != nil {
+			if _, err := vacuum.TrashFolder(nil, folder); err != nil {
 				return &UsageError{Err: err}
 			}
 			t, err := sf.openTable(cmd, args[0])
 			if err != nil {
 				return err
 			}
-			rep, err := t.PurgeTrash(cmd.Context(), folder, d, dryRun)
+			rep, err := t.PurgeTrash(cmd.Context(), folder, undo.PurgeOptions{OlderThan: d, DryRun: dryRun})
 			if rep != nil {
 				if asJSON {
 					if werr := writeJSON(cmd.OutOrStdout(), rep); werr != nil {

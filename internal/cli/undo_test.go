@@ -135,7 +135,7 @@ func TestUndoHostileFlags(t *testing.T) {
 	if code, _, errs := run(t, "vacuum", dir, "--retain-hours", "0", "--conf", checkOff, "--no-run-record"); code != ExitOK {
 		t.Fatal(errs)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "_deltavacuum")); !os.IsNotExist(err) {
+	if _, err := os.Stat(filepath.Join(dir, "_deltavacuum", "runs")); !os.IsNotExist(err) {
 		t.Errorf("--no-run-record kept a record: %v", err)
 	}
 }

@@ -92,7 +92,7 @@ docs/k8s-vacuum-job.yaml.
 				if trash == "" {
 					return usagef("--trash needs a folder of the table, such as %s", undo.DefaultTrash)
 				}
-				if _, err := undo.TrashFolder(trash); err != nil {
+				if _, err := vacuum.TrashFolder(nil, trash); err != nil {
 					return &UsageError{Err: err}
 				}
 				if noRecord {

@@ -1,4 +1,4 @@
-package deltavacuum
+package run
 
 import (
 	"context"
@@ -36,7 +36,7 @@ func TestS3LoggingWarns(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := OpenStore(store).Vacuum(context.Background(), VacuumOptions{Logging: c.logging, Options: vacuum.Options{Now: time.Now()}})
+		res, err := Vacuum(context.Background(), store, Request{Logging: c.logging, Options: vacuum.Options{Now: time.Now()}})
 		if err != nil {
 			t.Fatalf("%s: %v", c.location, err)
 		}

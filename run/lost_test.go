@@ -1,4 +1,4 @@
-package deltavacuum
+package run
 
 import (
 	"context"
@@ -26,7 +26,7 @@ type beatStore struct {
 }
 
 func (s *beatStore) Put(ctx context.Context, key string, data []byte) error {
-	if strings.HasSuffix(key, ".heartbeat.json") {
+	if strings.HasSuffix(key, beatSuffix) {
 		s.mu.Lock()
 		fail := len(s.fails) > 0 && s.fails[0]
 		if len(s.fails) > 0 {
@@ -84,13 +84,12 @@ func TestHeartbeatLostStopsTheRun(t *testing.T) {
 				ticks <- time.Now() // taken once the last beat above is done
 			}
 			zero := 0.0
-			table := OpenStore(store)
-			table.beatTicks = func() (<-chan time.Time, func()) { return ticks, func() {} }
-			res, err := table.Vacuum(ctx, VacuumOptions{
-				Options: vacuum.Options{Now: time.Now(), RetainHours: &zero, DisableRetentionCheck: true},
-				Exec:    vacuum.ExecOptions{BatchSize: 1, Concurrency: 1},
+			res, err := Vacuum(ctx, store, Request{
+				Options:    vacuum.Options{Now: time.Now(), RetainHours: &zero, DisableRetentionCheck: true},
+				Exec:       vacuum.ExecOptions{BatchSize: 1, Concurrency: 1},
+				Heartbeats: func() (<-chan time.Time, func()) { return ticks, func() {} },
 			})
-			if got := errors.Is(err, ErrHeartbeatLost); got != tc.lost {
+			if got := errors.Is(err, ErrLockLost); got != tc.lost {
 				t.Fatalf("stopped for a lost heartbeat: %v, want %v (error: %v)", got, tc.lost, err)
 			}
 			want := vacuum.StatusCompleted

@@ -1,4 +1,4 @@
-package deltavacuum
+package run
 
 import (
 	"testing"

@@ -1,0 +1,11 @@
+//go:build !linux
+
+package run
+
+// machineIdentity is empty where the boot cannot be identified: no process of another run is
+// then taken for one of this host, and a crashed run's lock goes stale by its heartbeat only.
+func machineIdentity() (boot, pidns string) { return "", "" }
+
+func processStart(int) string { return "" }
+
+func pidAlive(int) (alive, known bool) { return false, false }

@@ -1,0 +1,155 @@
+package run
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/deltavacuum/deltavacuum/storage"
+	"github.com/deltavacuum/deltavacuum/undo"
+	"github.com/deltavacuum/deltavacuum/vacuum"
+)
+
+// recorder keeps the run record of one real run (package undo's format): written before the
+// first delete with the planned files, and again when the run ends with the files it deleted,
+// which it learns by deleting through its deleter.
+type recorder struct {
+	store storage.Store
+	rec   undo.Record
+
+	mu      sync.Mutex
+	deleted map[string]struct{}
+}
+
+func newRecorder(store storage.Store, id string, plan *vacuum.Plan, rc storage.Recovery, trash string, now time.Time) (*recorder, error) {
+	r := &recorder{store: store, deleted: map[string]struct{}{}, rec: undo.Record{
+		ID: id, Table: store.Location(), Status: undo.StatusRunning, StartedAt: now.UTC(),
+		Mode: string(plan.Mode), SnapshotVersion: plan.Version, RetentionHours: plan.RetentionHours,
+		Recovery: rc,
+	}}
+	if plan.Shard != nil {
+		r.rec.Shard = plan.Shard.String()
+	}
+	if trash != "" {
+		r.rec.Trash = vacuum.RunTrash(trash, id)
+	}
+	err := plan.Files.Each(func(f vacuum.File) error {
+		r.rec.Files = append(r.rec.Files, entryOf(f.Path, f.Size, f.ModificationTime))
+		if f.Checksum != "" {
+			r.rec.Files = append(r.rec.Files, undo.Entry{Path: f.Checksum, Size: -1})
+		}
+		return nil
+	})
+	r.rec.NumFiles, r.rec.Bytes = plan.NumFilesToDelete, plan.SizeOfDataToDelete
+	return r, err
+}
+
+func entryOf(path string, size int64, mod time.Time) undo.Entry {
+	e := undo.Entry{Path: path, Size: size}
+	if !mod.IsZero() {
+		e.ModTime = mod.UnixMilli()
+	}
+	return e
+}
+
+// begin writes the record of the planned run: a failure stops the run with nothing deleted.
+func (r *recorder) begin(ctx context.Context) error {
+	if err := undo.Write(ctx, r.store, &r.rec); err != nil {
+		return fmt.Errorf("%w; nothing was deleted (turn run records off with --no-run-record if this principal may not write to the table)", err)
+	}
+	r.rec.Files = nil // written; the end writes the files deleted
+	return nil
+}
+
+// deleter returns del, recording every file it deletes (not those already gone or failed).
+func (r *recorder) deleter(del vacuum.Deleter) vacuum.Deleter {
+	return &recordingDeleter{del: del, r: r}
+}
+
+func (r *recorder) note(res []storage.DeleteResult) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, d := range res {
+		if d.Err == nil && !d.Gone && !strings.HasSuffix(d.Key, "/") {
+			r.deleted[d.Key] = struct{}{}
+		}
+	}
+}
+
+// finish writes the record of the ended run, whatever its status: the files of the plan the
+// run acted on that its deleter deleted, each with its size and time as planned (a checksum
+// companion with size -1).
+func (r *recorder) finish(ctx context.Context, res *vacuum.Result, endVersion *int64, now time.Time) error {
+	fin := now.UTC()
+	rec := r.rec
+	rec.Complete, rec.FinishedAt = true, &fin
+	rec.Status = undo.StatusFailed
+	r.mu.Lock()
+	deleted := r.deleted
+	r.mu.Unlock()
+	var err error
+	if res != nil && res.Plan != nil && len(deleted) > 0 {
+		err = res.Plan.Files.Each(func(f vacuum.File) error {
+			if _, ok := deleted[f.Path]; ok {
+				rec.Files = append(rec.Files, entryOf(f.Path, f.Size, f.ModificationTime))
+			}
+			if _, ok := deleted[f.Checksum]; ok && f.Checksum != "" {
+				rec.Files = append(rec.Files, undo.Entry{Path: f.Checksum, Size: -1})
+			}
+			return nil
+		})
+	}
+	if res != nil {
+		if res.Status == vacuum.StatusCompleted {
+			rec.Status = undo.StatusCompleted
+		}
+		rec.StartVersion = res.StartVersion
+		rec.NumFiles, rec.Bytes, rec.NumDirectories = res.NumDeletedFiles, res.SizeOfDeletedData, res.NumDeletedDirectories
+	}
+	rec.EndVersion = endVersion
+	if err != nil {
+		return fmt.Errorf("reading the plan back for the run record: %w", err)
+	}
+	return undo.Write(context.WithoutCancel(ctx), r.store, &rec)
+}
+
+// recordingDeleter deletes through del and tells the recorder what went.
+type recordingDeleter struct {
+	del vacuum.Deleter
+	r   *recorder
+}
+
+func (d *recordingDeleter) Delete(ctx context.Context, keys []string) ([]storage.DeleteResult, error) {
+	res, err := d.del.Delete(ctx, keys)
+	d.r.note(res)
+	return res, err
+}
+
+// DeleteIfUnchanged implements storage.ConditionalDeleter when del does; otherwise it deletes
+// unconditionally, as the executor does with a deleter that cannot condition its deletes.
+func (d *recordingDeleter) DeleteIfUnchanged(ctx context.Context, keys, versions []string) ([]storage.DeleteResult, error) {
+	cd, ok := d.del.(storage.ConditionalDeleter)
+	if !ok {
+		return d.Delete(ctx, keys)
+	}
+	res, err := cd.DeleteIfUnchanged(ctx, keys, versions)
+	d.r.note(res)
+	return res, err
+}
+
+// DeleteBatchSize and RequestConcurrency pass on del's, which size the executor's batches.
+func (d *recordingDeleter) DeleteBatchSize() int {
+	if b, ok := d.del.(storage.DeleteBatcher); ok {
+		return b.DeleteBatchSize()
+	}
+	return 1
+}
+
+func (d *recordingDeleter) RequestConcurrency() int {
+	if c, ok := d.del.(interface{ RequestConcurrency() int }); ok {
+		return c.RequestConcurrency()
+	}
+	return 0
+}

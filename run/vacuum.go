@@ -1,0 +1,328 @@
+package run
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/deltavacuum/deltavacuum/deltalog"
+	"github.com/deltavacuum/deltavacuum/storage"
+	"github.com/deltavacuum/deltavacuum/storage/local"
+	"github.com/deltavacuum/deltavacuum/undo"
+	"github.com/deltavacuum/deltavacuum/vacuum"
+)
+
+// Request is a VACUUM as every front end asks for it (the library, the CLI and SQL through
+// package session, the service): what to plan, and how to run it.
+type Request struct {
+	vacuum.Options
+	DryRun bool
+	// Exec sizes the deletes (BatchSize, Concurrency) and carries the progress Counters; the run
+	// sets its Start and Deleter.
+	Exec vacuum.ExecOptions
+	// Logging records a real run in the table history (VACUUM START before deleting, VACUUM
+	// END after); nil means the default of the storage (on, except on S3), as Spark has it.
+	Logging *bool
+	Commit  deltalog.CommitOptions
+	// Trash, when set, is a hidden folder of the table (such as _deltavacuum/trash/; see
+	// vacuum.TrashFolder) a real run moves its files into instead of deleting them.
+	Trash string
+	// NoRunRecord turns off the run record a real run keeps under _deltavacuum/runs/ (and
+	// with it the undo of the run).
+	NoRunRecord bool
+	// ExpectPlan, when set, is the digest (vacuum.Digest) of the plan the run must execute,
+	// such as a previewed DRY RUN's: the new plan is compared right after planning, and a
+	// different one is refused with a *vacuum.PlanChangedError before anything is deleted,
+	// recorded or committed.
+	ExpectPlan string
+	// StaleRunAfter is how long another process's lock ticket may go without a heartbeat
+	// before it no longer holds the table (0: DefaultStaleAfter).
+	StaleRunAfter time.Duration
+	// From, when set, is a snapshot of the table the caller has read already (the service
+	// reads one for the policy's retention): the run plans from it advanced to the latest
+	// version (deltalog.LoadFrom: one listing, then only the commits after it), not from a
+	// second read of the log. A snapshot of another table is refused.
+	From *deltalog.Snapshot
+	// Lock, when set, is the table's lock the caller took for this run (TakeLock; the service
+	// takes it before answering a request): the run uses it and releases it when it ends.
+	// Nil: a real run takes it itself, before planning.
+	Lock *Lock
+	// LiteFallback runs FULL when LITE cannot serve the table (vacuum.ErrCannotVacuumLite: the
+	// log no longer reaches back to the last vacuum), under the same lock; the result's plan
+	// says the mode it ran in. The service's auto mode sets it.
+	LiteFallback bool
+	// Heartbeats, when set (tests), ticks the lock's heartbeats instead of a clock.
+	Heartbeats func() (<-chan time.Time, func())
+}
+
+// now is the request's clock read once: Options.Now, or the time now.
+func (r *Request) now() time.Time {
+	if r.Now.IsZero() {
+		return time.Now()
+	}
+	return r.Now
+}
+
+// lockOptions is the ticket a real run of r takes: its clock is the request's (the start, plus
+// the time gone since).
+func (r *Request) lockOptions(id string, start time.Time) LockOptions {
+	began := time.Now()
+	return LockOptions{Purpose: PurposeVacuum, Run: id, Shard: r.Shard, Version: r.Version, StaleAfter: r.StaleRunAfter,
+		Now: func() time.Time { return start.Add(time.Since(began)) }, Ticks: r.Heartbeats}
+}
+
+// NewRunID returns the id of the run record of a real run of r starting at start ("" when it
+// keeps none).
+func (r *Request) NewRunID(start time.Time) string {
+	if r.NoRunRecord {
+		return ""
+	}
+	return undo.NewID(start)
+}
+
+// TakeLock takes the table's lock for a real run of r (the service, to answer at once when the
+// table is held); pass it in Request.Lock.
+func TakeLock(ctx context.Context, store storage.Store, r Request) (*Lock, error) {
+	start := r.now()
+	return Acquire(ctx, store, r.lockOptions(r.NewRunID(start), start))
+}
+
+// Vacuum plans and, unless DryRun, runs a VACUUM of the table in store. A real run, in order:
+// takes the table's lock (before the log is read), plans, writes its run record, commits VACUUM
+// START, re-reads the log and deletes (vacuum.Execute) through its deleter (the store, or a
+// trash), commits VACUUM END, records in _last_vacuum_info what it covered, writes its record
+// again with what it deleted, and releases the lock.
+func Vacuum(ctx context.Context, store storage.Store, req Request) (*vacuum.Result, error) {
+	if req.DryRun {
+		return dryRun(ctx, store, req)
+	}
+	if req.Trash != "" && req.NoRunRecord {
+		return nil, errors.New("--trash needs the run record (it says where each file went): drop --no-run-record")
+	}
+	start := req.now()
+	lk := req.Lock
+	if lk == nil {
+		var err error
+		if lk, err = Acquire(ctx, store, req.lockOptions(req.NewRunID(start), start)); err != nil {
+			return nil, err
+		}
+	} else if err := lk.fits(store, req); err != nil {
+		lk.Release(ctx)
+		return nil, err
+	}
+	// A run whose lock can no longer be shown to hold is stopped between batches (its cause is
+	// ErrLockLost, in the error of the run).
+	rctx, stop := lk.Bind(ctx)
+	res, err := realRun(rctx, store, req, lk.Ticket().Run, start)
+	stop()
+	if rerr := lk.Release(ctx); rerr != nil && res != nil {
+		res.Warnings = append(res.Warnings, rerr.Error())
+	}
+	if res != nil {
+		for _, h := range lk.TakenOver() {
+			res.Warnings = append(res.Warnings, TakeoverNote(store.Location(), h))
+		}
+	}
+	return res, err
+}
+
+// fits refuses a lock taken for another table or another shard than req's.
+func (l *Lock) fits(store storage.Store, req Request) error {
+	t := l.ticket
+	want := ""
+	if req.Shard != nil {
+		want = req.Shard.String()
+	}
+	switch {
+	case t.Table != store.Location():
+		return fmt.Errorf("the lock given was taken on %s, not on %s", t.Table, store.Location())
+	case t.Purpose != PurposeVacuum || t.Shard != want:
+		return fmt.Errorf("the lock given on %s was taken for another run (%s %s)", store.Location(), t.Purpose, t.Shard)
+	case (t.Run == "") != req.NoRunRecord:
+		return fmt.Errorf("the lock given on %s names no run record, or one the run keeps none of", store.Location())
+	}
+	return nil
+}
+
+// TakeoverNote is what to do about the run of a ticket found dead.
+func TakeoverNote(location string, h Holding) string {
+	what := fmt.Sprintf("the lock ticket %s of %s was released: %s", h.Key, location, h.Why)
+	if h.Ticket != nil && h.Ticket.Run != "" {
+		what += fmt.Sprintf("; its run %s was interrupted (its record says RUNNING): deltavacuum undo %s --unfinished --run %s brings back what it deleted",
+			h.Ticket.Run, location, h.Ticket.Run)
+	}
+	return what
+}
+
+// planner reads the snapshot a run plans from: req.From advanced to the latest version when
+// it is set, the latest read in full otherwise.
+func planner(ctx context.Context, store storage.Store, req Request) (*vacuum.Planner, error) {
+	if req.From == nil || req.Version != nil {
+		// A pinned version (--version V) is read at V, never advanced past it.
+		return vacuum.NewPlanner(ctx, store, req.Options)
+	}
+	snap, err := deltalog.LoadFrom(ctx, store, req.From)
+	if err != nil {
+		return nil, err
+	}
+	return vacuum.NewPlannerFor(ctx, store, snap, req.Options)
+}
+
+// plan makes the plan of req and checks it against the trash (req.Trash is set to its clean
+// form) and the digest expected.
+func plan(ctx context.Context, store storage.Store, req *Request) (*vacuum.Plan, *vacuum.Planner, error) {
+	p, err := planner(ctx, store, *req)
+	if err != nil {
+		return nil, nil, err
+	}
+	if req.Trash != "" {
+		// Before the listing, with the snapshot the planner read (no second log replay).
+		if req.Trash, err = vacuum.TrashFolder(p.Snapshot(), req.Trash); err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", store.Location(), err)
+		}
+	}
+	pl, err := p.Plan(ctx)
+	if err != nil && req.LiteFallback && req.Mode == vacuum.ModeLite && errors.Is(err, vacuum.ErrCannotVacuumLite) && ctx.Err() == nil {
+		// LITE refused before listing or deleting anything: plan FULL from the same snapshot.
+		req.Mode = vacuum.ModeFull
+		if p, err = vacuum.NewPlannerFor(ctx, store, p.Snapshot(), req.Options); err != nil {
+			return nil, nil, err
+		}
+		pl, err = p.Plan(ctx)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	pl.Trash = req.Trash // in the digest: moved is not deleted
+	if req.ExpectPlan != "" {
+		if err := vacuum.CheckDigest(pl, req.ExpectPlan); err != nil {
+			pl.Close()
+			return nil, nil, err
+		}
+	}
+	return pl, p, nil
+}
+
+// dryRun is the DRY RUN: the plan, nothing deleted, nothing written, no lock.
+func dryRun(ctx context.Context, store storage.Store, req Request) (*vacuum.Result, error) {
+	pl, _, err := plan(ctx, store, &req)
+	if err != nil {
+		return nil, err
+	}
+	req.Counters.SetPhase("done")
+	res := vacuum.DryRun(pl)
+	res.Reclaim = vacuum.NewReclaim(Recovery(ctx, store), req.Trash, pl.SizeOfDataToDelete)
+	return res, nil
+}
+
+// Recovery is what the table's store keeps of deleted objects (one request on object stores;
+// nothing on local disk).
+func Recovery(ctx context.Context, store storage.Store) storage.Recovery {
+	if p, ok := store.(storage.RecoveryProber); ok {
+		return p.Recovery(ctx)
+	}
+	return storage.Recovery{Kind: storage.RecoveryUnknown, Detail: "this store cannot tell whether it keeps deleted objects"}
+}
+
+// TrashCopyCost is the warning of a trashed run on an object store.
+const TrashCopyCost = "--trash on an object store copies each file on the server, then deletes the original: " +
+	"a COPY request (billed as a PUT) and a DELETE per file, and the bytes are stored twice for a moment"
+
+// realRun is a real run of req under the table's lock (id: its run record, "" for none).
+func realRun(ctx context.Context, store storage.Store, req Request, id string, start time.Time) (*vacuum.Result, error) {
+	pl, p, err := plan(ctx, store, &req)
+	if err != nil {
+		return nil, err
+	}
+	// A plan whose temporary file no longer reads back as written is refused whole, before the
+	// run is recorded and before anything is deleted.
+	if err := pl.Files.Verify(); err != nil {
+		return vacuum.Failed(pl), err
+	}
+	rc := Recovery(ctx, store)
+	var del vacuum.Deleter = store
+	if req.Trash != "" {
+		trash := vacuum.RunTrash(req.Trash, id)
+		if err := vacuum.CheckTrashPlace(ctx, store, trash); err != nil {
+			return nil, err
+		}
+		ts, err := undo.NewTrashStore(store, trash)
+		if errors.Is(err, storage.ErrUnsupported) {
+			return nil, fmt.Errorf("--trash on %s: %w", store.Location(), err)
+		}
+		if err != nil {
+			return nil, err
+		}
+		del = ts
+	}
+	var rec *recorder
+	if id != "" {
+		if rec, err = newRecorder(store, id, pl, rc, req.Trash, start); err != nil {
+			return nil, err
+		}
+		if err := rec.begin(ctx); err != nil {
+			return nil, err
+		}
+		del = rec.deleter(del)
+	}
+	res, endVersion, err := execute(ctx, store, pl, p.Snapshot(), del, req)
+	if res != nil {
+		res.RunID = id
+		trash := ""
+		if rec != nil {
+			trash = rec.rec.Trash
+		}
+		res.Reclaim = vacuum.NewReclaim(rc, trash, res.SizeOfDeletedData)
+		if w := res.Reclaim.Warning(); w != "" {
+			res.Warnings = append(res.Warnings, w)
+		}
+		if _, onDisk := store.(*local.Store); trash != "" && !onDisk {
+			res.Warnings = append(res.Warnings, TrashCopyCost)
+		}
+	}
+	if rec != nil {
+		if ferr := rec.finish(ctx, res, endVersion, time.Now()); ferr != nil {
+			err = errors.Join(err, fmt.Errorf("the run ended, but its record was not updated: it still lists the planned files as RUNNING, and undo --unfinished brings back what of them is missing: %w", ferr))
+		}
+	}
+	return res, err
+}
+
+// execute commits VACUUM START (when logging is on), deletes through del, commits VACUUM END
+// and records the coverage of the log; it returns the version of END, when there is one.
+func execute(ctx context.Context, store storage.Store, pl *vacuum.Plan, snap *deltalog.Snapshot, del vacuum.Deleter, req Request) (*vacuum.Result, *int64, error) {
+	exec := req.Exec
+	exec.Deleter = del
+	logging := LoggingDefault(store.Location())
+	if req.Logging != nil {
+		logging = *req.Logging
+	}
+	var h *history
+	if logging {
+		h = &history{location: store.Location(), snap: snap, opts: commitOptionsFor(pl, req.Commit)}
+		exec.Counters.SetPhase("recording the run")
+		st, err := h.start(ctx, store, pl)
+		if err != nil {
+			return vacuum.Failed(pl), nil, err
+		}
+		exec.Start = st
+	}
+	res, err := vacuum.Execute(ctx, store, pl, exec)
+	if logging && !LoggingDefault(store.Location()) {
+		res.Warnings = append(res.Warnings, S3LoggingWarning)
+	}
+	var end *int64
+	if h != nil {
+		var endErr error
+		if end, endErr = h.end(ctx, store, res); endErr != nil {
+			return res, nil, errors.Join(err, endErr)
+		}
+	}
+	if err == nil {
+		if cerr := vacuum.RecordCoverage(ctx, store, res); cerr != nil {
+			err = fmt.Errorf("vacuum of %s completed, but %w", pl.Table, cerr)
+		}
+	}
+	return res, end, err
+}
