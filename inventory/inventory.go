@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/deltavacuum/deltavacuum/internal/spill"
 	"github.com/deltavacuum/deltavacuum/sql"
 	"github.com/deltavacuum/deltavacuum/storage"
 )
@@ -79,7 +80,7 @@ type Listing struct {
 	entries   []entry // the rows in memory; sorted and merged once Open returns
 	budget    int     // entries kept in memory before a run is written
 	spillDir  string
-	spill     *spill // nil while everything fits in memory
+	spill     *spill.File[entry] // nil while everything fits in memory
 	countMu   sync.Mutex
 	counted   bool // n is known
 	n         int  // entries after merging rows of one key, across runs (Len)
@@ -411,18 +412,9 @@ func compareEntries(a, b entry) int {
 // sort orders the entries in memory and merges rows of one key, keeping the latest (as Spark
 // does).
 func (l *Listing) sort() {
-	slices.SortFunc(l.entries, compareEntries)
-	out := l.entries[:0]
-	for i, e := range l.entries {
-		if i+1 < len(l.entries) && l.entries[i+1].key == e.key {
-			continue // the next one is later
-		}
-		out = append(out, e)
-	}
-	clear(l.entries[len(out):])
-	l.entries = out
+	l.entries = spill.Sort(l.entries, entryOrder)
 	if l.spill == nil {
-		l.entries = slices.Clip(out)
+		l.entries = slices.Clip(l.entries)
 	}
 }
 
@@ -488,7 +480,7 @@ func (l *Listing) Walk(ctx context.Context, prefix string, fn func(storage.Objec
 				return err
 			}
 		}
-		if e, err = it.next(); err != nil {
+		if e, err = it.Next(); err != nil {
 			return err
 		}
 		if e == nil || compareKeys(e.key, prefix) >= 0 {
@@ -502,7 +494,7 @@ func (l *Listing) Walk(ctx context.Context, prefix string, fn func(storage.Objec
 	skip := ""
 	for i := 0; e != nil; i++ {
 		if i > 0 {
-			if e, err = it.next(); err != nil {
+			if e, err = it.Next(); err != nil {
 				return err
 			}
 			if e == nil {

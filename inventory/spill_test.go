@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/deltavacuum/deltavacuum/internal/spill"
+	"github.com/deltavacuum/deltavacuum/internal/tempfile"
 	"github.com/deltavacuum/deltavacuum/storage"
 )
 
@@ -185,8 +187,8 @@ func TestLatestRowAcrossRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	diff(t, got, []string{`"d/" dir=true size=0 mtime=50`, `"f" dir=false size=3 mtime=30`, `"g" dir=false size=1 mtime=5`})
-	if l.Len() != 3 || len(l.spill.runs) != 6 {
-		t.Fatalf("Len %d, %d runs: want 3, 6", l.Len(), len(l.spill.runs))
+	if l.Len() != 3 || l.spill.Runs() != 6 {
+		t.Fatalf("Len %d, %d runs: want 3, 6", l.Len(), l.spill.Runs())
 	}
 }
 
@@ -215,7 +217,7 @@ func TestSpilledFileLeavesNoName(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if names, _ := os.ReadDir(spillDir); len(names) != 0 && l.spill.f.Path() == "" {
+	if names, _ := os.ReadDir(spillDir); len(names) != 0 && l.spill.Storage().(*tempfile.File).Path() == "" {
 		t.Fatalf("%d names left in the spill folder", len(names))
 	}
 	got, err := objects(l, "", nil)
@@ -250,11 +252,11 @@ func TestDamagedSpillFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	orig := make([]byte, l.spill.end)
-	if _, err := l.spill.f.ReadAt(orig, 0); err != nil {
+	orig := make([]byte, l.spill.Size())
+	if _, err := l.spill.Storage().ReadAt(orig, 0); err != nil {
 		t.Fatal(err)
 	}
-	f := l.spill.f
+	f := l.spill.Storage()
 	restore := func() {
 		if err := f.Truncate(0); err != nil {
 			t.Fatal(err)
@@ -295,7 +297,7 @@ func TestDamagedSpillFile(t *testing.T) {
 
 // TestSpilledLongKeys: keys far longer than a block are written and read back.
 func TestSpilledLongKeys(t *testing.T) {
-	long := strings.Repeat("k", 3*blockSize)
+	long := strings.Repeat("k", 3*spill.BlockSize)
 	entries := []entry{{key: long + "/a", timed: true}, {key: "b", timed: true}, {key: long + "/b", size: 1, timed: true}, {key: long + "x", timed: true}}
 	mem, sp := build(t, entries, 1<<30), build(t, entries, 2)
 	want, err := objects(mem, "", nil)
@@ -316,18 +318,18 @@ func TestLenOfDamagedSpillFile(t *testing.T) {
 	want := build(t, entries, 1<<30).Len()
 	l := build(t, entries, 4)
 	b := make([]byte, 1)
-	if _, err := l.spill.f.ReadAt(b, l.spill.end/2); err != nil {
+	if _, err := l.spill.Storage().ReadAt(b, l.spill.Size()/2); err != nil {
 		t.Fatal(err)
 	}
 	b[0] ^= 0x55
-	if _, err := l.spill.f.WriteAt(b, l.spill.end/2); err != nil {
+	if _, err := l.spill.Storage().WriteAt(b, l.spill.Size()/2); err != nil {
 		t.Fatal(err)
 	}
 	if n := l.Len(); n != -1 {
 		t.Fatalf("Len of a damaged listing %d, want -1", n)
 	}
 	b[0] ^= 0x55
-	if _, err := l.spill.f.WriteAt(b, l.spill.end/2); err != nil {
+	if _, err := l.spill.Storage().WriteAt(b, l.spill.Size()/2); err != nil {
 		t.Fatal(err)
 	}
 	if n := l.Len(); n != want {

@@ -6,7 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
+
+	"github.com/deltavacuum/deltavacuum/internal/spill"
 )
 
 // DefaultFilesInMemory is how many of a plan's files stay in memory before the rest is written
@@ -15,7 +16,7 @@ const DefaultFilesInMemory = 1 << 20
 
 // FileList is the files a plan deletes, in the order they were planned (the listing's). Up to
 // a budget of files it is a slice; the files beyond it are written, in that order, to a
-// temporary file (spill.go) and read back whenever the list is iterated, so that a plan of
+// temporary file (spill.go, through internal/spill) and read back whenever the list is iterated, so that a plan of
 // 20 M files does not hold 20 M File values. It is read with Len, Each and Sorted; Collect
 // makes a slice of all of it, for small plans and tests.
 //
@@ -24,8 +25,8 @@ const DefaultFilesInMemory = 1 << 20
 // left behind even by a crash; Close (or the garbage collector, once the list is unreachable)
 // releases it. Copies of a FileList share its files.
 type FileList struct {
-	mem []File // the files after those spilled
-	sp  *spill // nil until the first file is written out
+	mem []File            // the files after those spilled
+	sp  *spill.File[File] // nil until the first file is written out
 	// patches are changes to spilled files made after they were written: a checksum
 	// companion listed after its file, a LITE candidate named again. Applied as they are
 	// read back.
@@ -73,21 +74,21 @@ func (l FileList) without(drop map[string]bool, skipped int) FileList {
 }
 
 // Spilled reports whether some files are in the temporary file.
-func (l FileList) Spilled() bool { return l.sp != nil && l.sp.n > 0 }
+func (l FileList) Spilled() bool { return l.sp != nil && l.sp.Len() > 0 }
 
 // SpillBytes is the size of the temporary file (0 when nothing spilled).
 func (l FileList) SpillBytes() int64 {
 	if l.sp == nil {
 		return 0
 	}
-	return l.sp.size
+	return l.sp.Size()
 }
 
 func (l FileList) spilled() int {
 	if l.sp == nil {
 		return 0
 	}
-	return l.sp.n
+	return l.sp.Len()
 }
 
 // Append adds f at the end, writing the files held in memory to the temporary file when
@@ -110,7 +111,7 @@ func (l *FileList) flush() error {
 		}
 		l.sp = sp
 	}
-	if err := l.sp.write(l.mem); err != nil {
+	if err := l.sp.Append(l.mem); err != nil {
 		return err
 	}
 	clear(l.mem)
@@ -162,7 +163,7 @@ func (l *FileList) truncate(n int) error {
 			delete(l.patches, i)
 		}
 	}
-	return l.sp.truncate(n)
+	return l.sp.Truncate(n)
 }
 
 func (l FileList) apply(i int, f *File) {
@@ -178,9 +179,9 @@ func (l FileList) apply(i int, f *File) {
 // temporary file that no longer reads back as written (changed or cut short) is an error
 // before any of its files is given to fn.
 func (l FileList) Each(fn func(File) error) error {
-	if l.sp != nil && l.sp.n > 0 {
+	if l.Spilled() {
 		i := 0
-		err := l.sp.each(func(f File) error {
+		err := l.sp.Each(func(f File) error {
 			l.apply(i, &f)
 			i++
 			if l.skip[f.Path] {
@@ -213,8 +214,7 @@ func (l FileList) Sorted(fn func(File) error) error {
 				files = append(files, f)
 			}
 		}
-		slices.SortFunc(files, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
-		for _, f := range files {
+		for _, f := range spill.Sort(files, byPath) {
 			if err := fn(f); err != nil {
 				return err
 			}
@@ -238,7 +238,7 @@ func (l FileList) Verify() error {
 	if !l.Spilled() {
 		return nil
 	}
-	return l.sp.verify()
+	return l.sp.Verify()
 }
 
 // Close releases the temporary file; the list is then empty if it had spilled. It may be
@@ -247,7 +247,7 @@ func (l *FileList) Close() error {
 	if l.sp == nil {
 		return nil
 	}
-	return l.sp.close()
+	return l.sp.Close()
 }
 
 // filter returns a new list (with the same budget and folder) of the files keep accepts.
