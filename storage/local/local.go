@@ -146,7 +146,7 @@ func (s *Store) notDirError(p, file string) error {
 	if file == "" {
 		return &notDirError{fmt.Sprintf("%s: an entry on the way to it is not a directory (it changed while being looked at)", s.path(p))}
 	}
-	return &notDirError{fmt.Sprintf("%s: %s, on the way to it, is not a directory (a file stands where a folder is needed)", s.path(p), s.path(file))}
+	return &notDirError{fmt.Sprintf("%s: %s, on the way to it, is not a directory", s.path(p), s.path(file))}
 }
 
 // deleteTarget checks key before a delete: it returns the key's path relative to the root,
