@@ -198,3 +198,31 @@ func TestUndoFromTrashConfirmsLost(t *testing.T) {
 		t.Errorf("the trashed copy: %q, %v; want it in the trash", b, err)
 	}
 }
+
+// fileInTheWay is a store whose Restore finds a file where the folder of the key to restore
+// was (as an Azure hierarchical-namespace account does).
+type fileInTheWay struct{ *mem.Store }
+
+func (s fileInTheWay) Restore(ctx context.Context, d storage.Deleted) error {
+	return fmt.Errorf("restore %s: %w: %s, on the way to it, is a file", d.Key, storage.ErrNotDir, storage.Dir(d.Key))
+}
+
+// A restore from the store's recovery that meets a file where a folder must be: failed, with
+// the reason, never "present" nor "not restorable".
+func TestUndoFromRecoveryFileWhereFolderWas(t *testing.T) {
+	ctx := context.Background()
+	s := fileInTheWay{mem.New("mem://t")}
+	at, _ := IDTime(testRun)
+	rec := &Record{ID: testRun, Table: s.Location(), Status: StatusCompleted, Complete: true, StartedAt: at, Mode: "FULL",
+		Recovery: storage.Recovery{Kind: storage.RecoverySoftDelete, Days: 7, Detail: "test"}, Files: []Entry{{Path: "a/x.parquet", Size: 3}}}
+	if err := Write(ctx, s, rec); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Undo(ctx, s, testRun, Options{})
+	if !errors.Is(err, ErrIncomplete) {
+		t.Fatalf("undo: %v, want ErrIncomplete", err)
+	}
+	if f := rep.Files[0]; f.Outcome != OutcomeFailed || !strings.Contains(f.Why, "a file stands where a folder is needed") || !strings.Contains(f.Why, "nothing was moved") {
+		t.Errorf("a/x.parquet: %+v; want failed, saying that a file stands where a folder is needed", f)
+	}
+}
