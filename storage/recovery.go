@@ -66,7 +66,9 @@ func (d Deleted) SizeMatches(n int64) bool { return d.Size < 0 || d.Size == n }
 // delete kept: Restore makes the newest kept copy of d.Key current again, when that copy has
 // d's size and no object is at d.Key now. An object written at d.Key since the delete is never
 // replaced (ErrExist); no kept copy of that size (the window passed, a lifecycle rule removed
-// it, versioning was off) is ErrNotExist.
+// it, versioning was off) is ErrNotExist. A file where a directory on the way to d.Key must
+// be (on a store with directories) is ErrNotDir, neither ErrNotExist (the kept copy may well
+// be there) nor ErrExist (nothing is at d.Key).
 type Restorer interface {
 	Restore(ctx context.Context, d Deleted) error
 }
@@ -75,7 +77,11 @@ type Restorer interface {
 // without reading it through the client: a rename on local disk and on hierarchical-namespace
 // accounts, a server-side copy then a delete elsewhere. Move never replaces an existing
 // object at to (ErrExist), never follows a symbolic link, and leaves from in place when the
-// move fails. A missing from is ErrNotExist.
+// move fails. A missing from is ErrNotExist, and ErrNotExist always means that from is
+// missing: nothing about to ever wraps it (a caller takes it for "the file is gone"). On a
+// store with directories, a file where a directory on the way to to must be is ErrNotDir
+// (from stays in place), and so is a file on the way to from (as Delete: not taken for a
+// missing from).
 type Mover interface {
 	Move(ctx context.Context, from, to string) error
 }

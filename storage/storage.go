@@ -23,6 +23,17 @@ var ErrExist = errors.New("object already exists")
 // ErrNotEmpty is returned (wrapped) when deleting a directory that still has entries.
 var ErrNotEmpty = errors.New("directory not empty")
 
+// ErrNotDir is returned (wrapped), on stores that have directories (local disk, a
+// hierarchical-namespace account), when a directory on the way to a key is a file (or another
+// entry that is neither a directory nor a symbolic link, which is ErrSymlink): Delete, Move,
+// Restore and Put of such a key fail with it, and Stat, Open and Walk do not (for a listing,
+// nothing is there: ErrNotExist).
+// It is never also ErrNotExist: the key cannot be there, but nothing says the file the caller
+// meant is gone (its folder was replaced by a file since it was listed, or a trash folder is a
+// file and the file to move is still at its place). On stores without directories (S3, GCS,
+// a flat Azure account, mem) a file f and a key f/x are unrelated, and it does not occur.
+var ErrNotDir = errors.New("not a directory")
+
 // ErrSymlink is returned (wrapped) when a key names a symbolic link where a file is needed
 // (Open), or when a directory on the way to a key is a symbolic link: no backend follows links.
 var ErrSymlink = errors.New("symbolic link")
@@ -66,7 +77,8 @@ type Reader interface {
 // DeleteResult reports what happened to one key passed to Delete.
 type DeleteResult struct {
 	Key string
-	// Gone is true when the key did not exist any more: not an error.
+	// Gone is true when the key did not exist any more: not an error. It is never set for a
+	// key whose directory is a file (Err then wraps ErrNotDir).
 	Gone bool
 	// Err is non-nil when this key could not be deleted. It is then still present.
 	Err error
@@ -84,33 +96,40 @@ type Store interface {
 	// Symbolic links (where a backend has them) are reported as files with IsLink set and
 	// never followed, whatever they point to; a directory that becomes a link while the walk
 	// goes on fails the walk with ErrSymlink.
-	// A missing prefix directory is ErrNotExist.
+	// A missing prefix directory is ErrNotExist (a prefix that is a file, or below one, too).
 	Walk(ctx context.Context, prefix string, fn func(Object) error) error
 
 	// Stat describes one key (a symbolic link itself, with IsLink set). A missing key is
-	// ErrNotExist.
+	// ErrNotExist, and so is a key below a file (f/x where f is a file): for a listing,
+	// nothing is there.
 	Stat(ctx context.Context, key string) (Object, error)
 
-	// Open opens a file for reading. A missing key is ErrNotExist; a key that is a symbolic
-	// link is ErrSymlink.
+	// Open opens a file for reading. A missing key is ErrNotExist (a key below a file too,
+	// as for Stat); a key that is a symbolic link is ErrSymlink.
 	Open(ctx context.Context, key string) (Reader, error)
 
 	// Delete deletes keys and returns one result per key, in the order given. A missing key is
-	// reported with Gone set, not as an error. Every key is resolved beneath the store root
-	// without following symbolic links, so that no link (even one swapped in for a directory
-	// while the run goes on) can redirect a delete: a link on the way to a key fails that
-	// key with ErrSymlink; a key that is itself a link deletes the link, never its target. A directory key (ending in '/') is deleted only
+	// reported with Gone set, not as an error. A key below a file (f/x where f is a file, on
+	// a store with directories) is not Gone: a folder replaced by a file since the listing is
+	// not the file's absence; its result's Err wraps ErrNotDir (never ErrNotExist), and
+	// nothing is deleted for it. Every key is
+	// resolved beneath the store root without following symbolic links, so that no link
+	// (even one swapped in for a directory while the run goes on) can redirect a delete: a
+	// link on the way to a key fails that key with ErrSymlink; a key that is itself a link
+	// deletes the link, never its target. A directory key (ending in '/') is deleted only
 	// when empty (ErrNotEmpty otherwise). The error return is for failures of the whole call
 	// (cancellation); per-key failures are in the results.
 	Delete(ctx context.Context, keys []string) ([]DeleteResult, error)
 
 	// PutIfAbsent atomically creates key with data, or fails with ErrExist when it already
 	// exists (a symbolic link there included), even against a concurrent writer in another
-	// process. A link on the way to key is ErrSymlink: nothing is written through a link.
+	// process. A link on the way to key is ErrSymlink: nothing is written through a link. A
+	// file on the way to key is ErrNotDir.
 	PutIfAbsent(ctx context.Context, key string, data []byte) error
 
 	// Put creates or replaces key with data. A key that is a symbolic link, or a link on the
-	// way to it, is ErrSymlink: nothing is written through a link.
+	// way to it, is ErrSymlink: nothing is written through a link. A file on the way to key
+	// is ErrNotDir.
 	Put(ctx context.Context, key string, data []byte) error
 }
 

@@ -70,6 +70,21 @@ func (t *TrashStore) move(ctx context.Context, from, version string) error {
 	return cm.MoveIfUnchanged(ctx, from, t.folder+from, version)
 }
 
+// gone tells whether a file whose move failed with moveErr (storage.ErrNotExist) is gone: only
+// when it is not at its path either. A move involves two names, and a store that took a
+// problem with the trash for the file's absence would otherwise have it counted gone, and
+// never deleted, while it is still there.
+func (t *TrashStore) gone(ctx context.Context, key string, moveErr error) (bool, error) {
+	_, err := t.Store.Stat(ctx, key)
+	switch {
+	case errors.Is(err, storage.ErrNotExist):
+		return true, nil
+	case err == nil:
+		return false, fmt.Errorf("moving to the trash %s: the store answered %v, but %s is at its path: not moved", t.folder, moveErr, key)
+	}
+	return false, fmt.Errorf("moving to the trash %s: the store answered %v, and whether %s is still at its path could not be told: %w", t.folder, moveErr, key, err)
+}
+
 func (t *TrashStore) delete(ctx context.Context, keys, versions []string) ([]storage.DeleteResult, error) {
 	res := make([]storage.DeleteResult, len(keys))
 	var dirs []int
@@ -101,11 +116,16 @@ func (t *TrashStore) delete(ctx context.Context, keys, versions []string) ([]sto
 			}
 			err := t.move(ctx, k, version)
 			switch {
-			case errors.Is(err, storage.ErrNotExist):
-				res[i].Gone = true
+			case err == nil:
 			case errors.Is(err, storage.ErrChanged):
 				res[i].Err = err // kept: the executor reports it as changed since listing
-			case err != nil:
+			case errors.Is(err, storage.ErrNotDir):
+				// A file where the trash folder (or the file's own folder) must be: the file
+				// was not moved, and is not gone.
+				res[i].Err = fmt.Errorf("moving to the trash %s: %w", t.folder, err)
+			case errors.Is(err, storage.ErrNotExist):
+				res[i].Gone, res[i].Err = t.gone(ctx, k, err)
+			default:
 				res[i].Err = fmt.Errorf("moving to the trash: %w", err)
 			}
 		}()

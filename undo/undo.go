@@ -198,15 +198,30 @@ func fromTrash(ctx context.Context, store storage.Store, m storage.Mover, trashe
 	switch {
 	case err == nil:
 		return OutcomeRestored, ""
+	case errors.Is(err, storage.ErrNotDir):
+		return OutcomeFailed, notDirWhy(err)
 	case errors.Is(err, storage.ErrExist):
 		return OutcomePresent, "a file is at its path now; it is left as it is, and the trashed copy stays at " + trashed
 	case errors.Is(err, storage.ErrNotExist):
 		if _, err := store.Stat(ctx, e.Path); err == nil {
 			return OutcomePresent, "already back at its path"
 		}
+		// Lost only when the trashed copy is not there either: a move answers for two names.
+		switch _, serr := store.Stat(ctx, trashed); {
+		case serr == nil:
+			return OutcomeFailed, "not moved back (" + err.Error() + "), although it is in the trash at " + trashed + ", where it stays: undo again"
+		case !errors.Is(serr, storage.ErrNotExist):
+			return OutcomeFailed, "not moved back (" + err.Error() + "), and whether it is still in the trash at " + trashed + " could not be told: " + serr.Error()
+		}
 		return OutcomeLost, "not in the trash any more (trash purge removed it?)"
 	}
 	return OutcomeFailed, err.Error()
+}
+
+// notDirWhy explains a restore refused because a file stands where a folder on the way to the
+// file (or to its trashed copy) must be: nothing was moved.
+func notDirWhy(err error) string {
+	return "not restored: a file stands where a folder is needed (" + err.Error() + "); nothing was moved: move that file out of the way, then undo again"
 }
 
 // fromRecovery brings a file back through the store's versioning or soft delete.
@@ -225,6 +240,8 @@ func fromRecovery(ctx context.Context, store storage.Store, r storage.Restorer, 
 	switch {
 	case err == nil:
 		return OutcomeRestored, ""
+	case errors.Is(err, storage.ErrNotDir):
+		return OutcomeFailed, notDirWhy(err)
 	case errors.Is(err, storage.ErrExist):
 		return OutcomePresent, "a file is at its path now (restored before, or written again); it is left as it is"
 	case errors.Is(err, storage.ErrNotExist):

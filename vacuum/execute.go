@@ -111,8 +111,9 @@ var ErrPartialFailure = errors.New("some files could not be deleted")
 // every commit made since planning; before each further batch it looks for newer commits
 // again. A planned file or directory that a newer commit references, that a raised retention
 // makes too new, or that a newer metaData hides, is kept and reported in Result.Dropped. A key
-// already gone counts as gone, not as an error. Failures are reported in the result; the
-// error is then non-nil too.
+// already gone counts as gone, not as an error, once a Stat confirms it is not at its path;
+// one whose folder is a file now (storage.ErrNotDir) is a failure. Failures are reported in
+// the result; the error is then non-nil too.
 func Execute(ctx context.Context, store storage.Store, plan *Plan, opts ExecOptions) (*Result, error) {
 	del := opts.Deleter
 	if del == nil {
@@ -343,6 +344,7 @@ func (ex *executor) deleteBatch(ctx context.Context, batch []File) error {
 		keys[i] = f.Path
 	}
 	results, err := ex.deleteListed(ctx, batch, keys)
+	ex.confirmGone(ctx, results)
 	counters := ex.opts.Counters
 	var companions []string
 	ex.mu.Lock()
@@ -388,6 +390,27 @@ func (ex *executor) deleteBatch(ctx context.Context, batch []File) error {
 	}
 	ex.mu.Unlock()
 	return err
+}
+
+// confirmGone fails each file the store reported already gone that is at its path all the
+// same: a store that took another problem for the file's absence (a file where its folder or
+// the trash folder must be, a move that failed on its target) would otherwise have it counted
+// gone, its checksum companion deleted, and the run end COMPLETED with the file still there.
+// It costs a Stat per file gone, which few are (deleted since the listing).
+func (ex *executor) confirmGone(ctx context.Context, results []storage.DeleteResult) {
+	for i := range results {
+		r := &results[i]
+		if !r.Gone || r.Err != nil {
+			continue
+		}
+		switch _, err := ex.store.Stat(ctx, r.Key); {
+		case errors.Is(err, storage.ErrNotExist):
+		case err == nil:
+			r.Gone, r.Err = false, fmt.Errorf("%s: the store reported it already gone, but it is there: not deleted", r.Key)
+		default:
+			r.Gone, r.Err = false, fmt.Errorf("%s: the store reported it already gone, and whether it is still there could not be told: %w", r.Key, err)
+		}
+	}
 }
 
 // deleteListed deletes the files of a batch, each on the condition that it is still the

@@ -520,7 +520,11 @@ func (b *backend) Put(ctx context.Context, name string, data []byte, ifAbsent bo
 			(re.StatusCode == http.StatusConflict && re.ErrorCode == "")) {
 			return fmt.Errorf("%w: %s", storage.ErrExist, name)
 		}
-		return wrap("put", name, err)
+		werr := wrap("put", name, err)
+		if pathConflict(werr) {
+			return b.notDir(ctx, name, werr) // a file on the way (hierarchical namespace)
+		}
+		return werr
 	}
 	return nil
 }

@@ -40,7 +40,11 @@ func (b *backend) copyURL(ctx context.Context, src, srcName, dstName string) err
 			(re.StatusCode == http.StatusConflict && re.ErrorCode == "")) {
 			return fmt.Errorf("%w: %s", storage.ErrExist, dstName)
 		}
-		return wrap(op, dstName, err)
+		werr := wrap(op, dstName, err)
+		if pathConflict(werr) {
+			return b.notDir(ctx, dstName, werr) // a file on the way to the destination
+		}
+		return werr
 	}
 	id := valueOr(resp.CopyID, "")
 	status := valueOr(resp.CopyStatus, "")

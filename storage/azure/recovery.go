@@ -409,6 +409,9 @@ func (b *backend) Restore(ctx context.Context, d storage.Deleted) error {
 			}
 		}
 		if err := b.rec.undelete(ctx, name, soft.deletionID); err != nil {
+			if pathConflict(err) {
+				err = b.notDir(ctx, name, err)
+			}
 			return fmt.Errorf("restore %s: %w", name, err)
 		}
 	default:
@@ -442,13 +445,17 @@ func (b *backend) ensureParent(ctx context.Context, name string) error {
 	case err == nil && e.Dir:
 		return nil
 	case err == nil:
-		return fmt.Errorf("%w: %s is a file, where a directory is needed", storage.ErrExist, dir)
+		// Not ErrExist: nothing is at name, and a caller would take it for the file there.
+		return &notDirError{name: name, file: dir}
 	case !errors.Is(err, storage.ErrNotExist):
 		return err
 	case b.dfs == nil:
 		return fmt.Errorf("its directory %s is gone, and there is no DFS endpoint to create it with (set azure_dfs_endpoint)", dir)
 	}
-	return b.dfs.createDir(ctx, dir)
+	if err := b.dfs.createDir(ctx, dir); err != nil {
+		return b.notDir(ctx, name, err) // a file further up: 409 PathConflict
+	}
+	return nil
 }
 
 // createDir creates the directory name and any missing parents (DFS Create Path,
@@ -477,10 +484,12 @@ func (r *recoveryClient) undelete(ctx context.Context, name, deletionID string) 
 	err := call(ctx, r.pl, http.MethodPut, u, hdr, "undelete", name, http.StatusOK)
 	var e *Error
 	if errors.As(err, &e) {
-		switch e.Status {
-		case http.StatusConflict:
+		switch {
+		case e.Status == http.StatusConflict && e.Code == "PathConflict":
+			return err // an element of the path is not a directory: nothing is at name
+		case e.Status == http.StatusConflict:
 			return fmt.Errorf("%w: %w", storage.ErrExist, err)
-		case http.StatusNotImplemented:
+		case e.Status == http.StatusNotImplemented:
 			return fmt.Errorf("%w: %w", storage.ErrUnsupported, err)
 		}
 	}

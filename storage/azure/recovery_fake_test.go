@@ -38,6 +38,10 @@ import (
 //     and with x-ms-rename-source renames a path (If-None-Match applies to the destination;
 //     404 SourcePathNotFound, 404 RenameDestinationParentPathNotFound); a HEAD of a file
 //     reports x-ms-resource-type (Get Blob Properties, version 2020-10-02 and later);
+//     a file stands in the way of every path below it: writing, copying to, renaming to or
+//     creating a directory below it is 409 PathConflict ("the specified path, or an element
+//     of the path, exists and its resource type is invalid for this operation", the answer
+//     AzCopy users report for an upload below a file), a HEAD or a delete below it is 404;
 //   - Copy Blob with If-None-Match on the destination (409 BlobAlreadyExists when taken), a
 //     copy status (pending, success, failed, aborted) on the destination's HEAD, Abort Copy
 //     Blob (https://learn.microsoft.com/rest/api/storageservices/copy-blob).
@@ -72,8 +76,10 @@ type fakeAccount struct {
 	copyEnd   string
 	// copyStatus, when set, replaces the x-ms-copy-status of the Copy Blob answer ("-": none).
 	copyStatus string
-	// beforeCopy runs (unlocked) when a copy request arrives.
-	beforeCopy func()
+	// beforeCopy runs (unlocked) when a copy request arrives; beforeRename likewise, with the
+	// destination's name, when a rename does.
+	beforeCopy   func()
+	beforeRename func(dst string)
 	// undeleteNoop answers 200 to Undelete Blob and restores nothing.
 	undeleteNoop bool
 	undeletes    []string // x-ms-undelete-source of each Undelete Blob
@@ -149,6 +155,10 @@ func (f *fakeAccount) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			azError(w, http.StatusConflict, "PathAlreadyExists")
 			return
 		}
+		if f.fileOnTheWay(parts[2]) {
+			azError(w, http.StatusConflict, "PathConflict")
+			return
+		}
 		f.dfsDirs++
 		f.mkdirs(parts[2] + "/")
 		w.WriteHeader(http.StatusCreated)
@@ -156,6 +166,9 @@ func (f *fakeAccount) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if len(parts) == 3 && parts[0] == "dfs" && parts[1] == fakeContainer && f.hns &&
 		r.Method == http.MethodPut && r.Header.Get("x-ms-rename-source") != "" {
+		if f.beforeRename != nil {
+			f.beforeRename(parts[2])
+		}
 		f.rename(w, r, parts[2])
 		return
 	}
@@ -204,6 +217,10 @@ func (f *fakeAccount) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case r.Method == http.MethodPut:
 		if r.Header.Get("If-None-Match") == "*" && f.blobs[name] != nil {
 			azError(w, http.StatusConflict, "BlobAlreadyExists")
+			return
+		}
+		if f.fileOnTheWay(name) {
+			azError(w, http.StatusConflict, "PathConflict")
 			return
 		}
 		data, _ := io.ReadAll(r.Body)
@@ -338,6 +355,10 @@ func (f *fakeAccount) rename(w http.ResponseWriter, r *http.Request, dst string)
 		azError(w, http.StatusConflict, "PathAlreadyExists")
 		return
 	}
+	if f.fileOnTheWay(dst) {
+		azError(w, http.StatusConflict, "PathConflict")
+		return
+	}
 	if dir := dst[:max(strings.LastIndexByte(dst, '/'), 0)]; dir != "" && !f.dirs[dir] {
 		azError(w, http.StatusNotFound, "RenameDestinationParentPathNotFound")
 		return
@@ -346,6 +367,18 @@ func (f *fakeAccount) rename(w http.ResponseWriter, r *http.Request, dst string)
 	delete(f.blobs, src)
 	f.blobs[dst] = b
 	w.WriteHeader(http.StatusCreated)
+}
+
+// fileOnTheWay reports whether a file stands where a directory on the way to name must be,
+// on a hierarchical-namespace account.
+func (f *fakeAccount) fileOnTheWay(name string) bool {
+	for d := name; f.hns && strings.Contains(d, "/"); {
+		d = d[:strings.LastIndexByte(d, '/')]
+		if f.blobs[d] != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // mkdirs creates the directories of name on a hierarchical-namespace account.
@@ -423,6 +456,10 @@ func (f *fakeAccount) copy(w http.ResponseWriter, r *http.Request, name string) 
 	}
 	if r.Header.Get("If-None-Match") == "*" && f.blobs[name] != nil {
 		azError(w, http.StatusConflict, "BlobAlreadyExists")
+		return
+	}
+	if f.fileOnTheWay(name) {
+		azError(w, http.StatusConflict, "PathConflict")
 		return
 	}
 	b := f.write(name, append([]byte(nil), data...))

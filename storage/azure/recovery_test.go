@@ -140,7 +140,8 @@ func TestRestoreHNSIntoDeletedDirectory(t *testing.T) {
 	if f.dfsDirs != 1 {
 		t.Fatalf("%d directories created through DFS, want 1", f.dfsDirs)
 	}
-	// A file where the directory was is not replaced, and nothing is undeleted.
+	// A file where the directory was is not replaced, and nothing is undeleted: ErrNotDir,
+	// neither ErrExist (nothing is at the key) nor ErrNotExist (the deleted copy is kept).
 	if err := s.Put(ctx, "x/y", []byte("1")); err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +152,7 @@ func TestRestoreHNSIntoDeletedDirectory(t *testing.T) {
 		t.Fatal(err)
 	}
 	n := len(f.undeletes)
-	if err := s.Restore(ctx, storage.Deleted{Key: "x/y", Size: 1}); !errors.Is(err, storage.ErrExist) || len(f.undeletes) != n {
+	if err := s.Restore(ctx, storage.Deleted{Key: "x/y", Size: 1}); !errors.Is(err, storage.ErrNotDir) || errors.Is(err, storage.ErrExist) || errors.Is(err, storage.ErrNotExist) || len(f.undeletes) != n {
 		t.Fatalf("Restore under a file: %v, %d undeletes", err, len(f.undeletes)-n)
 	}
 }

@@ -108,9 +108,25 @@ func openDir(rd *rootDir, p string, create bool) (*os.Root, error) {
 // findLink returns the first component of p (relative) that is a link, as a relative path,
 // or "".
 func (s *Store) findLink(p string) string {
+	if q, fi := s.onTheWay(p); fi != nil && isLink(fi) {
+		return q
+	}
+	return ""
+}
+
+// findFile returns the first component of p (relative) that is there and is not a directory
+// (a file, or a link), as a relative path, or "".
+func (s *Store) findFile(p string) string {
+	q, _ := s.onTheWay(p)
+	return q
+}
+
+// onTheWay returns the first component of p (relative) that is there and is not a directory
+// (a link to one included), with its description, or "" and nil.
+func (s *Store) onTheWay(p string) (string, fs.FileInfo) {
 	rd, err := s.rootDir()
-	if err != nil {
-		return ""
+	if err != nil || p == "" {
+		return "", nil
 	}
 	for i := 0; ; {
 		end := len(p)
@@ -119,24 +135,41 @@ func (s *Store) findLink(p string) string {
 		}
 		fi, err := rd.r.Lstat(p[:end])
 		if err != nil {
-			return ""
+			return "", nil
 		}
-		if isLink(fi) {
-			return p[:end]
+		if isLink(fi) || !fi.IsDir() {
+			return p[:end], fi
 		}
-		if !fi.IsDir() || end == len(p) {
-			return ""
+		if end == len(p) {
+			return "", nil
 		}
 		i = end + 1
 	}
 }
 
+// errorAt turns the error of a read (Stat, Open) of the relative path p into the store's
+// errors: a path through a missing directory or through a file does not exist.
 func (s *Store) errorAt(op, p string, err error) error {
 	switch {
 	case errors.Is(err, errLink):
 		return s.linkErrorAt(p, s.findLink(p))
 	case errors.Is(err, fs.ErrNotExist), errors.Is(err, errNotDir):
 		return notExist(&os.PathError{Op: op, Path: s.path(p), Err: err})
+	}
+	return err
+}
+
+// writeErrorAt turns the error of opening (or creating) dir, the relative directory of the
+// relative path p, for a write, a delete or a move, into the store's errors: a file on the
+// way is ErrNotDir. Nothing is ErrNotExist here: the caller says what is missing.
+func (s *Store) writeErrorAt(op, p, dir string, err error) error {
+	switch {
+	case errors.Is(err, errLink):
+		return s.linkErrorAt(p, s.findLink(dir))
+	case errors.Is(err, errNotDir):
+		return s.notDirError(p, s.findFile(dir))
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("%s %s: %v", op, s.path(dir), err) // no longer wraps fs.ErrNotExist
 	}
 	return err
 }
@@ -323,7 +356,10 @@ func (d *deleter) delete(key string) storage.DeleteResult {
 	}
 	switch {
 	case err == nil:
-	case errors.Is(err, fs.ErrNotExist), errors.Is(err, errNotDir):
+	case errors.Is(err, errNotDir):
+		// A file where a directory was is not taken for the key's absence.
+		r.Err = s.writeErrorAt("remove", p, dir, err)
+	case errors.Is(err, fs.ErrNotExist):
 		r.Gone = true
 	default:
 		r.Err = s.errorAt("remove", p, err)
@@ -344,13 +380,13 @@ func (s *Store) put(key string, data []byte, ifAbsent bool) error {
 	if strings.HasSuffix(key, "/") && !ifAbsent {
 		r, err := openDir(rd, p, true)
 		if err != nil {
-			return s.errorAt("mkdir", p, err)
+			return s.writeErrorAt("mkdir", p, p, err)
 		}
 		return r.Close()
 	}
 	r, err := openDir(rd, dir, true)
 	if err != nil {
-		return s.errorAt("mkdir", dir, err)
+		return s.writeErrorAt("mkdir", p, dir, err)
 	}
 	defer r.Close()
 	if strings.HasSuffix(key, "/") {

@@ -131,6 +131,26 @@ func openComponents(dirfd int, p string, flags int) (int, error) {
 // linkOnTheWay returns the first component of p (relative) that is a symbolic link, as a
 // relative path, or "" when there is none (any more).
 func linkOnTheWay(dirfd int, p string) string {
+	if q, mode := onTheWay(dirfd, p); mode == unix.S_IFLNK {
+		return q
+	}
+	return ""
+}
+
+// fileOnTheWay returns the first component of p (relative) that is there and is not a
+// directory (a file, or a link), as a relative path, or "" when there is none (any more).
+func fileOnTheWay(dirfd int, p string) string {
+	q, _ := onTheWay(dirfd, p)
+	return q
+}
+
+// onTheWay returns the first component of p (relative) that is there and is not a
+// directory, as a relative path, with its kind (S_IFMT bits): "" when every component is a
+// directory or missing.
+func onTheWay(dirfd int, p string) (string, uint32) {
+	if p == "" {
+		return "", 0
+	}
 	fd := dirfd
 	defer func() {
 		if fd != dirfd {
@@ -146,21 +166,17 @@ func linkOnTheWay(dirfd int, p string) string {
 		comp := p[i:end]
 		st, err := lstatAt(fd, comp)
 		if err != nil {
-			return ""
+			return "", 0
 		}
-		switch st.Mode & unix.S_IFMT {
-		case unix.S_IFLNK:
-			return p[:end]
-		case unix.S_IFDIR:
-		default:
-			return ""
+		if mode := uint32(st.Mode & unix.S_IFMT); mode != unix.S_IFDIR {
+			return p[:end], mode
 		}
 		if end == len(p) {
-			return ""
+			return "", 0
 		}
 		next, err := openat(fd, comp, searchFlags|unix.O_DIRECTORY|unix.O_NOFOLLOW, 0)
 		if err != nil {
-			return ""
+			return "", 0
 		}
 		if fd != dirfd {
 			closeFD(fd)
@@ -169,7 +185,8 @@ func linkOnTheWay(dirfd int, p string) string {
 	}
 }
 
-// errorAt turns the errno of an operation on the relative path p into the store's errors.
+// errorAt turns the errno of a read (Stat, Open) of the relative path p into the store's
+// errors: a path through a missing directory or through a file does not exist.
 func (s *Store) errorAt(rd *rootDir, op, p string, err error) error {
 	switch err {
 	case unix.ELOOP:
@@ -178,6 +195,19 @@ func (s *Store) errorAt(rd *rootDir, op, p string, err error) error {
 		return notExist(&os.PathError{Op: op, Path: s.path(p), Err: err})
 	}
 	return &os.PathError{Op: op, Path: s.path(p), Err: err}
+}
+
+// writeErrorAt turns the errno of opening (or creating) dir, the relative directory of the
+// relative path p, for a write, a delete or a move, into the store's errors: a file on the
+// way is ErrNotDir. Nothing is ErrNotExist here: the caller says what is missing.
+func (s *Store) writeErrorAt(rd *rootDir, op, p, dir string, err error) error {
+	switch err {
+	case unix.ELOOP:
+		return s.linkErrorAt(p, linkOnTheWay(rd.fd, dir))
+	case unix.ENOTDIR:
+		return s.notDirError(p, fileOnTheWay(rd.fd, dir))
+	}
+	return &os.PathError{Op: op, Path: s.path(dir), Err: err}
 }
 
 // list lists one directory: names sorted, each described by fstatat relative to the open
@@ -395,10 +425,11 @@ func (d *deleter) delete(key string) storage.DeleteResult {
 	dir, base := split(p)
 	pfd, err := d.parent(dir)
 	if err != nil {
-		if err == unix.ENOENT || err == unix.ENOTDIR {
-			r.Gone = true // a path through a missing directory or a file does not exist
+		if err == unix.ENOENT {
+			r.Gone = true // a path through a missing directory does not exist
 		} else {
-			r.Err = s.errorAt(d.rd, "open", p, err)
+			// A file where a directory was (ENOTDIR) is not taken for the key's absence.
+			r.Err = s.writeErrorAt(d.rd, "open", p, dir, err)
 		}
 		return r
 	}
@@ -506,14 +537,14 @@ func (s *Store) put(key string, data []byte, ifAbsent bool) error {
 	if strings.HasSuffix(key, "/") && !ifAbsent {
 		fd, err := mkdirAll(rd, p) // a directory key creates the directory
 		if err != nil {
-			return s.errorAt(rd, "mkdir", p, err)
+			return s.writeErrorAt(rd, "mkdir", p, p, err)
 		}
 		closeFD(fd)
 		return nil
 	}
 	pfd, err := mkdirAll(rd, dir)
 	if err != nil {
-		return s.errorAt(rd, "mkdir", dir, err)
+		return s.writeErrorAt(rd, "mkdir", p, dir, err)
 	}
 	defer closeFD(pfd)
 	if strings.HasSuffix(key, "/") {

@@ -257,7 +257,11 @@ func TestDeleteKinds(t *testing.T) {
 		{name: "missing file", key: "d/missing", setup: func(t *testing.T, root string) { mkdir(t, filepath.Join(root, "d")) }, gone: true},
 		{name: "missing directory", key: "d/missing/", setup: func(t *testing.T, root string) { mkdir(t, filepath.Join(root, "d")) }, gone: true},
 		{name: "missing parent", key: "no/such/f", setup: func(t *testing.T, root string) {}, gone: true},
-		{name: "parent is a file", key: "f/x", setup: func(t *testing.T, root string) { writeFile(t, filepath.Join(root, "f"), "f") }, gone: true, survive: "f"},
+		// A file where the key's folder was is not the key's absence: the folder was replaced
+		// since the listing, or the key is wrong.
+		{name: "parent is a file", key: "f/x", setup: func(t *testing.T, root string) { writeFile(t, filepath.Join(root, "f"), "f") }, err: storage.ErrNotDir, survive: "f"},
+		{name: "grandparent is a file", key: "f/d/x", setup: func(t *testing.T, root string) { writeFile(t, filepath.Join(root, "f"), "f") }, err: storage.ErrNotDir, survive: "f"},
+		{name: "directory below a file", key: "f/d/", setup: func(t *testing.T, root string) { writeFile(t, filepath.Join(root, "f"), "f") }, err: storage.ErrNotDir, survive: "f"},
 		{name: "full directory", key: "d/", setup: func(t *testing.T, root string) { writeFile(t, filepath.Join(root, "d", "f"), "f") }, err: storage.ErrNotEmpty, survive: "d/f"},
 		{name: "file key names a directory", key: "d", setup: func(t *testing.T, root string) { mkdir(t, filepath.Join(root, "d")) }, err: errAny, survive: "d"},
 		{name: "directory key names a file", key: "f/", setup: func(t *testing.T, root string) { writeFile(t, filepath.Join(root, "f"), "f") }, err: errAny, survive: "f"},
@@ -281,6 +285,8 @@ func TestDeleteKinds(t *testing.T) {
 				t.Errorf("Delete(%q) = %+v, want no error", tc.key, r)
 			case tc.err == errAny && r.Err == nil, tc.err != nil && tc.err != errAny && !errors.Is(r.Err, tc.err):
 				t.Errorf("Delete(%q) = %+v, want error %v", tc.key, r, tc.err)
+			case tc.err == storage.ErrNotDir && errors.Is(r.Err, storage.ErrNotExist):
+				t.Errorf("Delete(%q) = %+v: ErrNotDir must not be ErrNotExist too", tc.key, r)
 			case r.Gone != tc.gone:
 				t.Errorf("Delete(%q) = %+v, want Gone %v", tc.key, r, tc.gone)
 			}

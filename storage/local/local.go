@@ -86,7 +86,7 @@ func (s *Store) rootDir() (*rootDir, error) {
 		case lerr == nil && isLink(fi):
 			return nil, rootLinkError(s.root)
 		case lerr == nil && !fi.IsDir():
-			return nil, fmt.Errorf("%w: %s is not a directory", storage.ErrNotExist, s.root)
+			return nil, &rootNotDirError{root: s.root}
 		case errors.Is(lerr, fs.ErrNotExist) || errors.Is(err, fs.ErrNotExist):
 			return nil, fmt.Errorf("%w: %v", storage.ErrNotExist, err)
 		}
@@ -116,17 +116,53 @@ func rel(key string) (string, error) {
 	return strings.TrimSuffix(key, "/"), nil
 }
 
+// rootNotDirError is a root that is there, and is not a directory. Read, nothing is below
+// it (storage.ErrNotExist); deleted or moved, a key below it is storage.ErrNotDir
+// (rootWriteError).
+type rootNotDirError struct{ root string }
+
+func (e *rootNotDirError) Error() string { return e.root + " is not a directory" }
+func (e *rootNotDirError) Unwrap() error { return storage.ErrNotExist }
+
+// rootWriteError is the error of a delete or a move below a root that could not be opened.
+func rootWriteError(err error) error {
+	var nd *rootNotDirError
+	if errors.As(err, &nd) {
+		return &notDirError{nd.root + ", the root of the store, is not a directory"}
+	}
+	return err
+}
+
+// notDirError is a file (or another entry that is not a directory) met where a directory
+// must be, on the way to a key written, deleted or moved.
+type notDirError struct{ msg string }
+
+func (e *notDirError) Error() string { return e.msg }
+func (e *notDirError) Unwrap() error { return storage.ErrNotDir }
+
+// notDirError says that the way to the relative path p goes through file (a relative path,
+// "" when it could not be found again, after a race), which is not a directory.
+func (s *Store) notDirError(p, file string) error {
+	if file == "" {
+		return &notDirError{fmt.Sprintf("%s: an entry on the way to it is not a directory (it changed while being looked at)", s.path(p))}
+	}
+	return &notDirError{fmt.Sprintf("%s: %s, on the way to it, is not a directory", s.path(p), s.path(file))}
+}
+
 // deleteTarget checks key before a delete: it returns the key's path relative to the root,
 // or (done) the result to give without touching the disk: an invalid key, the root itself,
-// or a root that could not be opened (gone: nothing below it exists).
+// or a root that could not be opened (missing: nothing below it exists; a file: ErrNotDir).
 func deleteTarget(key string, rootErr error) (p string, r storage.DeleteResult, done bool) {
 	r.Key = key
 	p, err := rel(key)
+	var nd *rootNotDirError
 	switch {
 	case err != nil:
 		r.Err = err
 	case p == "":
 		r.Err = errors.New("refusing to delete the store root")
+	case errors.As(rootErr, &nd):
+		r.Err = rootWriteError(rootErr)
 	case rootErr != nil && errors.Is(rootErr, storage.ErrNotExist):
 		r.Gone = true
 	case rootErr != nil:

@@ -15,15 +15,15 @@ import (
 func (s *Store) move(pf, pt string) error {
 	rd, err := s.rootDir()
 	if err != nil {
-		return err
+		return rootWriteError(err)
 	}
 	sdir, sbase := split(pf)
 	sr, err := openDir(rd, sdir, false)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, errNotDir) {
+		if errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("%w: %s", storage.ErrNotExist, s.path(pf))
 		}
-		return s.errorAt("open", pf, err)
+		return s.writeErrorAt("open", pf, sdir, err) // a file on the way: ErrNotDir
 	}
 	defer sr.Close()
 	fi, err := sr.Lstat(sbase)
@@ -39,14 +39,18 @@ func (s *Store) move(pf, pt string) error {
 	tdir, _ := split(pt)
 	tr, err := openDir(rd, tdir, true)
 	if err != nil {
-		return s.errorAt("mkdir", tdir, err)
+		// Never ErrNotExist: from is there; a file where to's folder must be is ErrNotDir.
+		return s.writeErrorAt("mkdir", pt, tdir, err)
 	}
 	tr.Close()
 	if err := rd.r.Link(pf, pt); err != nil {
 		if errors.Is(err, fs.ErrExist) {
 			return fmt.Errorf("%w: %s", storage.ErrExist, s.path(pt))
 		}
-		return err
+		if _, lerr := sr.Lstat(sbase); errors.Is(lerr, fs.ErrNotExist) {
+			return fmt.Errorf("%w: %s", storage.ErrNotExist, s.path(pf))
+		}
+		return fmt.Errorf("move %s to %s: %v", s.path(pf), s.path(pt), err) // from is there
 	}
 	return sr.Remove(sbase)
 }

@@ -59,3 +59,35 @@ func TestMoveNeverFollowsLinks(t *testing.T) {
 		t.Fatalf("after the move: %v, mtime %v want %v", err, fi2, fi.ModTime())
 	}
 }
+
+// A store whose root is a file (the table's folder was replaced by one): below it nothing can
+// be listed (ErrNotExist), and nothing is deleted or moved, which is ErrNotDir, not a file gone.
+func TestRootIsAFile(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "table")
+	s, err := local.New(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(root, []byte("a file"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if _, err := s.Stat(ctx, "a.parquet"); !errors.Is(err, storage.ErrNotExist) {
+		t.Errorf("Stat below a root that is a file: %v, want ErrNotExist", err)
+	}
+	res, err := s.Delete(ctx, []string{"a.parquet", "p=1/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res {
+		if r.Gone || !errors.Is(r.Err, storage.ErrNotDir) || errors.Is(r.Err, storage.ErrNotExist) {
+			t.Errorf("Delete(%q) below a root that is a file = %+v, want ErrNotDir (not ErrNotExist), not Gone", r.Key, r)
+		}
+	}
+	if err := s.Move(ctx, "a.parquet", "_t/a.parquet"); !errors.Is(err, storage.ErrNotDir) || errors.Is(err, storage.ErrNotExist) {
+		t.Errorf("Move below a root that is a file: %v, want ErrNotDir, not ErrNotExist", err)
+	}
+	if b, err := os.ReadFile(root); err != nil || string(b) != "a file" {
+		t.Errorf("the root file after the test: %q, %v", b, err)
+	}
+}

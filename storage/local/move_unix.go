@@ -15,15 +15,16 @@ import (
 func (s *Store) move(pf, pt string) error {
 	rd, err := s.rootDir()
 	if err != nil {
-		return err
+		return rootWriteError(err)
 	}
 	defer runtime.KeepAlive(rd)
+	sdir, _ := split(pf)
 	sfd, sbase, err := parentOf(rd, pf)
 	if err != nil {
-		if err == unix.ENOENT || err == unix.ENOTDIR {
+		if err == unix.ENOENT {
 			return fmt.Errorf("%w: %s", storage.ErrNotExist, s.path(pf))
 		}
-		return s.errorAt(rd, "open", pf, err)
+		return s.writeErrorAt(rd, "open", pf, sdir, err) // a file on the way: ErrNotDir
 	}
 	defer closeFD(sfd)
 	st, err := lstatAt(sfd, sbase)
@@ -39,7 +40,8 @@ func (s *Store) move(pf, pt string) error {
 	tdir, tbase := split(pt)
 	dfd, err := mkdirAll(rd, tdir)
 	if err != nil {
-		return s.errorAt(rd, "mkdir", tdir, err)
+		// Never ErrNotExist: from is there; a file where to's folder must be is ErrNotDir.
+		return s.writeErrorAt(rd, "mkdir", pt, tdir, err)
 	}
 	defer closeFD(dfd)
 	err = renameNoReplace(sfd, sbase, dfd, tbase)
@@ -49,7 +51,10 @@ func (s *Store) move(pf, pt string) error {
 	case err == unix.EEXIST:
 		return fmt.Errorf("%w: %s", storage.ErrExist, s.path(pt))
 	case err == unix.ENOENT:
-		return fmt.Errorf("%w: %s", storage.ErrNotExist, s.path(pf))
+		if _, lerr := lstatAt(sfd, sbase); lerr == unix.ENOENT {
+			return fmt.Errorf("%w: %s", storage.ErrNotExist, s.path(pf))
+		}
+		// from is there: to's folder was removed since it was opened.
 	}
 	return &os.LinkError{Op: "rename", Old: s.path(pf), New: s.path(pt), Err: err}
 }

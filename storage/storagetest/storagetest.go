@@ -103,6 +103,9 @@ func Run(t *testing.T, newStore func(t *testing.T) storage.Store, opts ...Option
 		{"DeleteBatchWithMissing", testDeleteBatchWithMissing},
 		{"DeleteMany", testDeleteMany},
 		{"DeleteInvalidKeys", testDeleteInvalid},
+		{"DeleteBelowFile", testDeleteBelowFile},
+		{"MoveToBelowFile", testMoveToBelowFile},
+		{"MoveFromBelowFile", testMoveFromBelowFile},
 		{"PutIfAbsent", testPutIfAbsent},
 		{"PutIfAbsentRace", testPutIfAbsentRace},
 		{"Cancellation", testCancellation},
@@ -897,4 +900,161 @@ func testLocation(t *testing.T, s storage.Store) {
 	if !strings.Contains(loc, "://") {
 		t.Errorf("Location %q is not a URI", loc)
 	}
+}
+
+// fileContent is what belowFile writes at the file "f".
+const fileContent = "a file where a folder could be"
+
+// How a store takes a key below a file (f/x where f is a file).
+type belowKind int
+
+const (
+	// flat: a store without directories (an object store): a file f and a key f/x are
+	// unrelated, f/x is written, moved to and deleted as any key.
+	flat belowKind = iota
+	// dirs: a store with directories (local disk, a hierarchical-namespace account): every
+	// write, delete and move of f/x is ErrNotDir, never ErrNotExist.
+	dirs
+	// opaque: an object store whose server keeps objects as files (an S3 gateway on a file
+	// system: versitygw answers 409 ObjectParentIsFile), which refuses the write of f/x in its
+	// own words. The API has no directories, so the store cannot tell ErrNotDir from the rest:
+	// only what holds everywhere is checked (no move fails with ErrNotExist for its target,
+	// nothing leaves its place, f is left as it is).
+	opaque
+)
+
+// belowFile writes the file "f" and tells how the store takes a key below it, by writing the
+// key "f/probe": a store with directories refuses it with ErrNotDir (never ErrNotExist); one
+// without writes it (then deleted again).
+func belowFile(t *testing.T, s storage.Store) belowKind {
+	t.Helper()
+	ctx := ctxT(t)
+	put(t, s, "f", []byte(fileContent))
+	err := s.Put(ctx, "f/probe", []byte("probe"))
+	switch {
+	case err == nil:
+		res, err := s.Delete(ctx, []string{"f/probe"})
+		if err != nil || res[0].Err != nil || res[0].Gone {
+			t.Fatalf("Delete(f/probe) = %+v, %v", res, err)
+		}
+		return flat
+	case errors.Is(err, storage.ErrNotDir) && !errors.Is(err, storage.ErrNotExist):
+		return dirs
+	case errors.Is(err, storage.ErrNotExist) || errors.Is(err, storage.ErrNotDir):
+		t.Errorf("Put(f/probe) where f is a file: %v; want ErrNotDir, not ErrNotExist", err)
+		return dirs
+	}
+	t.Logf("Put(f/probe) where f is a file: %v; only what holds on every store is checked", err)
+	return opaque
+}
+
+// fileIntact fails the test unless "f" is still the file belowFile wrote.
+func fileIntact(t *testing.T, s storage.Store) {
+	t.Helper()
+	got, err := storage.ReadAll(ctxT(t), s, "f")
+	if err != nil || string(got) != fileContent {
+		t.Fatalf("the file f after the test: %q, %v; want it unchanged", got, err)
+	}
+}
+
+// A key below a file (f/x where f is a file) is not Gone on a store with directories: its
+// folder was replaced since it was listed, and nothing says the file is gone. Stat and Open
+// of such a key are ErrNotExist (for a listing, nothing is there).
+func testDeleteBelowFile(t *testing.T, s storage.Store) {
+	ctx := ctxT(t)
+	kind := belowFile(t, s)
+	keys := []string{"f/x.parquet", "f/sub/y.parquet", "f/sub/"}
+	res, err := s.Delete(ctx, keys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res) != len(keys) {
+		t.Fatalf("%d results for %d keys", len(res), len(keys))
+	}
+	for i, r := range res {
+		switch {
+		case r.Key != keys[i]:
+			t.Errorf("result %d = %+v (key %q)", i, r, keys[i])
+		case kind == dirs && (r.Gone || !errors.Is(r.Err, storage.ErrNotDir) || errors.Is(r.Err, storage.ErrNotExist)):
+			t.Errorf("Delete(%q) where f is a file = %+v; want an error wrapping ErrNotDir, not ErrNotExist, and not Gone", r.Key, r)
+		case kind == flat && r.Err != nil:
+			t.Errorf("Delete(%q) beside a file f, on a store without directories = %+v; want Gone", r.Key, r)
+		case kind == flat && !r.Gone && reportsGone(s):
+			t.Errorf("Delete(%q) beside a file f, on a store without directories = %+v; want Gone", r.Key, r)
+		}
+	}
+	for _, k := range []string{"f/x.parquet", "f/sub/y.parquet"} {
+		_, err := s.Stat(ctx, k)
+		mustNotExist(t, err, "Stat("+k+") where f is a file")
+		_, err = s.Open(ctx, k)
+		mustNotExist(t, err, "Open("+k+") where f is a file")
+	}
+	fileIntact(t, s)
+}
+
+// A move to a key below a file (the trash folder is a file, or a file stands where the folder
+// of a file to restore was) fails with ErrNotDir on a store with directories, never
+// ErrNotExist (the caller would take the file for gone), and leaves the file where it is. On
+// a store without directories the key is free, and the move goes through.
+func testMoveToBelowFile(t *testing.T, s storage.Store) {
+	if !storage.CanMove(s) {
+		t.Skipf("%T cannot move", s)
+	}
+	m := s.(storage.Mover)
+	ctx := ctxT(t)
+	kind := belowFile(t, s)
+	for _, to := range []string{"f/x.parquet", "f/r1/a/x.parquet"} {
+		data := []byte("the bytes of a file moved to " + to)
+		from := "part=1/part-0 " + storage.Base(to)
+		put(t, s, from, data)
+		err := m.Move(ctx, from, to)
+		if err == nil && kind != dirs {
+			if got, err := storage.ReadAll(ctx, s, to); err != nil || !bytes.Equal(got, data) {
+				t.Fatalf("%s after the move: %q, %v", to, got, err)
+			}
+			_, err = s.Stat(ctx, from)
+			mustNotExist(t, err, "Stat("+from+") after the move")
+			continue
+		}
+		switch {
+		case kind == flat:
+			t.Fatalf("Move(%q, %q) beside a file f, on a store without directories: %v", from, to, err)
+		case errors.Is(err, storage.ErrNotExist):
+			t.Fatalf("Move(%q, %q) where f is a file: %v; the target's problem must never be ErrNotExist", from, to, err)
+		case kind == dirs && !errors.Is(err, storage.ErrNotDir):
+			t.Fatalf("Move(%q, %q) where f is a file: %v; want ErrNotDir", from, to, err)
+		}
+		if got, err := storage.ReadAll(ctx, s, from); err != nil || !bytes.Equal(got, data) {
+			t.Fatalf("%s after a failed move: %q, %v; want it in place", from, got, err)
+		}
+		_, err = s.Stat(ctx, to)
+		mustNotExist(t, err, "Stat("+to+") after a failed move")
+	}
+	fileIntact(t, s)
+}
+
+// A move from a key below a file: nothing is there, and nothing arrives at to. On a store with
+// directories the error is ErrNotDir, as a delete of that key is; elsewhere the key is simply
+// missing (ErrNotExist).
+func testMoveFromBelowFile(t *testing.T, s storage.Store) {
+	if !storage.CanMove(s) {
+		t.Skipf("%T cannot move", s)
+	}
+	m := s.(storage.Mover)
+	ctx := ctxT(t)
+	kind := belowFile(t, s)
+	for _, from := range []string{"f/x.parquet", "f/sub/x.parquet"} {
+		err := m.Move(ctx, from, "_trash/r1/"+from)
+		switch {
+		case err == nil:
+			t.Errorf("Move(%q) of a key never written: no error", from)
+		case kind == dirs && (!errors.Is(err, storage.ErrNotDir) || errors.Is(err, storage.ErrNotExist)):
+			t.Errorf("Move(%q) where f is a file: %v; want ErrNotDir, not ErrNotExist", from, err)
+		case kind == flat && !errors.Is(err, storage.ErrNotExist):
+			t.Errorf("Move(%q) of a key never written: %v; want ErrNotExist", from, err)
+		}
+		_, err = s.Stat(ctx, "_trash/r1/"+from)
+		mustNotExist(t, err, "Stat of the target of a failed move")
+	}
+	fileIntact(t, s)
 }
