@@ -160,7 +160,7 @@ func TestUndoFromTrashFileWhereFolderWas(t *testing.T) {
 			ctx := context.Background()
 			s, root := localWith(t, tc.files)
 			writeTrashedRun(t, s, tc.path)
-			rep, err := Undo(ctx, s, testRun, Options{})
+			rep, err := Undo(ctx, s, testRun, Options{Snapshot: tableSnap(t, s)})
 			if !errors.Is(err, ErrIncomplete) {
 				t.Fatalf("undo: %v, want ErrIncomplete", err)
 			}
@@ -184,7 +184,7 @@ func TestUndoFromTrashConfirmsLost(t *testing.T) {
 	if err := s.Put(ctx, rec.Trash+"a/x.parquet", []byte("xxx")); err != nil {
 		t.Fatal(err)
 	}
-	rep, err := Undo(ctx, s, rec.ID, Options{})
+	rep, err := Undo(ctx, s, rec.ID, Options{Snapshot: tableSnap(t, s)})
 	if !errors.Is(err, ErrIncomplete) {
 		t.Fatalf("undo: %v, want ErrIncomplete", err)
 	}
@@ -218,7 +218,7 @@ func TestUndoFromRecoveryFileWhereFolderWas(t *testing.T) {
 	if err := Write(ctx, s, rec); err != nil {
 		t.Fatal(err)
 	}
-	rep, err := Undo(ctx, s, testRun, Options{})
+	rep, err := Undo(ctx, s, testRun, Options{Snapshot: tableSnap(t, s)})
 	if !errors.Is(err, ErrIncomplete) {
 		t.Fatalf("undo: %v, want ErrIncomplete", err)
 	}

@@ -147,7 +147,7 @@ func Execute(ctx context.Context, store storage.Store, plan *Plan, opts ExecOpti
 	if err := tl.catchUp(ctx, recorded, base); err != nil {
 		return res, err
 	}
-	ex := &executor{del: del, plan: plan, opts: opts, res: res, tail: tl, keepDirs: map[string]bool{}}
+	ex := &executor{store: store, del: del, plan: plan, opts: opts, res: res, tail: tl, keepDirs: map[string]bool{}}
 	counters.SetPhase("deleting")
 	err = ex.deleteFiles(ctx)
 	if err == nil {
@@ -212,10 +212,11 @@ func RecordCoverage(ctx context.Context, store storage.Store, res *Result) error
 
 // executor deletes one plan.
 type executor struct {
-	del  Deleter
-	plan *Plan
-	opts ExecOptions
-	tail *tail // used by the goroutine that sends the batches only
+	store storage.Store // the table's, for reads
+	del   Deleter
+	plan  *Plan
+	opts  ExecOptions
+	tail  *tail // used by the goroutine that sends the batches only
 
 	mu       sync.Mutex // guards res and keepDirs while batches run
 	res      *Result
