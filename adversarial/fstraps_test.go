@@ -230,3 +230,22 @@ func TestLivePartitionDirectoryThatIsALink(t *testing.T) {
 		})
 	}
 }
+
+// TestNestedTableWhoseLogIsALink: a folder inside the table that holds a _delta_log of
+// its own is another table, never entered (plan.go: o.IsDir && name == "_delta_log"). A
+// _delta_log that is a symbolic link is listed as a file, not a directory: the folder is not
+// recognised as a table, and its live files, named by no action of the outer log, are
+// deleted as untracked. The outer table's own _delta_log being a link is refused; the nested
+// one must at least be left alone.
+// Found by the first review, of the deletion paths.
+func TestNestedTableWhoseLogIsALink(t *testing.T) {
+	outer := newLocalTable(t)
+	logHome := newLocalTableIn(t, filepath.Join(t.TempDir(), "inner-log-home"))
+	logHome.commit(addLine("part-0.parquet"))
+	symlink(t, filepath.Join(logHome.dir, "_delta_log"), filepath.Join(outer.dir, "inner", "_delta_log"))
+	outer.file("inner/part-0.parquet", 30*day)
+	outer.file("junk.parquet", 30*day)
+	code, stderr := vacuumNow(t, outer.dir)
+	t.Logf("exit %d: %s", code, stderr)
+	outer.mustExist("inner/part-0.parquet")
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,7 +12,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/deltavacuum/deltavacuum"
 	"github.com/deltavacuum/deltavacuum/internal/cli"
+	"github.com/deltavacuum/deltavacuum/storage"
+	"github.com/deltavacuum/deltavacuum/vacuum"
 )
 
 // day is 24 hours: data files of the hostile tables are 30 days old unless a test says so.
@@ -144,4 +148,88 @@ func vacuumNow(t testing.TB, dir string, extra ...string) (int, string) {
 	args := append([]string{"vacuum", dir, "--retain-hours", "0", "--conf", checkOff}, extra...)
 	code, _, stderr := run(t, args...)
 	return code, stderr
+}
+
+// metadataWith is metadataLine with the given table configuration (a JSON object).
+func metadataWith(conf string) string {
+	return strings.Replace(metadataLine, `"configuration":{}`, `"configuration":`+conf, 1)
+}
+
+// removeAt is a remove action for path deleted at ts.
+func removeAt(path string, ts time.Time) string {
+	return fmt.Sprintf(`{"remove":{"path":%s,"deletionTimestamp":%d,"dataChange":true}}`, jsonString(path), ts.UnixMilli())
+}
+
+// storeTable is a Delta table on a store (an object-store prefix), its commits written line by
+// line as given.
+type storeTable struct {
+	t       testing.TB
+	store   storage.Store
+	version int64
+}
+
+func newStoreTable(t testing.TB, store storage.Store) *storeTable {
+	t.Helper()
+	tb := &storeTable{t: t, store: store, version: -1}
+	tb.commit(protocolLine, metadataLine)
+	return tb
+}
+
+func (tb *storeTable) commit(lines ...string) {
+	tb.t.Helper()
+	tb.version++
+	key := "_delta_log/" + fmt.Sprintf("%020d", tb.version) + ".json"
+	if err := tb.store.Put(context.Background(), key, []byte(strings.Join(lines, "\n")+"\n")); err != nil {
+		tb.t.Fatalf("writing %s: %v", key, err)
+	}
+}
+
+func (tb *storeTable) put(key string) {
+	tb.t.Helper()
+	if err := tb.store.Put(context.Background(), key, []byte("data of "+key)); err != nil {
+		tb.t.Fatalf("writing %q: %v", key, err)
+	}
+}
+
+func (tb *storeTable) exists(key string) bool {
+	tb.t.Helper()
+	_, err := tb.store.Stat(context.Background(), key)
+	if err != nil && !errors.Is(err, storage.ErrNotExist) {
+		tb.t.Fatalf("stat %q: %v", key, err)
+	}
+	return err == nil
+}
+
+func (tb *storeTable) mustExist(keys ...string) {
+	tb.t.Helper()
+	for _, k := range keys {
+		if !tb.exists(k) {
+			tb.t.Errorf("%q was deleted: it is live", k)
+		}
+	}
+}
+
+// vacuumStore runs a real VACUUM RETAIN 0 HOURS (check off) of the table on store, with a
+// clock 30 seconds ahead (within the minute the clock check allows) so that the objects the
+// server just wrote count as old.
+func vacuumStore(t *testing.T, store storage.Store, mode vacuum.Mode, inv vacuum.Walker) (*vacuum.Result, error) {
+	t.Helper()
+	retain := 0.0
+	return deltavacuum.OpenStore(store).Vacuum(context.Background(), deltavacuum.VacuumOptions{
+		Options: vacuum.Options{
+			RetainHours: &retain, DisableRetentionCheck: true, Mode: mode, Inventory: inv,
+			Now: time.Now().Add(30 * time.Second),
+		},
+	})
+}
+
+// writeFile writes data at p, creating its directories.
+func writeFile(t testing.TB, p string, data []byte) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -1,17 +1,17 @@
 package adversarial
 
-// Attacks found in the fourth review (VACUUM LITE, the SQL front end's VACUUM statement,
-// deletion vectors, hidden names). Each test asserts the safe behaviour, so it fails while the
-// bug it names is there.
+// The SQL front end reads a statement as Spark reads it: a clause Spark sees is never
+// swallowed by a comment. Each test asserts the safe behaviour, so it fails while the bug it
+// names is there, and says which review found it.
 
 import (
 	"testing"
 	"time"
 )
 
-// r4TableRemovedTenDaysAgo is a table whose only data file was removed 10 days ago: outside
+// tableRemovedTenDaysAgo is a table whose only data file was removed 10 days ago: outside
 // the default week of retention, inside a retention of 720 hours (30 days).
-func r4TableRemovedTenDaysAgo(t *testing.T) *localTable {
+func tableRemovedTenDaysAgo(t *testing.T) *localTable {
 	t.Helper()
 	tb := newLocalTable(t)
 	tb.commit(addLine("kept.parquet"))
@@ -20,7 +20,7 @@ func r4TableRemovedTenDaysAgo(t *testing.T) *localTable {
 	return tb
 }
 
-// TestReview4CarriageReturnEndsALineCommentBeforeRetain: the SQL lexer (sql/lexer.go, lex, the
+// TestCarriageReturnEndsALineCommentBeforeRetain: the SQL lexer (sql/lexer.go, lex, the
 // "--" case) ends a line comment only at '\n'. Spark's and Delta's lexers end it at '\r' too
 // (SIMPLE_COMMENT: '--' ~[\r\n]* '\r'? '\n'?, in SqlBaseLexer.g4 and DeltaSqlBase.g4), so in a
 // script whose lines end in a bare CR (classic Mac line ends, text pasted from some editors
@@ -29,8 +29,9 @@ func r4TableRemovedTenDaysAgo(t *testing.T) *localTable {
 // days of removed files; deltavacuum runs with the table's 7 days, the safety check has
 // nothing to object to, and it deletes a file removed 10 days ago that the user asked to keep
 // for time travel.
-func TestReview4CarriageReturnEndsALineCommentBeforeRetain(t *testing.T) {
-	tb := r4TableRemovedTenDaysAgo(t)
+// Found by the fourth review.
+func TestCarriageReturnEndsALineCommentBeforeRetain(t *testing.T) {
+	tb := tableRemovedTenDaysAgo(t)
 	stmt := "VACUUM '" + tb.dir + "' -- keep a month of time travel\rRETAIN 720 HOURS"
 	code, stdout, stderr := run(t, "sql", stmt)
 	t.Logf("%q: exit %d: %s%s", stmt, code, stdout, stderr)
@@ -39,12 +40,13 @@ func TestReview4CarriageReturnEndsALineCommentBeforeRetain(t *testing.T) {
 	}
 }
 
-// TestReview4CarriageReturnEndsALineCommentBeforeDryRun: the same lexer bug with DRY RUN. Spark
+// TestCarriageReturnEndsALineCommentBeforeDryRun: the same lexer bug with DRY RUN. Spark
 // reads "VACUUM t -- look first<CR>DRY RUN" as a dry run that deletes nothing; deltavacuum
 // reads the DRY RUN as part of the comment and runs a real VACUUM, permanently deleting every
 // file the dry run was meant to show the user first.
-func TestReview4CarriageReturnEndsALineCommentBeforeDryRun(t *testing.T) {
-	tb := r4TableRemovedTenDaysAgo(t)
+// Found by the fourth review.
+func TestCarriageReturnEndsALineCommentBeforeDryRun(t *testing.T) {
+	tb := tableRemovedTenDaysAgo(t)
 	stmt := "VACUUM '" + tb.dir + "' -- look first\rDRY RUN"
 	code, stdout, stderr := run(t, "sql", stmt)
 	t.Logf("%q: exit %d: %s%s", stmt, code, stdout, stderr)
