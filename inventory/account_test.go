@@ -1,7 +1,7 @@
 package inventory
 
-// Attacks on the inventory paths found in the second review (review2). Each test asserts the
-// safe behaviour, so it fails while the bug it names is there.
+// Which account an inventory report is of: an Azure report names its account only in its
+// manifest's endpoint, and the report of another account is not this table's listing.
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-// TestReview2AzureReportOfAnotherAccount: an Azure blob inventory row names its blob as
+// TestAzureReportOfAnotherAccount: an Azure blob inventory row names its blob as
 // "CONTAINER/PATH", without the account; the reader puts every row in the table root's
 // account (newAzure: the table root's scheme and host around the row's Name). The manifest
 // says which account the report is of ("endpoint"), and is not read. The report of another
@@ -20,7 +20,8 @@ import (
 // counts and sizes are another store's, and this account's unreferenced files are not seen.
 // An S3 report names the bucket in every row and is compared with the table's; an Azure
 // report's manifest endpoint should be, in the same way.
-func TestReview2AzureReportOfAnotherAccount(t *testing.T) {
+// Found by the second review.
+func TestAzureReportOfAnotherAccount(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "inventory-container", "2026", "11", "30", "00-00-00", "Rule_1")
 	writeFile(t, filepath.Join(dir, "Rule_1_1.csv"), []byte("Name,Last-Modified,Content-Length,hdi_isfolder\n"+
 		"c/t/part-0.parquet,\"Wed, 26 May 2021 13:25:36 GMT\",100,false\n"))
