@@ -79,7 +79,7 @@ type Metadata struct {
 	Raw json.RawMessage `json:"-"`
 }
 
-// UnmarshalJSON decodes exactly (see strictJSON) and keeps the raw bytes beside the decoded
+// UnmarshalJSON decodes exactly (internal/strictjson) and keeps the raw bytes beside the decoded
 // fields.
 func (m *Metadata) UnmarshalJSON(b []byte) error {
 	type plain Metadata
@@ -122,7 +122,7 @@ type CommitInfo struct {
 	Raw json.RawMessage `json:"-"`
 }
 
-// UnmarshalJSON decodes exactly (see strictJSON) and keeps the raw bytes beside the decoded
+// UnmarshalJSON decodes exactly (internal/strictjson) and keeps the raw bytes beside the decoded
 // fields.
 func (c *CommitInfo) UnmarshalJSON(b []byte) error {
 	type plain CommitInfo

@@ -8,24 +8,21 @@ import (
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/deltavacuum/deltavacuum/internal/strictjson"
 )
 
 // The log is decoded exactly (VACUUM-SPEC section 2 point 6): Delta's JSON keys are
 // case-sensitive, and a line with a duplicate key, invalid UTF-8 or a value of the wrong type
 // is a corrupt log. encoding/json matches keys case-insensitively, lets the last of two equal
 // keys win and replaces invalid UTF-8 with U+FFFD, so a careless or hostile writer could make
-// it read {"REMOVE":…} as a remove, or a path other than the one written. The decoder here is
-// go-json-experiment/json (the prototype of encoding/json/v2), strict by construction; the
-// options are spelled out so that a changed default cannot loosen it.
-var strictJSON = json.JoinOptions(
-	json.MatchCaseInsensitiveNames(false),
-	jsontext.AllowDuplicateNames(false),
-	jsontext.AllowInvalidUTF8(false),
-)
+// it read {"REMOVE":…} as a remove, or a path other than the one written. Every read of log
+// content goes through internal/strictjson, the one strict decoder of the program (the
+// service's request bodies use it too).
 
 // unmarshalStrict decodes one JSON value of log content into v.
 func unmarshalStrict(b []byte, v any) error {
-	return json.Unmarshal(b, v, strictJSON)
+	return strictjson.Unmarshal(b, v)
 }
 
 // protocolActions are the action names of the Delta protocol (PROTOCOL.md, "Actions"). Every
@@ -55,7 +52,7 @@ var errNotObject = errors.New("not a JSON object")
 // UTF-8). The decoded strings do not alias line.
 func (d *actionDecoder) decode(line []byte, a *Action) error {
 	*a = Action{}
-	d.dec.Reset(bytes.NewBuffer(line), strictJSON)
+	d.dec.Reset(bytes.NewBuffer(line), strictjson.Options)
 	tok, err := d.dec.ReadToken()
 	if err != nil {
 		return err

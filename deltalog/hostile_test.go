@@ -336,6 +336,32 @@ func TestHostileCheckpoints(t *testing.T) {
 	type cpMeta struct {
 		Version *int64 `parquet:"version"`
 	}
+	// The columns of a multi-part checkpoint's part that holds only transactions, as Spark
+	// wrote parts 1 and 5 of delta-kernel-rs's parquet_row_group_skipping fixture: no add, no
+	// remove column.
+	type txn struct {
+		AppID   *string `parquet:"appId"`
+		Version *int64  `parquet:"version"`
+	}
+	type txnOnly struct {
+		Txn *txn `parquet:"txn"`
+	}
+	type txnAndUnknown struct {
+		Txn     *txn `parquet:"txn"`
+		Unknown *txn `parquet:"someNewAction"`
+	}
+	type domain struct {
+		Tags []string `parquet:"tags,list"` // a repeated leaf only
+	}
+	type txnAndDomain struct {
+		Txn            *txn    `parquet:"txn"`
+		DomainMetadata *domain `parquet:"domainMetadata"`
+	}
+	type txnAndMeta struct {
+		Txn      *txn    `parquet:"txn"`
+		MetaData *cpMeta `parquet:"metaData"`
+	}
+	tx := &txn{pqPtr("app"), pqPtr[int64](7)}
 	v2 := func(sidecars ...string) []byte {
 		type row struct {
 			CheckpointMetadata *cpMeta  `parquet:"checkpointMetadata"`
@@ -388,7 +414,33 @@ func TestHostileCheckpoints(t *testing.T) {
 		// A V2 checkpoint may keep its file actions in sidecars only (PROTOCOL.md, V2 Spec).
 		{name: "V2 with sidecars, no file columns", data: v2("s.parquet"), want: KindAdd | KindRemove, wantActs: nil},
 		{name: "V2 with sidecars, read for sidecars", data: v2("s.parquet", "t.parquet"), want: KindSidecar, wantActs: []string{"sidecar s.parquet", "sidecar t.parquet"}},
-		{name: "V2 without sidecars nor file columns", data: v2(), want: KindAdd | KindRemove, corrupt: true},
+		// A file without the add or remove column whose every row holds one action of a column it
+		// has lost no add or remove (pqMissingColumnsRule); one with a row holding none may have.
+		{name: "V2 without sidecars nor file columns, its one row a checkpointMetadata", data: v2(), want: KindAdd | KindRemove, wantActs: nil},
+		{name: "V2 without sidecars nor file columns, a row holding nothing", want: KindAdd | KindRemove, corrupt: true, data: pqWriteRaw(t,
+			struct {
+				CheckpointMetadata *cpMeta `parquet:"checkpointMetadata"`
+			}{&cpMeta{pqPtr[int64](1)}},
+			struct {
+				CheckpointMetadata *cpMeta `parquet:"checkpointMetadata"`
+			}{})},
+		{name: "a part with only txn rows and columns", data: pqWriteRaw(t, txnOnly{tx}), want: KindAdd | KindRemove | kindFilesHere, wantActs: nil},
+		{name: "a part with only txn rows and columns, read with deletion vectors", data: pqWriteRaw(t, txnOnly{tx}, txnOnly{tx}), want: KindAdd | KindRemove | kindFilesHere | kindDVRequired, wantActs: nil},
+		{name: "a part with only a txn column, a row without txn", data: pqWriteRaw(t, txnOnly{tx}, txnOnly{}), want: KindAdd | KindRemove | kindFilesHere, corrupt: true},
+		{name: "a classic checkpoint with only a txn column, a row without txn", data: pqWriteRaw(t, txnOnly{}, txnOnly{tx}), want: KindAdd | KindRemove, corrupt: true},
+		{name: "a part with no rows and no file columns", data: pqWriteRaw[txnOnly](t), want: KindAdd | KindRemove | kindFilesHere, wantActs: nil},
+		{name: "a part whose row holds only an unknown action", data: pqWriteRaw(t, txnAndUnknown{Txn: tx}, txnAndUnknown{Unknown: tx}), want: KindAdd | KindRemove | kindFilesHere, corrupt: true},
+		{name: "a part of txn and domainMetadata rows (a repeated leaf)", want: KindAdd | KindRemove | kindFilesHere, wantActs: nil,
+			data: pqWriteRaw(t, txnAndDomain{DomainMetadata: &domain{Tags: []string{"a", "b", "c"}}}, txnAndDomain{Txn: tx}, txnAndDomain{DomainMetadata: &domain{}}, txnAndDomain{Txn: tx})},
+		{name: "a part of txn and domainMetadata rows, one holding neither", want: KindAdd | KindRemove | kindFilesHere, corrupt: true,
+			data: pqWriteRaw(t, txnAndDomain{DomainMetadata: &domain{Tags: []string{"a", "b"}}}, txnAndDomain{}, txnAndDomain{Txn: tx})},
+		{name: "a part without file columns, a row holding two actions", data: pqWriteRaw(t, txnAndMeta{Txn: tx, MetaData: &cpMeta{pqPtr[int64](1)}}), want: KindAdd | KindRemove | kindFilesHere, corrupt: true},
+		{name: "a classic checkpoint with every action but add, each row one", want: KindAdd | KindRemove, wantActs: []string{"remove recent.parquet ts=4102444800000"},
+			data: pqRename(t, pqWrite(t, pqSeq([]*Action{
+				{Protocol: &Protocol{MinReaderVersion: 1, MinWriterVersion: 2}},
+				{Metadata: &Metadata{ID: "m", Format: Format{Provider: "parquet"}, SchemaString: "{}"}},
+				{Remove: &Remove{Path: "recent.parquet", DeletionTimestamp: pqPtr[int64](4102444800000)}},
+			})), "add", "xdd")},
 		{name: "no deletionVector column in a table with deletion vectors", data: pqRename(t, good, "deletionVector", "deletionVectxr"), want: KindAdd | KindRemove | kindDVRequired, corrupt: true},
 		{name: "no deletionVector column in a table without them", data: pqRename(t, good, "deletionVector", "deletionVectxr"), want: KindAdd | KindRemove, wantActs: []string{"add live.parquet", "remove recent.parquet ts=4102444800000"}},
 		// A sidecar (or a multi-part part) must hold its file actions: no V2 exemption.

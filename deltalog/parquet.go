@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/deltavacuum/deltavacuum/internal/parquetguard"
 	"github.com/deltavacuum/deltavacuum/storage"
@@ -36,8 +35,13 @@ func readParquetActions(ctx context.Context, r storage.Reader, want Kinds, fn fu
 		return err
 	}
 	if len(p.cursors) == 0 {
-		// None of the wanted groups is in the file (a sidecar read for metadata, say).
-		return nil
+		// None of the wanted groups is in the file (a sidecar read for metadata, say). A file
+		// read for its file actions that has no action column at all accounts for none of
+		// its rows.
+		if len(p.missing) > 0 && f.NumRows() > 0 {
+			p.facts.unaccounted, p.facts.first = f.NumRows(), "row 0 of row group 0"
+		}
+		return pqMissingColumnsRule(p.facts)
 	}
 	for i, rg := range f.RowGroups() {
 		if err := ctx.Err(); err != nil {
@@ -47,11 +51,7 @@ func readParquetActions(ctx context.Context, r storage.Reader, want Kinds, fn fu
 			return err
 		}
 	}
-	if len(p.missing) > 0 && (p.sidecars == 0 || p.checkpointMetadata == 0) {
-		return pqCorruptf("the file has no %s column and is not a V2 checkpoint that lists sidecars: its file actions are nowhere",
-			strings.Join(p.missing, " or "))
-	}
-	return nil
+	return pqMissingColumnsRule(p.facts)
 }
 
 // pqCorruptf returns an error wrapping ErrCorrupt.

@@ -306,7 +306,9 @@ func TestParquetFixturesMatchOracle(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(acts) == 0 {
+			if len(acts) == 0 && pqDecodedColumns(t, path) {
+				// A part of a multi-part checkpoint may hold only actions this reader does not
+				// decode (txn), and then only their columns (parquet_row_group_skipping).
 				t.Fatal("no actions")
 			}
 			var got []string
@@ -329,6 +331,27 @@ func TestParquetFixturesMatchOracle(t *testing.T) {
 			}
 		})
 	}
+}
+
+// pqDecodedColumns reports whether the file at path has a column of an action kind this reader
+// decodes.
+func pqDecodedColumns(t *testing.T, path string) bool {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := parquet.OpenFile(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range f.Root().Columns() {
+		switch c.Name() {
+		case "add", "remove", "cdc", "metaData", "protocol", "commitInfo", "sidecar", "checkpointMetadata":
+			return true
+		}
+	}
+	return false
 }
 
 func pqFind(t *testing.T, acts []*Action, match func(*Action) bool) *Action {

@@ -1,6 +1,7 @@
 package service
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -22,6 +23,7 @@ import (
 	"github.com/deltavacuum/deltavacuum"
 	"github.com/deltavacuum/deltavacuum/catalog"
 	"github.com/deltavacuum/deltavacuum/internal/redact"
+	"github.com/deltavacuum/deltavacuum/internal/strictjson"
 	"github.com/deltavacuum/deltavacuum/service/config"
 	"github.com/deltavacuum/deltavacuum/service/schedule"
 	"github.com/deltavacuum/deltavacuum/service/state"
@@ -268,22 +270,23 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, code int, err erro
 	s.writeJSON(w, code, errorBody{Error: msg})
 }
 
-// decode reads a JSON object body into v strictly; an empty body is {}.
+// decode reads the JSON object body of a request into v, as strictly as the Delta log is read
+// (internal/strictjson): a duplicate key, a key in another case, a key v does not declare,
+// invalid UTF-8 or anything after the object is refused, with a message naming the key. Every
+// handler that takes a body reads it here. An empty body is {}.
 func decode(r *http.Request, v any) error {
 	b, err := io.ReadAll(r.Body)
 	if err != nil {
 		return fmt.Errorf("reading the body: %w", err)
 	}
-	if strings.TrimSpace(string(b)) == "" {
+	if len(bytes.TrimSpace(b)) == 0 {
 		return nil
 	}
-	dec := json.NewDecoder(strings.NewReader(string(b)))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return fmt.Errorf("the body is not the JSON object expected: %v", err)
+	if b := bytes.TrimSpace(b); b[0] != '{' {
+		return errors.New("the body is not the JSON object expected: send an object, {} for none")
 	}
-	if dec.More() {
-		return errors.New("the body holds more than one JSON value")
+	if err := strictjson.UnmarshalKnown(b, v); err != nil {
+		return fmt.Errorf("the body is not the JSON object expected: %w", err)
 	}
 	return nil
 }

@@ -51,8 +51,20 @@ func usagef(format string, args ...any) error {
 // Everything it prints, on stdout and stderr (results, echoed statements, warnings, progress
 // events, errors), passes through one redact.Writer each: the secrets of the run (see
 // registerSecrets) and whatever looks like one are printed as redact.Mask.
+//
+// A first argument --args-fd N or --args-env NAME merges in the private arguments (private.go):
+// the secrets a program that runs deltavacuum keeps off the command line.
 func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	r := redact.New()
+	merged, err := expandPrivateArgs(args, osPrivateSource)
+	if err != nil {
+		registerSecrets(r, args, os.Getenv)
+		errw := r.Writer(stderr)
+		fmt.Fprintln(errw, "deltavacuum: "+err.Error())
+		errw.Flush()
+		return ExitUsage
+	}
+	args = merged
 	registerSecrets(r, args, os.Getenv)
 	out, errw := r.Writer(stdout), r.Writer(stderr)
 	code := execute(redact.NewContext(ctx, r), args, stdin, out, errw)

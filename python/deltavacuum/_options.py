@@ -1,8 +1,9 @@
-"""Storage options (delta-rs's keys) to the child's command line and environment.
+"""Storage options (delta-rs's keys) to the child's private arguments and environment.
 
 The command line of a process is visible to every user of the machine (ps, /proc), so no
-secret goes there: each secret option travels in an environment variable the tool reads (see
-storage/location/options.go), the others as --storage-option KEY=VALUE.
+option goes there: each secret option travels in an environment variable the tool reads (see
+storage/location/options.go), the others as --storage-option=KEY=VALUE among the private
+arguments (_run.run), which reach the tool through a pipe.
 """
 
 from __future__ import annotations
@@ -83,7 +84,8 @@ def canonical(key: str) -> str:
 
 
 def split(options: Optional[Mapping[str, object]]) -> Tuple[List[str], Dict[str, str]]:
-    """The --storage-option arguments and the environment variables of options."""
+    """The --storage-option arguments (for the private channel, never argv) and the environment
+    variables of options."""
     opts: Dict[str, str] = {}
     for k, v in (options or {}).items():
         if v is None:

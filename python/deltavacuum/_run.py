@@ -1,5 +1,6 @@
-"""Runs the deltavacuum binary as a child process: secrets by environment, never in argv;
-progress events from its standard error; an interrupt forwarded to it, and waited for."""
+"""Runs the deltavacuum binary as a child process: secrets by environment or by a private
+channel, never in argv; progress events from its standard error; an interrupt forwarded to it,
+and waited for."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import subprocess
 import sys
 import threading
 from dataclasses import dataclass
-from typing import Callable, Dict, List, Mapping, Optional, Sequence
+from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ._binary import binary_path
 from .errors import VacuumInterrupted
@@ -87,20 +88,47 @@ def _wait(proc: subprocess.Popen) -> None:
             continue
 
 
+#: Whether the private arguments go through an inherited pipe (--args-fd). Windows has no
+#: pass_fds: there they go in the environment variable PRIVATE_ENV (--args-env), which only
+#: the same user (and administrators) can read, as the secret options already do.
+_PASS_FDS = sys.platform != "win32"
+
+#: The child's environment variable that holds the private arguments where no pipe is passed.
+PRIVATE_ENV = "DELTAVACUUM_PRIVATE_ARGS"
+
+
+def _write_private(fd: int, data: bytes) -> None:
+    """Writes the private arguments into the pipe and closes it; the child may have stopped
+    reading (it refused them, or died): a broken pipe then."""
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+    except (BrokenPipeError, OSError):
+        pass
+
+
 def run(
     args: Sequence[str],
     *,
     env: Optional[Dict[str, str]] = None,
     stdin: Optional[str] = None,
     on_progress: Optional[ProgressCallback] = None,
+    private: Optional[Sequence[str]] = None,
 ) -> Completed:
-    """Runs the binary with args. env is laid over os.environ (it carries the secrets).
+    """Runs the binary with args (the command first). env is laid over os.environ (it carries
+    the secret options the binary and the SDKs read from variables). private are arguments
+    that must not be on the command line, which every user of the machine can read (ps,
+    /proc/PID/cmdline): --storage-option, --conf, --inventory, --warehouse and --catalog, each
+    as --NAME=VALUE, then "--" and the table. They reach the binary as a JSON array through a
+    pipe it inherits (its first argument --args-fd=N), or, on Windows, through an environment
+    variable (--args-env=NAME); the binary merges them in before it parses its arguments.
 
     A KeyboardInterrupt while it runs is forwarded to the child, which ends its run cleanly
     (recording it as failed); then VacuumInterrupted (a KeyboardInterrupt) is raised with
     what the child printed. A second interrupt while waiting kills the child."""
-    argv = [binary_path(), *args]
+    argv = [binary_path()]
     child_env = dict(os.environ)
+    child_env.pop(PRIVATE_ENV, None)
     if env:
         child_env.update(env)
     kw: Dict[str, object] = {}
@@ -109,20 +137,41 @@ def run(
     else:
         # A session of its own: a terminal's Ctrl-C reaches only us, and we forward it once.
         kw["start_new_session"] = True
-    proc = subprocess.Popen(
-        argv,
-        stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=child_env,
-        **kw,  # type: ignore[arg-type]
-    )
+    payload: Optional[bytes] = None
+    pipe: Optional[Tuple[int, int]] = None
+    if private:
+        payload = json.dumps(list(private)).encode("utf-8")
+        if _PASS_FDS:
+            pipe = os.pipe()
+            argv.append(f"--args-fd={pipe[0]}")
+            kw["pass_fds"] = (pipe[0],)
+        else:
+            argv.append(f"--args-env={PRIVATE_ENV}")
+            child_env[PRIVATE_ENV] = payload.decode("utf-8")
+    argv.extend(args)
+    try:
+        proc = subprocess.Popen(
+            argv,
+            stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=child_env,
+            **kw,  # type: ignore[arg-type]
+        )
+    except BaseException:
+        if pipe is not None:
+            os.close(pipe[0])
+            os.close(pipe[1])
+        raise
     out: List[str] = []
     err: List[str] = []
     threads = [
         threading.Thread(target=_reader, args=(proc.stdout, out, None), daemon=True),
         threading.Thread(target=_reader, args=(proc.stderr, err, on_progress), daemon=True),
     ]
+    if pipe is not None:
+        os.close(pipe[0])  # the child's end; ours is written by a thread, as a pipe holds 64 KiB
+        threads.append(threading.Thread(target=_write_private, args=(pipe[1], payload), daemon=True))
     if stdin is not None:
         def feed() -> None:
             try:

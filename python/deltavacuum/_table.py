@@ -77,8 +77,11 @@ class _Session:
         self.conf = dict(conf or {})
         self.use_notebook_credentials = use_notebook_credentials
 
-    def args(self, conf: Optional[Mapping[str, object]] = None) -> List[str]:
-        a: List[str] = []  # the warehouse goes by environment (env): its URI may hold a SAS
+    def private(self, conf: Optional[Mapping[str, object]] = None) -> List[str]:
+        """The session's arguments for the private channel (_run.run's private), never argv:
+        the catalog, every storage option that does not go by environment, the settings. The
+        warehouse goes by environment (env)."""
+        a: List[str] = []
         if self.catalog:
             a.append(f"--catalog={os.fspath(self.catalog)}")
         opt_args, _ = _options.split(self.storage_options)
@@ -94,9 +97,16 @@ class _Session:
                                             self.storage_options, self.use_notebook_credentials))
         return env
 
-    def call(self, args: List[str], locations: Sequence[str], *, stdin: Optional[str] = None,
+    def call(self, args: List[str], locations: Sequence[str], *, table: Optional[str] = None, private: Sequence[str] = (),
+             conf: Optional[Mapping[str, object]] = None, stdin: Optional[str] = None,
              on_progress: Optional[ProgressCallback] = None) -> Completed:
-        return run(args, env=self.env(locations), stdin=stdin, on_progress=on_progress)
+        """Runs the command args (no location, no option: the command line is public). The
+        session's arguments, the command's private ones (--inventory=...) and the table (after
+        "--", so that no name or path is ever read as a flag) go by the private channel."""
+        p = self.private(conf) + list(private)
+        if table is not None:
+            p += ["--", table]
+        return run(args, env=self.env(locations), stdin=stdin, on_progress=on_progress, private=p)
 
 
 def _fail(done: Completed, result: Any = None) -> DeltaVacuumError:
@@ -188,17 +198,17 @@ class DeltaTable:
             args.append(f"--version={int(version)}")
         if shard is not None:
             args.append(f"--shard={shard}")
+        private: List[str] = []
         if inventory is not None:
-            args.append(f"--inventory={inventory}")
+            private.append(f"--inventory={inventory}")  # a URI that may hold a SAS
             if inventory_format:
                 args.append(f"--inventory-format={inventory_format}")
         extra = dict(conf or {})
         if not enforce_retention_duration:
             extra[SETTING_RETENTION_CHECK] = "false"
-        args += self._session.args(extra) + ["--", self._arg]
         cb, close = progress_callback(progress, desc=f"VACUUM {self._arg}")
         try:
-            done = self._session.call(args, [self._arg], on_progress=cb)
+            done = self._session.call(args, [self._arg], table=self._arg, private=private, conf=extra, on_progress=cb)
         except VacuumInterrupted as e:
             close()
             c = e.result
@@ -264,9 +274,8 @@ class DeltaTable:
         return UndoResult.from_json(self._one(args))
 
     def _one(self, args: List[str]) -> Any:
-        """Runs a command that prints one JSON document; the table comes after "--", so that
-        no name or path is ever read as a flag."""
-        done = self._session.call(args + self._session.args() + ["--", self._arg], [self._arg])
+        """Runs a command that prints one JSON document."""
+        done = self._session.call(args, [self._arg], table=self._arg)
         docs = _documents(done.stdout) if done.stdout.strip() else []
         if done.returncode != 0:
             raise _fail(done, docs[0] if docs else None)
@@ -302,7 +311,7 @@ def sql(statements: str, *, warehouse: Optional[str] = None, catalog: Optional[s
     ``result``)."""
     s = _Session(warehouse=warehouse, catalog=catalog, storage_options=storage_options, conf=conf,
                  use_notebook_credentials=use_notebook_credentials)
-    done = s.call(["sql", "--json"] + s.args(), [statements], stdin=statements)
+    done = s.call(["sql", "--json"], [statements], stdin=statements)
     results = [StatementResult.from_json(d) for d in (_documents(done.stdout) if done.stdout.strip() else [])]
     if done.returncode != 0:
         raise _fail(done, results)

@@ -59,8 +59,13 @@ def table(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def recorder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
-    """$DELTAVACUUM_BINARY set to a wrapper that records the argv and environment of every run
-    (as the operating system gives them to the process) and then runs the real binary."""
+    """$DELTAVACUUM_BINARY set to a wrapper that records every run, as the operating system
+    gives it to the process: its argv, its raw command line (/proc/self/cmdline, which any user
+    of the machine can read; None where there is no /proc), its environment and its private
+    arguments (read from the pipe of --args-fd, or the variable of --args-env), and then runs
+    the real binary with the same argv (the private arguments put back into a pipe on the
+    same descriptor). With $DELTAVACUUM_TEST_NO_EXEC set (the fixture `capture`) it exits 1
+    instead, for locations that must not be reached."""
     import deltavacuum
 
     real = deltavacuum.binary_path()
@@ -68,9 +73,36 @@ def recorder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     shim = tmp_path / "shim.py"
     shim.write_text(textwrap.dedent(f"""\
         import json, os, sys
+        argv = sys.argv[1:]
+        try:
+            with open("/proc/self/cmdline", "rb") as f:
+                cmdline = f.read().decode("utf-8", "replace").split("\\0")
+        except OSError:
+            cmdline = None
+        private, fd = None, None
+        if argv and argv[0].startswith("--args-fd="):
+            fd = int(argv[0].split("=", 1)[1])
+            data = b""
+            while True:
+                chunk = os.read(fd, 65536)
+                if not chunk:
+                    break
+                data += chunk
+            private = json.loads(data)
+        elif argv and argv[0].startswith("--args-env="):
+            private = json.loads(os.environ[argv[0].split("=", 1)[1]])
         with open({str(log)!r}, "a") as f:
-            f.write(json.dumps({{"argv": sys.argv[1:], "env": dict(os.environ)}}) + "\\n")
-        os.execv({real!r}, [{real!r}] + sys.argv[1:])
+            f.write(json.dumps({{"argv": argv, "cmdline": cmdline, "env": dict(os.environ), "private": private}}) + "\\n")
+        if os.environ.get("DELTAVACUUM_TEST_NO_EXEC"):
+            sys.stderr.write("deltavacuum: not run (the test's wrapper)\\n")
+            sys.exit(1)
+        if fd is not None:
+            r, w = os.pipe()
+            os.write(w, data)
+            os.close(w)
+            os.dup2(r, fd)
+            os.close(r)
+        os.execv({real!r}, [{real!r}] + argv)
         """))
     exe = tmp_path / "deltavacuum-shim"
     exe.write_text(f"#!/bin/sh\nexec {sys.executable} {shim} \"$@\"\n")
@@ -78,11 +110,19 @@ def recorder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     if sys.platform == "win32":
         pytest.skip("the recording wrapper is a POSIX shell script")
     monkeypatch.setenv("DELTAVACUUM_BINARY", str(exe))
+    monkeypatch.delenv("DELTAVACUUM_TEST_NO_EXEC", raising=False)
 
     def runs() -> List[Dict]:
         return [json.loads(l) for l in log.read_text().splitlines()] if log.exists() else []
 
     return runs
+
+
+@pytest.fixture
+def capture(recorder, monkeypatch: pytest.MonkeyPatch):
+    """recorder, without running the binary: each run is recorded and fails."""
+    monkeypatch.setenv("DELTAVACUUM_TEST_NO_EXEC", "1")
+    return recorder
 
 
 @pytest.fixture

@@ -1,4 +1,5 @@
-"""Secrets reach the binary by environment, never in its argv; in a Fabric notebook the
+"""Secrets reach the binary by environment (or the private channel: test_private_args.py), never
+in its argv; in a Fabric notebook the
 storage token of notebookutils is taken and sent as a bearer token."""
 
 from __future__ import annotations
@@ -30,7 +31,8 @@ def test_secret_options_go_by_environment(table: Path, recorder) -> None:
     assert env["AWS_ACCESS_KEY_ID"] == "AKIDEXAMPLE" and env["AWS_SECRET_ACCESS_KEY"] == "SECRET-AWS-3"
     assert env["GOOGLE_SERVICE_ACCOUNT_KEY"] == '{"SECRET-GCS-4": 1}'
     assert (env["AZURE_CLIENT_ID"], env["AZURE_CLIENT_SECRET"], env["AZURE_TENANT_ID"]) == ("cid", "SECRET-SP-5", "tid")
-    assert "--storage-option=aws_region=eu-west-1" in run["argv"]  # not a secret: on the command line as given
+    # Not a secret, and still off the command line: every option goes by the private channel.
+    assert "eu-west-1" not in argv and "--storage-option=aws_region=eu-west-1" in run["private"]
 
 
 def test_a_refused_secret_option_is_refused_by_the_tool_without_its_value(table: Path, recorder) -> None:
