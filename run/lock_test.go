@@ -16,6 +16,7 @@ import (
 	"github.com/deltavacuum/deltavacuum/storage"
 	"github.com/deltavacuum/deltavacuum/storage/local"
 	"github.com/deltavacuum/deltavacuum/storage/mem"
+	"github.com/deltavacuum/deltavacuum/storage/storagetest"
 	"github.com/deltavacuum/deltavacuum/vacuum"
 )
 
@@ -205,6 +206,43 @@ func TestLockRace(t *testing.T) {
 			}
 			if len(names.all) != 1 {
 				t.Errorf("after the rounds the lock folder names %d tickets, want only the highest: %v", len(names.all), names.all)
+			}
+		})
+	}
+}
+
+// TestLockRaceOnEveryBackend: the lock rests on each store's put-if-absent and on listings that
+// show what was written before them: the S3, Azure and GCS test servers too, not only local
+// disk and memory. Processes that ask at the same moment: exactly one gets the table.
+func TestLockRaceOnEveryBackend(t *testing.T) {
+	ctx := context.Background()
+	for _, b := range storagetest.Backends(t) {
+		t.Run(b.Name, func(t *testing.T) {
+			store := b.New(t)
+			for round := range 6 {
+				var won atomic.Int32
+				var wg sync.WaitGroup
+				locks := make([]*Lock, 4)
+				for i := range locks {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						l, err := Acquire(ctx, store, LockOptions{Purpose: PurposeVacuum})
+						if err == nil {
+							won.Add(1)
+							locks[i] = l
+						} else if !errors.Is(err, ErrLocked) {
+							t.Errorf("round %d: %v", round, err)
+						}
+					}()
+				}
+				wg.Wait()
+				if n := won.Load(); n != 1 {
+					t.Fatalf("round %d: %d processes hold the table, want exactly 1", round, n)
+				}
+				for _, l := range locks {
+					l.Release(ctx)
+				}
 			}
 		})
 	}
