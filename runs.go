@@ -10,8 +10,10 @@ import (
 	"github.com/deltavacuum/deltavacuum/vacuum"
 )
 
-// Runs lists the run records of the table, oldest first.
-func (t *Table) Runs(ctx context.Context) ([]undo.Summary, error) { return undo.List(ctx, t.Store) }
+// Runs lists the runs recorded beside the table, oldest first, each with its state (run.Runs).
+func (t *Table) Runs(ctx context.Context) ([]run.RunInfo, error) {
+	return run.Runs(ctx, t.Store, time.Now(), 0)
+}
 
 // lock takes the table's lock for purpose (run.Acquire), with the clock now.
 func (t *Table) lock(ctx context.Context, purpose string, now time.Time, staleAfter time.Duration) (*run.Lock, error) {

@@ -212,7 +212,9 @@ func dryRun(ctx context.Context, store storage.Store, req Request) (*vacuum.Resu
 	}
 	req.Counters.SetPhase("done")
 	res := vacuum.DryRun(pl)
-	res.Reclaim = vacuum.NewReclaim(Recovery(ctx, store), req.Trash, pl.SizeOfDataToDelete)
+	rc := Recovery(ctx, store)
+	res.Reclaim = vacuum.NewReclaim(rc, req.Trash, pl.SizeOfDataToDelete)
+	res.Undo = vacuum.NewUndoability(rc, req.Trash, !req.NoRunRecord)
 	return res, nil
 }
 
@@ -274,6 +276,7 @@ func realRun(ctx context.Context, store storage.Store, req Request, id string, s
 			trash = rec.rec.Trash
 		}
 		res.Reclaim = vacuum.NewReclaim(rc, trash, res.SizeOfDeletedData)
+		res.Undo = vacuum.NewUndoability(rc, trash, id != "")
 		if w := res.Reclaim.Warning(); w != "" {
 			res.Warnings = append(res.Warnings, w)
 		}

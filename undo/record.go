@@ -281,13 +281,30 @@ func checkRunTrash(dir, id string) error {
 // Summary is one run as `deltavacuum runs` lists it.
 type Summary struct {
 	Record
-	// Undone is the time of the last undo of the run, if any; UndoComplete says whether it
-	// restored (or found in place) every file.
+	// Undone is the time of the undo that brought every file of the run back (or found it in
+	// place); nil while any is missing. UndoComplete says the same.
 	Undone       *time.Time `json:"undoneAt,omitempty"`
 	UndoComplete bool       `json:"undoComplete,omitempty"`
+	// LastUndo is what the last undo of the run did, complete or not.
+	LastUndo *UndoOutcome `json:"lastUndo,omitempty"`
 	// Err is set when the record could not be read.
 	Err string `json:"error,omitempty"`
 }
+
+// UndoOutcome is what one undo of a run did, in figures.
+type UndoOutcome struct {
+	At          time.Time `json:"at"`
+	Via         string    `json:"via"`
+	NumRestored int64     `json:"numRestored"`
+	NumPresent  int64     `json:"numPresent"`
+	// NumLost are files nothing can bring back (not restorable: the store kept nothing, the
+	// trash was purged); NumFailed those a request failed for (an undo again may bring them).
+	NumLost   int64 `json:"numNotRestorable"`
+	NumFailed int64 `json:"numFailed"`
+}
+
+// Complete reports whether every file is back (restored now or before, or in place).
+func (o *UndoOutcome) Complete() bool { return o != nil && o.NumLost+o.NumFailed == 0 }
 
 // List returns the runs of the table in store, oldest first, from their headers.
 func List(ctx context.Context, store storage.Store) ([]Summary, error) {
@@ -327,8 +344,11 @@ func List(ctx context.Context, store storage.Store) ([]Summary, error) {
 		}
 		if undone[id] {
 			if rep, err := ReadReport(ctx, store, id); err == nil {
-				t := rep.At
-				s.Undone, s.UndoComplete = &t, rep.NumLost+rep.NumFailed == 0
+				s.LastUndo = &UndoOutcome{At: rep.At, Via: rep.Via, NumRestored: rep.NumRestored, NumPresent: rep.NumPresent, NumLost: rep.NumLost, NumFailed: rep.NumFailed}
+				if s.UndoComplete = s.LastUndo.Complete(); s.UndoComplete {
+					t := rep.At
+					s.Undone = &t
+				}
 			}
 		}
 		out = append(out, s)

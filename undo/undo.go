@@ -174,7 +174,7 @@ func Undo(ctx context.Context, store storage.Store, id string, opts Options) (*R
 			return rep, err
 		}
 	}
-	if rep.NumLost+rep.NumFailed > 0 {
+	if rep.NumLost+rep.NumFailed > 0 && !opts.DryRun { // a dry run reports, it does not fail
 		return rep, fmt.Errorf("undo of run %s of %s: %w: %d restored, %d not restorable, %d failed (see the list)", id, store.Location(), ErrIncomplete, rep.NumRestored, rep.NumLost, rep.NumFailed)
 	}
 	return rep, nil

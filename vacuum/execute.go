@@ -86,6 +86,9 @@ type Result struct {
 	Requests *storage.RequestCounts `json:"requests,omitempty"`
 	// Reclaim says when the bytes deleted (planned, in a dry run) stop being billed.
 	Reclaim *Reclaim `json:"storageReclaim"`
+	// Undo says whether deltavacuum undo can bring back what the run deletes (would delete, in
+	// a dry run), and how.
+	Undo *Undoability `json:"undo"`
 	// RunID names the run record of a real run (deltavacuum runs, deltavacuum undo).
 	RunID string `json:"runId"`
 

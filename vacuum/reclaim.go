@@ -52,3 +52,44 @@ func (r *Reclaim) Warning() string {
 	}
 	return fmt.Sprintf("the store keeps what this run deletes (%s): %d bytes stay billed, and are reclaimed %s", r.Store.Detail, r.BytesLater, r.When)
 }
+
+// Whether what a run deletes can come back (Undoability.Possible).
+const (
+	UndoYes     = "yes"
+	UndoNo      = "no"
+	UndoUnknown = "unknown"
+)
+
+// Undoability says, before a run and after it, whether deltavacuum undo can bring back what it
+// deletes, and how: the one answer the CLI, Python, the service and its pages give.
+type Undoability struct {
+	// Possible is UndoYes, UndoNo or UndoUnknown (the store's settings could not be read).
+	Possible string `json:"possible"`
+	// Via is how undo brings files back: "trash" or "store recovery" ("" when it cannot).
+	Via string `json:"via,omitempty"`
+	// Why says it in words, with what to do when it cannot.
+	Why string `json:"why"`
+}
+
+// NewUndoability is the undoability of a run that deletes from a store keeping rec of what it
+// deletes, into trash ("" for none), with a run record or not.
+func NewUndoability(rec storage.Recovery, trash string, recorded bool) *Undoability {
+	switch {
+	case !recorded:
+		return &Undoability{Possible: UndoNo, Why: "cannot be undone: the run keeps no run record (--no-run-record)"}
+	case trash != "":
+		return &Undoability{Possible: UndoYes, Via: "trash", Why: "its files are moved to the trash " + trash + " until deltavacuum trash purge: deltavacuum undo brings them back"}
+	case rec.Restorable():
+		how := "versioning"
+		if rec.Kind == storage.RecoverySoftDelete {
+			how = "soft delete"
+			if rec.Days > 0 {
+				how = fmt.Sprintf("soft delete, %d days", rec.Days)
+			}
+		}
+		return &Undoability{Possible: UndoYes, Via: "store recovery", Why: "the store keeps deleted files (" + how + "): deltavacuum undo brings them back while it keeps them"}
+	case rec.Kind == storage.RecoveryNone:
+		return &Undoability{Possible: UndoNo, Why: "cannot be undone: nothing keeps deleted files here (" + rec.Detail + "); use --trash to keep them until you purge them"}
+	}
+	return &Undoability{Possible: UndoUnknown, Via: "store recovery", Why: "whether the store keeps deleted files could not be read (" + rec.Detail + "): undo may bring nothing back; use --trash to be sure"}
+}

@@ -41,3 +41,28 @@ func TestReclaim(t *testing.T) {
 		t.Errorf("a run that deleted nothing warns: %q", r.Warning())
 	}
 }
+
+// TestUndoability: a run promises an undo only where something keeps what it deletes.
+func TestUndoability(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		rc       storage.Recovery
+		trash    string
+		recorded bool
+		possible string
+		via      string
+		says     string
+	}{
+		{"local disk", storage.Recovery{Kind: storage.RecoveryNone, Detail: "local disk"}, "", true, UndoNo, "", "use --trash"},
+		{"local disk, trash", storage.Recovery{Kind: storage.RecoveryNone}, "_t/", true, UndoYes, "trash", "trash purge"},
+		{"versioning", storage.Recovery{Kind: storage.RecoveryVersioning}, "", true, UndoYes, "store recovery", "versioning"},
+		{"soft delete", storage.Recovery{Kind: storage.RecoverySoftDelete, Days: 7}, "", true, UndoYes, "store recovery", "soft delete, 7 days"},
+		{"unknown", storage.Recovery{Kind: storage.RecoveryUnknown, Detail: "403"}, "", true, UndoUnknown, "store recovery", "could not be read"},
+		{"no record", storage.Recovery{Kind: storage.RecoveryVersioning}, "", false, UndoNo, "", "no run record"},
+	} {
+		u := NewUndoability(tc.rc, tc.trash, tc.recorded)
+		if u.Possible != tc.possible || u.Via != tc.via || !strings.Contains(u.Why, tc.says) {
+			t.Errorf("%s: %+v, want %s via %q saying %q", tc.name, u, tc.possible, tc.via, tc.says)
+		}
+	}
+}

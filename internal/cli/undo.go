@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	dvrun "github.com/deltavacuum/deltavacuum/run"
 	"github.com/deltavacuum/deltavacuum/undo"
 	"github.com/deltavacuum/deltavacuum/vacuum"
 )
@@ -36,7 +37,7 @@ what the store keeps of them (versioning, soft delete), and whether it was undon
 			}
 			if asJSON {
 				if runs == nil {
-					runs = []undo.Summary{}
+					runs = []dvrun.RunInfo{}
 				}
 				return writeJSON(cmd.OutOrStdout(), runs)
 			}
@@ -49,15 +50,15 @@ what the store keeps of them (versioning, soft delete), and whether it was undon
 	return cmd
 }
 
-func printRuns(w io.Writer, table string, runs []undo.Summary) {
+func printRuns(w io.Writer, table string, runs []dvrun.RunInfo) {
 	if len(runs) == 0 {
 		fmt.Fprintf(w, "No run records in %s.\n", displayPath(table))
 		return
 	}
-	fmt.Fprintf(w, "%-27s %-9s %-8s %10s %12s  %-24s %s\n", "RUN", "STATUS", "MODE", "FILES", "BYTES", "KEPT BY", "UNDONE")
+	fmt.Fprintf(w, "%-27s %-17s %-8s %10s %12s  %-24s %s\n", "RUN", "STATE", "MODE", "FILES", "BYTES", "KEPT BY", "UNDO")
 	for _, r := range runs {
 		if r.Err != "" {
-			fmt.Fprintf(w, "%-27s unreadable: %s\n", r.ID, displayPath(r.Err))
+			fmt.Fprintf(w, "%-27s %-17s %s\n", r.ID, r.State, displayPath(r.Err))
 			continue
 		}
 		kept := r.Recovery.Kind
@@ -67,22 +68,18 @@ func printRuns(w io.Writer, table string, runs []undo.Summary) {
 		if r.Trash != "" {
 			kept = "trash " + r.Trash
 		}
-		undone := ""
-		if r.Undone != nil {
-			undone = r.Undone.Format(time.RFC3339)
-			if !r.UndoComplete {
-				undone += " (partial: undo again to retry)"
-			}
-		}
-		status := r.Status
-		if !r.Complete && status == undo.StatusRunning {
-			status = "RUNNING?"
-		}
 		mode := r.Mode
 		if r.Shard != "" {
 			mode += " " + displayPath(r.Shard) // one shard of a run split between workers
 		}
-		fmt.Fprintf(w, "%-27s %-9s %-8s %10d %12s  %-24s %s\n", r.ID, status, mode, r.NumFiles, humanBytes(r.Bytes), displayPath(kept), undone)
+		undoable := ""
+		if r.Undo != nil {
+			undoable = r.Undo.Possible
+		}
+		fmt.Fprintf(w, "%-27s %-17s %-8s %10d %12s  %-24s %s\n", r.ID, r.State, mode, r.NumFiles, humanBytes(r.Bytes), displayPath(kept), undoable)
+		if r.State != dvrun.StateCompleted {
+			fmt.Fprintf(w, "%27s %s\n", "", displayPath(r.StateDetail))
+		}
 	}
 }
 

@@ -205,6 +205,7 @@ func printResult(w io.Writer, res *vacuum.Result) error {
 		fmt.Fprintf(w, "Found %d files (%d bytes) and %d directories in a total of %d directories that are safe to delete.\n",
 			res.NumFilesToDelete, res.SizeOfDataToDelete, len(res.Dirs), res.TotalDirectories)
 		printReclaim(w, res)
+		printUndoability(w, res)
 		return nil
 	}
 	fmt.Fprintf(w, "Deleted %d files (%d bytes) and %d directories in a total of %d directories.\n",
@@ -222,9 +223,7 @@ func printResult(w io.Writer, res *vacuum.Result) error {
 		fmt.Fprintf(w, "failed\t%s\t%s\n", displayPath(f.Path), displayPath(f.Error))
 	}
 	printReclaim(w, res)
-	if res.RunID != "" {
-		fmt.Fprintf(w, "Run %s recorded; deltavacuum undo can take it back.\n", res.RunID)
-	}
+	printUndoability(w, res)
 	return nil
 }
 
@@ -249,6 +248,30 @@ func retentionHint(err error, inSQL bool) error {
 		how = "in SQL: SET " + vacuum.RetentionCheckKey + " = false; before the VACUUM statement"
 	}
 	return fmt.Errorf("%w\nTo turn the check off %s", err, how)
+}
+
+// printUndoability says whether deltavacuum undo can bring back what the run deleted (would
+// delete), as the run found it (vacuum.Undoability): it never promises what the store does not
+// keep.
+func printUndoability(w io.Writer, res *vacuum.Result) {
+	u := res.Undo
+	if u == nil || res.NumFilesToDelete == 0 && res.NumDeletedFiles == 0 {
+		return
+	}
+	run := "This run"
+	if res.DryRun {
+		run = "A real run"
+	} else if res.RunID != "" {
+		run = "Run " + res.RunID
+	}
+	switch u.Possible {
+	case vacuum.UndoYes:
+		fmt.Fprintf(w, "%s can be undone: %s.\n", run, displayPath(u.Why))
+	case vacuum.UndoNo:
+		fmt.Fprintf(w, "%s %s.\n", run, displayPath(u.Why))
+	default:
+		fmt.Fprintf(w, "%s may not be undoable: %s.\n", run, displayPath(u.Why))
+	}
 }
 
 // printReclaim says when the deleted bytes stop being billed, when that is not at once.

@@ -37,6 +37,23 @@ class VacuumFile:
     reason: str  # untracked, tombstoned, ...
 
 
+@dataclass(frozen=True)
+class Undoability:
+    """Whether deltavacuum undo can bring back what a run deletes: ``possible`` is "yes", "no"
+    or "unknown" (the store's settings could not be read); ``via`` is "trash" or
+    "store recovery"; ``why`` says it in words, with what to do when it cannot."""
+
+    possible: str
+    via: str
+    why: str
+
+    @classmethod
+    def from_json(cls, d: Optional[Mapping[str, Any]]) -> Optional["Undoability"]:
+        if not d:
+            return None
+        return cls(str(d.get("possible", "")), str(d.get("via", "")), str(d.get("why", "")))
+
+
 @dataclass
 class VacuumResult:
     """The plan of a DRY RUN, or what a real run did. ``files`` are the files planned."""
@@ -58,6 +75,7 @@ class VacuumResult:
     run_id: Optional[str]
     warnings: List[str]
     raw: Dict[str, Any] = field(repr=False)
+    undo: Optional[Undoability] = None
 
     @property
     def total_bytes(self) -> int:
@@ -116,6 +134,7 @@ class VacuumResult:
             run_id=d.get("runId") or None,
             warnings=list(d.get("warnings") or []) + list(warnings or []),
             raw=dict(d),
+            undo=Undoability.from_json(d.get("undo")),
         )
 
 
@@ -140,7 +159,12 @@ class HistoryEntry:
 
 @dataclass(frozen=True)
 class RunSummary:
-    """A VACUUM run recorded beside the table (deltavacuum runs), which undo can take back."""
+    """A VACUUM run recorded beside the table (deltavacuum runs).
+
+    ``state`` is the run's one state, as the command line, the service and its pages show it:
+    "running", "completed", "failed" (an interrupted run too), "partially undone", "undone" or
+    "unreadable"; ``state_detail`` says it in words. ``undone_at`` is set only once an undo
+    brought every file back; ``undo`` says whether an undo can bring its files back at all."""
 
     id: str
     status: str
@@ -152,12 +176,16 @@ class RunSummary:
     bytes: int
     undone_at: Optional[datetime]
     raw: Dict[str, Any] = field(repr=False)
+    state: str = ""
+    state_detail: str = ""
+    undo: Optional[Undoability] = None
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> "RunSummary":
         return cls(str(d.get("id", "")), str(d.get("status", "")), bool(d.get("complete", False)),
                    parse_time(d.get("startedAt")), parse_time(d.get("finishedAt")), str(d.get("mode", "")),
-                   int(d.get("numFiles", 0)), int(d.get("bytes", 0)), parse_time(d.get("undoneAt")), dict(d))
+                   int(d.get("numFiles", 0)), int(d.get("bytes", 0)), parse_time(d.get("undoneAt")), dict(d),
+                   str(d.get("state", "")), str(d.get("stateDetail", "")), Undoability.from_json(d.get("undo")))
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ import pytest
 from deltalake import DeltaTable as RsTable
 
 import deltavacuum
-from deltavacuum import DeltaTable, VacuumRefused, VacuumResult
+from deltavacuum import DeltaTable, DeltaVacuumError, VacuumRefused, VacuumResult
 
 STALE = ["stale-1.parquet", "stale-2.parquet"]
 
@@ -116,7 +116,23 @@ def test_trash_then_undo_restores(table: Path) -> None:
     u = dt.undo(run_id=res.run_id)
     assert u.run == res.run_id and u.num_restored == 2 and u.bytes_restored == 200
     assert all((table / n).exists() for n in STALE)
-    assert dt.runs()[0].undone_at is not None
+    assert dt.runs()[0].undone_at is not None and dt.runs()[0].state == "undone"
+    assert res.undo is not None and res.undo.possible == "yes" and res.undo.via == "trash"
+
+
+def test_a_run_on_local_disk_says_it_cannot_be_undone(table: Path) -> None:
+    dt = DeltaTable(table)
+    res = dt.vacuum(168, dry_run=False)
+    assert res.undo is not None and res.undo.possible == "no" and "use --trash" in res.undo.why
+    [run] = dt.runs()
+    assert run.state == "completed" and run.undo is not None and run.undo.possible == "no"
+    preview = dt.undo(run_id=res.run_id, dry_run=True)  # reports; does not raise
+    assert preview.dry_run and preview.num_restored == 0 and preview.num_not_restorable == 2
+    with pytest.raises(DeltaVacuumError):
+        dt.undo(run_id=res.run_id)
+    [run] = dt.runs()
+    assert run.state == "partially undone" and run.undone_at is None
+    assert "cannot come back" in run.state_detail and "retry" not in run.state_detail
 
 
 def test_shards_together_are_one_run(table: Path) -> None:
