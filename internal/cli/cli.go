@@ -120,9 +120,13 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		if near := suggestFlag(c, err); near != "" {
+			return &UsageError{Err: fmt.Errorf("%w: did you mean --%s? (see %s --help)", err, near, c.CommandPath())}
+		}
 		return &UsageError{Err: fmt.Errorf("%w (see %s --help)", err, c.CommandPath())}
 	})
-	root.AddCommand(newVacuumCmd(), newInspectCmd(), newExplainCmd(), newSQLCmd(), newHistoryCmd(), newRunsCmd(), newUndoCmd(), newTrashCmd(), newUnlockCmd(), newDemoCmd(), newServeCmd(), newVersionCmd())
+	root.AddCommand(newVacuumCmd(), newInspectCmd(), newExplainCmd(), newSQLCmd(), newHistoryCmd(), newRunsCmd(), newUndoCmd(), newTrashCmd(), newUnlockCmd(), newDemoCmd(), newServeCmd(), newVersionCmd(),
+		newStorageOptionsHelp())
 	return root
 }
 

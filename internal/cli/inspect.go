@@ -42,7 +42,7 @@ for file the DRY RUN; a forecast of what becomes reclaimable on each of the next
 commit comes; a what-if table of other retentions with the oldest version time travel still
 reads after such a run; the monthly cost of the reclaimable bytes; the top partitions; the
 share of small files (run OPTIMIZE first when it is high); the last VACUUM and OPTIMIZE.
-docs/insight.md defines every figure.`,
+--json gives every figure by name.`,
 		Example: `  deltavacuum inspect /data/sales
   deltavacuum inspect abfss://ws@onelake.dfs.fabric.microsoft.com/lh.Lakehouse/Tables/sales --price-per-gb-month 0.023 --json
   deltavacuum inspect /data/sales --what-if-hours 24,168,720 --forecast-days 14 --top 5`,
@@ -106,16 +106,17 @@ docs/insight.md defines every figure.`,
 	}
 	f := cmd.Flags()
 	f.Float64Var(&retainHours, "retain-hours", 0, "retention of the VACUUM reported on (RETAIN n HOURS); default the table's")
-	f.Float64SliceVar(&whatIf, "what-if-hours", nil, "retentions of the what-if table, comma-separated (default 24,48,72,168,720,2555)")
+	f.Float64SliceVar(&whatIf, "what-if-hours", append([]float64(nil), insight.DefaultWhatIfHours...), "retentions of the what-if table, comma-separated")
 	f.IntVar(&forecastDays, "forecast-days", insight.DefaultForecastDays, fmt.Sprintf("days of the forecast, 0 to %d", insight.MaxForecastDays))
 	f.IntVar(&top, "top", insight.DefaultTopPartitions, "partitions to list, by reclaimable bytes")
-	f.Float64Var(&price, "price-per-gb-month", insight.DefaultPricePerGBMonth, "storage price per GB (2^30 bytes) and month (default: see docs/insight.md)")
+	f.Float64Var(&price, "price-per-gb-month", insight.DefaultPricePerGBMonth, "storage price per GB (2^30 bytes) and month; the default is a list price of S3 Standard and OneLake: check your provider's")
 	f.StringVar(&currency, "currency", "", "currency of --price-per-gb-month (default "+insight.DefaultCurrency+")")
 	f.Int64Var(&smallBytes, "small-file-bytes", insight.DefaultSmallFileBytes, "live files under this size count as small")
 	f.BoolVar(&asJSON, "json", false, "print one JSON document with every figure")
 	f.BoolVar(&lite, "lite", false, "estimate from the log alone; list nothing")
 	f.StringVar(&invSource, "inventory", "", "count from an inventory instead of a listing (as vacuum --inventory)")
 	f.StringVar(&invFormat, "inventory-format", "auto", "format of --inventory: auto, delta, parquet, csv, azure, s3")
+	_ = cmd.RegisterFlagCompletionFunc("inventory-format", completeWords(inventoryFormats...))
 	sf.add(cmd)
 	return cmd
 }

@@ -18,9 +18,10 @@ func addLogFlags(root *cobra.Command, stderr io.Writer) {
 		quiet, verbose bool
 	)
 	f := root.PersistentFlags()
-	f.StringVar(&level, "log-level", "warn", "diagnostics on standard error: debug, info, warn or error")
+	f.StringVar(&level, "log-level", "warn", "diagnostics on standard error: "+strings.Join(logLevels[:len(logLevels)-1], ", ")+" or "+logLevels[len(logLevels)-1])
 	f.BoolVarP(&quiet, "quiet", "q", false, "diagnostics: errors only (--log-level error)")
 	f.BoolVarP(&verbose, "verbose", "v", false, "diagnostics: everything (--log-level debug)")
+	_ = root.RegisterFlagCompletionFunc("log-level", completeWords(logLevels...))
 	root.PersistentPreRunE = func(cmd *cobra.Command, args []string) error {
 		var l slog.Level
 		switch {

@@ -29,19 +29,24 @@ func newServeCmd() *cobra.Command {
 		Use:   "serve --config FILE",
 		Short: "Run the maintenance service: scheduled VACUUM runs and an HTTP API for pipelines",
 		Long: `Run the maintenance service of maintenance.yaml: each table's VACUUM on its schedule, and an
-HTTP API (docs/openapi.yaml) to list tables, inspect, preview, start, follow, cancel and undo
-runs; Prometheus metrics at /metrics, a health check at /healthz. Listens on 127.0.0.1 unless
-the file says otherwise (then a token is required). Logs are JSON lines on standard error.
+HTTP API under /api/ (GET /api/tables, then each table's inspect, preview, runs, and each run's
+cancel and undo) for pipelines; Prometheus metrics at /metrics, a health check at /healthz.
+Listens on 127.0.0.1 unless the file says otherwise (then a token is required). Logs are JSON
+lines on standard error.
+
+The file (YAML) needs dataDir, where the state database lives, and tables (each a path, or a
+name with a warehouse or catalog, with its policy and schedule) or discover roots; it may set
+listen, token, maxConcurrentRuns, storageOptions (taken from environment variables), stores,
+webhook and staleRunAfter. serve --check --config FILE says what is wrong in a file.
 
 On SIGINT or SIGTERM it stops starting runs, lets each run in progress stop after its current
-batch of deletes (VACUUM END and the run are recorded FAILED), and exits.
-docs/service.md describes the file, the schedules and what is not built yet.`,
+batch of deletes (VACUUM END and the run are recorded FAILED), and exits.`,
 		Example: `  deltavacuum serve --config maintenance.yaml
   deltavacuum serve --config maintenance.yaml --check`,
 		Args: exactArgs(0, "no arguments (the tables are in --config)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if cfgPath == "" {
-				return usagef("serve needs --config FILE (docs/service.md describes it)")
+				return usagef("serve needs --config FILE, a maintenance.yaml (deltavacuum serve --help says what it holds)")
 			}
 			cfg, err := config.Load(cfgPath)
 			if err != nil {

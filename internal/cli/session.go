@@ -26,13 +26,28 @@ type sessionFlags struct {
 	cmd            *cobra.Command // whose context carries the run's redact.Redactor
 }
 
-func (f *sessionFlags) add(cmd *cobra.Command) {
+// vacuumSettings are the --conf keys of the commands that run a VACUUM (vacuum, sql): every
+// session setting is read there and nowhere else (session.Session.Vacuum).
+var vacuumSettings = session.KnownSettings
+
+// add adds the session flags to cmd. honoured are the --conf keys cmd reads: its help lists
+// those only. A command that reads none still takes --conf (hidden, checked as everywhere), so
+// that a program may give every command of one session the same settings, as the Python
+// package does.
+func (f *sessionFlags) add(cmd *cobra.Command, honoured ...string) {
 	f.cmd = cmd
 	fl := cmd.Flags()
 	fl.StringVar(&f.warehouse, "warehouse", "", "warehouse root for table names: a Fabric lakehouse (Tables/<schema>/<table>) or a Spark warehouse (<schema>.db/<table>); default $"+catalog.EnvWarehouse)
 	fl.StringVar(&f.catalogFile, "catalog", "", "catalog file (YAML or TOML) mapping table names to locations")
-	fl.StringArrayVar(&f.confs, "conf", nil, "session setting KEY=VALUE: "+strings.Join(session.KnownSettings, ", "))
-	fl.StringArrayVar(&f.storageOptions, "storage-option", nil, "object-store setting KEY=VALUE (aws_region, aws_endpoint, azure_storage_account_key, azure_storage_sas_token, google_service_account, concurrency, max_requests_per_second, ...; see storage/README.md)")
+	if len(honoured) > 0 {
+		fl.StringArrayVar(&f.confs, "conf", nil, "session setting KEY=VALUE: "+strings.Join(honoured, ", "))
+	} else {
+		fl.StringArrayVar(&f.confs, "conf", nil, "session setting KEY=VALUE: "+cmd.Name()+" reads none")
+		_ = fl.MarkHidden("conf")
+	}
+	fl.StringArrayVar(&f.storageOptions, "storage-option", nil, "object-store setting KEY=VALUE (aws_region, aws_endpoint, azure_storage_account_key, azure_storage_sas_token, google_service_account, concurrency, max_requests_per_second, ...; deltavacuum help storage-options lists them all)")
+	_ = cmd.RegisterFlagCompletionFunc("conf", completeKeys(honoured))
+	_ = cmd.RegisterFlagCompletionFunc("storage-option", completeKeys(storageOptionNames()))
 }
 
 // session builds the library session the flags describe. Unknown --conf keys are usage errors.

@@ -116,7 +116,7 @@ case-insensitive (sales.orders finds Tables/sales/Orders in a local warehouse).
 			return nil
 		},
 	}
-	sf.add(cmd)
+	sf.add(cmd, vacuumSettings...)
 	cmd.Flags().StringVarP(&file, "file", "f", "", "read the statements from FILE")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON document per statement; a statement that fails prints {\"statement\": …, \"error\": …} and ends the script")
 	return cmd

@@ -23,12 +23,12 @@ import (
 // tableHelp says what a TABLE argument is, for every command that takes one.
 const tableHelp = `TABLE is a directory path, a file:// URI, an object-store URI (abfss://CONTAINER@ACCOUNT.dfs.core.windows.net/PATH
 for ADLS Gen2 and OneLake, wasbs://, az://, s3://, s3a://, gs://; settings with --storage-option
-KEY=VALUE or the environment, see storage/README.md), or a table name. The rule is the same as
-for the names in SQL statements (deltavacuum sql): an argument with a '/', a '\' or a ':' is a
-path or URI; a bare word (t, schema.t, catalog.schema.t) is a table name when a warehouse
-(--warehouse, $DELTAVACUUM_WAREHOUSE) or a catalog file (--catalog) is given, and a path
-relative to the working directory otherwise (write ./t for a folder in every case). Names are
-case-insensitive, as in Spark and Fabric: sales.orders finds Tables/sales/Orders (two folders
+KEY=VALUE or the environment, listed by deltavacuum help storage-options), or a table name. The
+rule is the same as for the names in SQL statements (deltavacuum sql): an argument with a '/', a
+'\' or a ':' is a path or URI; a bare word (t, schema.t, catalog.schema.t) is a table name when
+a warehouse (--warehouse, $DELTAVACUUM_WAREHOUSE) or a catalog file (--catalog) is given, and a
+path relative to the working directory otherwise (write ./t for a folder in every case). Names
+are case-insensitive, as in Spark and Fabric: sales.orders finds Tables/sales/Orders (two folders
 that differ only in case are an error naming both).`
 
 func newVacuumCmd() *cobra.Command {
@@ -63,8 +63,8 @@ what they reference. --shard I/N (it needs --version) vacuums shard I (0 to N-1)
 the top-level folders and root files of the table that hash to I, so that N workers of a
 scheduler (a Kubernetes Indexed Job: --shard "${JOB_COMPLETION_INDEX}/N") started with the same
 N and V together delete exactly what one run would. Each shard records its own VACUUM START and
-END, with the shard in its parameters; none writes _delta_log/_last_vacuum_info. See
-docs/k8s-vacuum-job.yaml.
+END, with the shard in its parameters; none writes _delta_log/_last_vacuum_info. In
+Kubernetes: a Job with completionMode: Indexed, completions: N and parallelism up to N.
 
 ` + exitCodesHelp,
 		Example: `  deltavacuum vacuum /data/sales --dry-run
@@ -177,12 +177,14 @@ docs/k8s-vacuum-job.yaml.
 	f.StringVar(&invSource, "inventory", "", "USING INVENTORY `SOURCE`: a Delta table, Parquet or CSV file or folder, a cloud inventory report (S3 manifest.json, Azure blob inventory), or a query '(SELECT * FROM parquet.`/inv` WHERE ...)'")
 	f.StringVar(&invFormat, "inventory-format", "auto", "format of --inventory: auto, delta, parquet, csv, azure, s3")
 	f.StringVar(&progressArg, "progress", "auto", "progress on standard error: auto (on a terminal), json (one event per line), none")
+	_ = cmd.RegisterFlagCompletionFunc("inventory-format", completeWords(inventoryFormats...))
+	_ = cmd.RegisterFlagCompletionFunc("progress", completeWords(progressModes...))
 	f.StringVar(&trash, "trash", "", "move the files into this hidden folder of the table instead of deleting them (undo moves them back; trash purge empties it); --trash alone: "+undo.DefaultTrash)
 	f.Lookup("trash").NoOptDefVal = undo.DefaultTrash
 	f.StringVar(&shardArg, "shard", "", "vacuum only shard `I/N` of the table (0 <= I < N; needs --version): N workers together do one run")
 	f.Int64Var(&version, "version", 0, "plan on snapshot version `V` instead of the latest (every shard of one run gives the same V)")
 	f.BoolVar(&noRecord, "no-run-record", false, "keep no run record under _deltavacuum/runs/ (the run cannot be undone)")
-	sf.add(cmd)
+	sf.add(cmd, vacuumSettings...)
 	return cmd
 }
 

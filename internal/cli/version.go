@@ -15,9 +15,8 @@ func newVersionCmd() *cobra.Command {
 		Use:   "version",
 		Short: "Print the version, commit, build date and Go version",
 		Long: `Print the deltavacuum module version, the commit and date it was built from, and the Go
-version that built it (from the build information Go embeds; a release build sets them with
--ldflags -X, see make dist). The commits deltavacuum writes name the same version in their
-engineInfo (deltavacuum/VERSION).`,
+version that built it (from the build information Go embeds, or set by the release build). The
+commits deltavacuum writes name the same version in their engineInfo (deltavacuum/VERSION).`,
 		Args: exactArgs(0, "no argument"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if asJSON {
