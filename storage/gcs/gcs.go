@@ -96,6 +96,17 @@ func New(ctx context.Context, cfg Config) (*Store, error) {
 			plainHTTP = true
 		}
 	}
+	prefix := strings.Trim(cfg.Prefix, "/")
+	if prefix != "" {
+		prefix += "/"
+	}
+	loc := cfg.Location
+	if loc == "" {
+		loc = "gs://" + cfg.Bucket
+		if prefix != "" {
+			loc += "/" + strings.TrimSuffix(prefix, "/")
+		}
+	}
 	counter := &counting.Counter{}
 	rt := blobstore.TuneTransport(http.DefaultTransport.(*http.Transport).Clone(), cfg.Concurrency)
 	if cfg.WrapTransport != nil {
@@ -108,10 +119,17 @@ func New(ctx context.Context, cfg Config) (*Store, error) {
 			authOpts = append(authOpts, option.WithAuthCredentialsJSON(option.ServiceAccount, []byte(cfg.ServiceAccountKey)))
 		case cfg.ServiceAccountFile != "":
 			authOpts = append(authOpts, option.WithAuthCredentialsFile(option.ServiceAccount, cfg.ServiceAccountFile))
+		default:
+			if ce := noDefaultCredentials(loc); ce != nil {
+				return nil, ce
+			}
 		}
 		var err error
 		rt, err = htransport.NewTransport(ctx, rt, authOpts...)
 		if err != nil {
+			if ce := explainNoCredentials(err, loc); ce != err {
+				return nil, ce
+			}
 			return nil, fmt.Errorf("gcs: credentials: %w", blobstore.SafeError(sanitize(err)))
 		}
 	}
@@ -128,17 +146,6 @@ func New(ctx context.Context, cfg Config) (*Store, error) {
 		gcs.WithBackoff(gax.Backoff{Initial: 200 * time.Millisecond, Max: 20 * time.Second, Multiplier: 2}),
 		gcs.WithMaxAttempts(cfg.MaxAttempts),
 	)
-	prefix := strings.Trim(cfg.Prefix, "/")
-	if prefix != "" {
-		prefix += "/"
-	}
-	loc := cfg.Location
-	if loc == "" {
-		loc = "gs://" + cfg.Bucket
-		if prefix != "" {
-			loc += "/" + strings.TrimSuffix(prefix, "/")
-		}
-	}
 	// The JSON API's folders, which the storage client has no methods for, on the same
 	// HTTP client (credentials, counting, faults) and endpoint.
 	rawOpts := []option.ClientOption{option.WithHTTPClient(hc)}

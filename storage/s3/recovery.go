@@ -27,7 +27,7 @@ var (
 func (b *backend) Recovery(ctx context.Context) storage.Recovery {
 	out, err := b.client.GetBucketVersioning(ctx, &s3.GetBucketVersioningInput{Bucket: aws.String(b.bucket)})
 	if err != nil {
-		why := blobstore.SafeError(err).Error()
+		why := safeError(err).Error()
 		if status(err) == http.StatusForbidden || code(err) == "AccessDenied" {
 			why = "the credentials may not read the bucket's versioning (s3:GetBucketVersioning)"
 		}
@@ -65,7 +65,7 @@ func (b *backend) Restore(ctx context.Context, d storage.Deleted) error {
 		if i == 1 {
 			_, err := b.client.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String(b.bucket), Key: aws.String(d.Key), VersionId: aws.String(all[0].id)})
 			if err != nil {
-				return fmt.Errorf("s3 restore %s: removing the delete marker: %w", d.Key, blobstore.SafeError(err))
+				return fmt.Errorf("s3 restore %s: removing the delete marker: %w", d.Key, safeError(err))
 			}
 			return nil
 		}
@@ -118,7 +118,7 @@ func (b *backend) versionsOf(ctx context.Context, name string) ([]types.ObjectVe
 	for {
 		out, err := b.client.ListObjectVersions(ctx, in)
 		if err != nil {
-			return nil, nil, fmt.Errorf("s3 list versions of %s: %w", name, blobstore.SafeError(err))
+			return nil, nil, fmt.Errorf("s3 list versions of %s: %w", name, safeError(err))
 		}
 		for _, v := range out.Versions {
 			if aws.ToString(v.Key) == name {
@@ -194,9 +194,9 @@ func copyError(op, name string, err error) error {
 	case notFound(err):
 		return fmt.Errorf("%w: %s", storage.ErrNotExist, name)
 	case code(err) == "InvalidRequest" && strings.Contains(err.Error(), "size"):
-		return fmt.Errorf("s3 %s %s: the object is too large for a single copy (5 GB): %w", op, name, blobstore.SafeError(err))
+		return fmt.Errorf("s3 %s %s: the object is too large for a single copy (5 GB): %w", op, name, safeError(err))
 	}
-	return fmt.Errorf("s3 %s %s: %w", op, name, blobstore.SafeError(err))
+	return fmt.Errorf("s3 %s %s: %w", op, name, safeError(err))
 }
 
 // copySource is the x-amz-copy-source of bucket/key: every byte but the unreserved ones and

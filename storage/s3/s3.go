@@ -132,6 +132,21 @@ func New(ctx context.Context, cfg Config) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("s3: loading AWS configuration: %w", blobstore.SafeError(err))
 	}
+	prefix := strings.Trim(cfg.Prefix, "/")
+	if prefix != "" {
+		prefix += "/"
+	}
+	loc := cfg.Location
+	if loc == "" {
+		loc = "s3://" + cfg.Bucket
+		if prefix != "" {
+			loc += "/" + strings.TrimSuffix(prefix, "/")
+		}
+	}
+	if !cfg.SkipSignature && cfg.AccessKeyID == "" && awsCfg.Credentials != nil {
+		// The default chain (or a profile): a failure says what to set, not what the SDK tried last.
+		awsCfg.Credentials = aws.NewCredentialsCache(explainedCredentials{base: awsCfg.Credentials, location: loc, profile: cfg.Profile})
+	}
 	// The SDK's own client (it applies AWS_CA_BUNDLE), with its transport counted.
 	var rt http.RoundTripper
 	if bc, ok := awsCfg.HTTPClient.(*awshttp.BuildableClient); ok {
@@ -162,17 +177,6 @@ func New(ctx context.Context, cfg Config) (*Store, error) {
 	}
 	client := s3.NewFromConfig(awsCfg, clientOpts)
 
-	prefix := strings.Trim(cfg.Prefix, "/")
-	if prefix != "" {
-		prefix += "/"
-	}
-	loc := cfg.Location
-	if loc == "" {
-		loc = "s3://" + cfg.Bucket
-		if prefix != "" {
-			loc += "/" + strings.TrimSuffix(prefix, "/")
-		}
-	}
 	b := &backend{client: client, bucket: cfg.Bucket, pageSize: 1000}
 	if cfg.ListPageSize > 0 && cfg.ListPageSize < 1000 {
 		b.pageSize = cfg.ListPageSize
@@ -265,7 +269,7 @@ func wrap(op, name string, err error) error {
 	if notFound(err) {
 		return fmt.Errorf("%w: %s", storage.ErrNotExist, name)
 	}
-	return fmt.Errorf("s3 %s %s: %w", op, name, blobstore.SafeError(err))
+	return fmt.Errorf("s3 %s %s: %w", op, name, safeError(err))
 }
 
 func (b *backend) List(ctx context.Context, prefix string, delim bool, limit int, fn func(blobstore.Page) error) error {
@@ -286,7 +290,7 @@ func (b *backend) List(ctx context.Context, prefix string, delim bool, limit int
 	for p.HasMorePages() {
 		out, err := p.NextPage(ctx)
 		if err != nil {
-			return fmt.Errorf("s3 list %s: %w", prefix, blobstore.SafeError(err))
+			return fmt.Errorf("s3 list %s: %w", prefix, safeError(err))
 		}
 		var page blobstore.Page
 		for _, o := range out.Contents {
@@ -383,7 +387,7 @@ func (b *backend) Put(ctx context.Context, name string, data []byte, ifAbsent bo
 		if ifAbsent && status(err) == http.StatusPreconditionFailed {
 			return fmt.Errorf("%w: %s", storage.ErrExist, name)
 		}
-		return fmt.Errorf("s3 put %s: %w", name, blobstore.SafeError(err))
+		return fmt.Errorf("s3 put %s: %w", name, safeError(err))
 	}
 	return nil
 }
@@ -486,9 +490,9 @@ func (b *backend) deleteObjects(ctx context.Context, names []string) ([]error, e
 	}, func(o *s3.Options) { o.APIOptions = append(o.APIOptions, withContentMD5) })
 	if err != nil {
 		if batchRefused(err) {
-			return nil, fmt.Errorf("%w: %v", blobstore.ErrBatchUnsupported, blobstore.SafeError(err))
+			return nil, fmt.Errorf("%w: %v", blobstore.ErrBatchUnsupported, safeError(err))
 		}
-		return nil, fmt.Errorf("s3 delete batch of %d keys: %w", len(names), blobstore.SafeError(err))
+		return nil, fmt.Errorf("s3 delete batch of %d keys: %w", len(names), safeError(err))
 	}
 	idx := make(map[string][]int, len(names))
 	for i, n := range names {
