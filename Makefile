@@ -2,17 +2,20 @@
 GO ?= go
 export DELTAVACUUM_FIXTURES ?= $(abspath ../shared/fixtures/delta-tables)
 
-.PHONY: all build demo demo-serve test test-go vet lint testservers testservers-stop conformance bench clean dist dist-host image licenses sizes install-test wheel test-python
+.PHONY: all build version demo demo-serve test test-go vet lint testservers testservers-stop conformance bench clean dist dist-host image licenses sizes install-test wheel test-python
 
 all: build
 
-# The commit and its date, for deltavacuum version where Go embeds no VCS information
-# (-buildvcs=false, a git worktree); make dist sets the version too (scripts/dist.sh).
-BUILDINFO := github.com/deltavacuum/deltavacuum/internal/buildinfo
-GIT_LDFLAGS = -X $(BUILDINFO).Commit=$(shell git rev-parse HEAD 2>/dev/null) -X $(BUILDINFO).Date=$(shell git log -1 --format=%cI 2>/dev/null)
+# The version of the commit, with the commit and its date, as every build names them: one
+# decision, internal/buildinfo.VersionOf, through go run ./internal/tools/version (make dist,
+# make image and the Python wheel take it from there too; make version prints it).
+GIT_LDFLAGS = $(shell $(GO) run ./internal/tools/version -ldflags)
 
 build:
 	$(GO) build -ldflags "$(GIT_LDFLAGS)" -o bin/deltavacuum ./cmd/deltavacuum
+
+version:
+	@$(GO) run ./internal/tools/version -json
 
 demo:
 	$(GO) run ./cmd/deltavacuum demo

@@ -7,7 +7,7 @@
 
 Each binary is cross-compiled with CGO_ENABLED=0 go build -trimpath -ldflags "-s -w", the flags of
 the release build; with --dist the binaries of that build are packed as they are. The version is
-$DELTAVACUUM_VERSION or git describe, as PEP 440 (python/_build/dvbuild.py).
+the commit's, as make build and make dist name it (go run ./internal/tools/version), in PEP 440.
 """
 
 from __future__ import annotations

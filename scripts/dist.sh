@@ -7,11 +7,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${DIST_DIR:-dist}
-version=${VERSION:-$(git describe --tags --match 'v*' --dirty 2>/dev/null || echo "v0.0.0-devel+$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)")}
-commit=${COMMIT:-$(git rev-parse HEAD 2>/dev/null || true)}
-date=${DATE:-$(git log -1 --format=%cI 2>/dev/null || true)}
-bi=github.com/deltavacuum/deltavacuum/internal/buildinfo
-ldflags="-s -w -X $bi.Version=$version -X $bi.Commit=$commit -X $bi.Date=$date"
+# The version of the commit (internal/buildinfo.VersionOf), as make build and the wheel name it;
+# VERSION=v1.2.3 names another (DELTAVACUUM_VERSION for the tool).
+if [ -n "${VERSION:-}" ]; then export DELTAVACUUM_VERSION=$VERSION; fi
+version=$(go run ./internal/tools/version)
+ldflags="-s -w $(go run ./internal/tools/version -ldflags)"
 # disable_grpc_modules drops gRPC from the GCS client (its JSON API is all deltavacuum uses;
 # the GCS tests pass with the tag): TAGS= builds without it.
 tags=${TAGS-disable_grpc_modules}

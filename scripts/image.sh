@@ -10,10 +10,13 @@ cd "$(dirname "$0")/.."
 arch=${ARCH:-$(go env GOARCH)}
 out=${DIST_DIR:-dist}
 TARGETS="linux/$arch" scripts/dist.sh
-bin=$(ls -t "$out"/deltavacuum_*_linux_"$arch" | head -1)
-version=$(basename "$bin"); version=${version#deltavacuum_}; version=${version%_linux_$arch}
+# The version of the commit, as the binary names it, and its spelling as a Docker tag (no '+').
+if [ -n "${VERSION:-}" ]; then export DELTAVACUUM_VERSION=$VERSION; fi
+version=$(go run ./internal/tools/version)
+tag=$(go run ./internal/tools/version -image-tag)
+bin="$out/deltavacuum_${version}_linux_$arch"
 rm -rf "$out/image-$arch"
 SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || echo 0)} \
-  go run ./internal/tools/ociimage -binary "$bin" -arch "$arch" -version "$version" -out "$out/image-$arch"
+  go run ./internal/tools/ociimage -binary "$bin" -arch "$arch" -version "$version" -tag "$tag" -out "$out/image-$arch"
 tar --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner -cf "$out/deltavacuum-image-$arch.tar" -C "$out/image-$arch" .
-echo "image: $out/deltavacuum-image-$arch.tar"
+echo "image: $out/deltavacuum-image-$arch.tar (tag $tag)"

@@ -14,9 +14,13 @@ func newVersionCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "version",
 		Short: "Print the version, commit, build date and Go version",
-		Long: `Print the deltavacuum module version, the commit and date it was built from, and the Go
-version that built it (from the build information Go embeds, or set by the release build). The
-commits deltavacuum writes name the same version in their engineInfo (deltavacuum/VERSION).`,
+		Long: `Print the deltavacuum version, the commit and date it was built from, and the Go version that
+built it. make build, the release binaries, the container image and the Python package of one
+commit name one version: v0.1.0-dev.287+g6ecb83c is the 287th commit, 6ecb83c, on the way to
+v0.1.0 (the Python package spells it 0.1.0.dev287+g6ecb83c and the image tag
+v0.1.0-dev.287-g6ecb83c, as their formats require); at a release tag it is the tag, v1.2.3. A
+plain go build names what Go embeds instead (a pseudo-version, or devel). The commits
+deltavacuum writes name the same version in their engineInfo (deltavacuum/VERSION).`,
 		Args: exactArgs(0, "no argument"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if asJSON {

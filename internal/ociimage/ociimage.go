@@ -16,6 +16,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/deltavacuum/deltavacuum/internal/buildinfo"
 )
 
 // Media types of the OCI image specification.
@@ -31,7 +33,10 @@ type Spec struct {
 	Binary  string // path of the static binary, installed as /deltavacuum
 	CACerts string // path of a CA bundle (Debian's /etc/ssl/certs/ca-certificates.crt)
 	Arch    string // GOARCH of the binary: amd64, arm64
-	Version string // the image's ref name and org.opencontainers.image.version
+	Version string // org.opencontainers.image.version: the version the binary names
+	// Tag is the image's ref name (org.opencontainers.image.ref.name), what docker load tags
+	// it with: buildinfo.ImageTag of Version, as Docker takes no '+' (default that of Version).
+	Tag     string
 	Created time.Time
 }
 
@@ -155,7 +160,11 @@ func Write(dir string, s Spec) (Descriptor, error) {
 		return Descriptor{}, err
 	}
 	manifest.Platform = &Platform{Architecture: s.Arch, OS: "linux"}
-	manifest.Annotations = map[string]string{"org.opencontainers.image.ref.name": s.Version}
+	tag := s.Tag
+	if tag == "" {
+		tag = buildinfo.ImageTag(s.Version)
+	}
+	manifest.Annotations = map[string]string{"org.opencontainers.image.ref.name": tag}
 	ib, _ := json.MarshalIndent(Index{SchemaVersion: 2, MediaType: MediaIndex, Manifests: []Descriptor{manifest}}, "", "  ")
 	if err := os.WriteFile(filepath.Join(dir, "index.json"), ib, 0o644); err != nil {
 		return Descriptor{}, err

@@ -60,14 +60,14 @@ func TestImageRuns(t *testing.T) {
 	}
 	work := t.TempDir()
 	bin := filepath.Join(work, "deltavacuum")
-	build := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w -X github.com/deltavacuum/deltavacuum/internal/buildinfo.Version=v0.0.0-imagetest", "-o", bin, "./cmd/deltavacuum")
+	build := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w -X github.com/deltavacuum/deltavacuum/internal/buildinfo.Version=v0.0.0-dev.1+gabc1234", "-o", bin, "./cmd/deltavacuum")
 	build.Dir = "../.."
 	build.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux", "GOARCH="+runtime.GOARCH)
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	layout := filepath.Join(work, "layout")
-	spec := Spec{Binary: bin, CACerts: certs, Arch: runtime.GOARCH, Version: "v0.0.0-imagetest", Created: time.Unix(0, 0).UTC()}
+	spec := Spec{Binary: bin, CACerts: certs, Arch: runtime.GOARCH, Version: "v0.0.0-dev.1+gabc1234", Created: time.Unix(0, 0).UTC()}
 	desc, err := Write(layout, spec)
 	if err != nil {
 		t.Fatal(err)
@@ -76,6 +76,10 @@ func TestImageRuns(t *testing.T) {
 	readJSON(t, filepath.Join(layout, "index.json"), &idx)
 	if idx.SchemaVersion != 2 || len(idx.Manifests) != 1 || idx.Manifests[0].Digest != desc.Digest || idx.Manifests[0].MediaType != MediaManifest {
 		t.Fatalf("index.json: %+v", idx)
+	}
+	// Docker takes no '+' in a tag: the ref name is the version's tag, the label the version.
+	if got := idx.Manifests[0].Annotations["org.opencontainers.image.ref.name"]; got != "v0.0.0-dev.1-gabc1234" {
+		t.Errorf("ref name %q, want v0.0.0-dev.1-gabc1234", got)
 	}
 	var m Manifest
 	if err := json.Unmarshal(blob(t, layout, idx.Manifests[0]), &m); err != nil || len(m.Layers) != 1 || m.Layers[0].MediaType != MediaLayer {
@@ -139,7 +143,7 @@ func TestImageRuns(t *testing.T) {
 	}
 	exe := filepath.Join(rootfs, "deltavacuum")
 	out, err := exec.Command(exe, "version").CombinedOutput()
-	if err != nil || !strings.HasPrefix(string(out), "deltavacuum v0.0.0-imagetest\n") {
+	if err != nil || !strings.HasPrefix(string(out), "deltavacuum v0.0.0-dev.1+gabc1234\n") {
 		t.Fatalf("version from the image: %v\n%s", err, out)
 	}
 	dir := fixtures.Copy(t, "delta/basic-with-inserts-deletes-checkpoint", time.Now().Add(-30*24*time.Hour))

@@ -6,8 +6,9 @@ python/ itself: a wheel for this machine) and the library of python/build_wheels
 all five platforms). Only the standard library: the wheel (a zip with METADATA, WHEEL and
 RECORD) is written here, by the rules of the wheel specification.
 
-The version comes from one place: $DELTAVACUUM_VERSION if set, else the VERSION file of an
-sdist, else `git describe --tags --always --dirty --match v[0-9]*`, mapped to PEP 440.
+The version comes from one place, the one make build, make dist and make image use:
+internal/buildinfo.VersionOf through `go run ./internal/tools/version` (git, or
+$DELTAVACUUM_VERSION), in its PEP 440 spelling; an sdist keeps it in its VERSION file.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import io
+import json
 import os
 import platform
 import re
@@ -31,8 +33,6 @@ from typing import Dict, Iterable, List, Optional, Tuple
 NAME = "deltavacuum"
 SUMMARY = "Delta Lake VACUUM without Spark: preview and delete a table's stale files from a notebook"
 REQUIRES_PYTHON = ">=3.9"
-# Used when no v* tag is reachable: 0.1.0.devN+gHASH.
-BASE_VERSION = "0.1.0"
 # The Go package the version, commit and date are linked into (-X), as scripts/dist.sh (make
 # dist) links them; the linker ignores a name that does not exist, so test_one_version_everywhere
 # compares the binary's `version` with the wheel's.
@@ -59,36 +59,24 @@ def _git(*args: str, cwd: Path) -> str:
     return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True).stdout.strip()
 
 
-def pep440(describe: str, count: int = 0) -> str:
-    """The PEP 440 version of a `git describe --tags --always --dirty` string."""
-    dirty = describe.endswith("-dirty")
-    d = describe[: -len("-dirty")] if dirty else describe
-    m = re.fullmatch(r"v?(\d+(?:\.\d+)*)(?:-(\d+)-g([0-9a-f]+))?", d)
-    if m:
-        base, ahead, commit = m.group(1), m.group(2), m.group(3)
-        if ahead is None or ahead == "0":
-            return base + ("+dirty" if dirty else "")
-        parts = base.split(".")
-        parts[-1] = str(int(parts[-1]) + 1)
-        return f"{'.'.join(parts)}.dev{ahead}+g{commit}" + (".dirty" if dirty else "")
-    if not re.fullmatch(r"[0-9a-f]{4,40}", d):
-        raise ValueError(f"cannot make a PEP 440 version of git describe output {describe!r}")
-    return f"{BASE_VERSION}.dev{count}+g{d}" + (".dirty" if dirty else "")
-
-
 def version_info() -> Tuple[str, str]:
-    """(PEP 440 version, git describe string) of this build."""
-    env = os.environ.get("DELTAVACUUM_VERSION")
-    if env:
-        return env, os.environ.get("DELTAVACUUM_GIT_VERSION", env)
+    """(PEP 440 version, version) of this build: the VERSION file of an sdist, else the version of
+    the commit as make build, make dist and make image name it (go run ./internal/tools/version,
+    which reads $DELTAVACUUM_VERSION or git: internal/buildinfo.VersionOf decides)."""
     vf = HERE / "VERSION"
-    if vf.is_file():  # an sdist
+    if vf.is_file() and not os.environ.get("DELTAVACUUM_VERSION"):  # an sdist
         lines = vf.read_text().split("\n")
         return lines[0].strip(), (lines[1].strip() if len(lines) > 1 else lines[0].strip())
-    repo = go_root()
-    describe = _git("describe", "--tags", "--always", "--dirty", "--match", "v[0-9]*", cwd=repo)
-    count = int(_git("rev-list", "--count", "HEAD", cwd=repo))
-    return pep440(describe, count), describe
+    v = version_of_commit()
+    return v["pep440"], v["version"]
+
+
+def version_of_commit() -> Dict[str, str]:
+    """What go run ./internal/tools/version -json prints: version, pep440, imageTag, commit, date."""
+    go = os.environ.get("GO", "go")
+    out = subprocess.run([go, "run", "./internal/tools/version", "-json"], cwd=go_root(), check=True,
+                         capture_output=True, text=True).stdout
+    return json.loads(out)
 
 
 # --- the Go binary ------------------------------------------------------------------------

@@ -20,7 +20,8 @@ func main() {
 	flag.StringVar(&s.Binary, "binary", "", "static linux binary of deltavacuum")
 	flag.StringVar(&s.CACerts, "ca-certs", "/etc/ssl/certs/ca-certificates.crt", "CA bundle to install")
 	flag.StringVar(&s.Arch, "arch", "amd64", "GOARCH of the binary")
-	flag.StringVar(&s.Version, "version", "devel", "image version (its ref name)")
+	flag.StringVar(&s.Version, "version", "devel", "the version the binary names (org.opencontainers.image.version)")
+	flag.StringVar(&s.Tag, "tag", "", "the image's ref name, the tag docker load gives it (default: the version with '+' as '-')")
 	flag.Parse()
 	s.Created = time.Unix(0, 0).UTC()
 	if e := os.Getenv("SOURCE_DATE_EPOCH"); e != "" {
