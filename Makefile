@@ -42,8 +42,10 @@ lint: $(GOLANGCI_LINT)
 	$(GOLANGCI_LINT) run ./...
 	scripts/lint-arrows.sh $(GOLANGCI_LINT)
 
-# Every Go test, with the S3, Azure and GCS test servers started on 127.0.0.1.
-test: vet lint
+# vet, lint, then every Go test, with the S3, Azure and GCS test servers started on 127.0.0.1
+# (installed on first use while vet and lint compile); it ends with the count of the tests
+# passed, failed and skipped, and why each skipped.
+test:
 	scripts/test.sh
 
 # Go tests only, without servers (their tests skip with a message).

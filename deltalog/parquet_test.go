@@ -22,6 +22,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/compress"
 
+	"github.com/deltavacuum/deltavacuum/internal/fixtures"
 	"github.com/deltavacuum/deltavacuum/internal/parquetguard"
 	"github.com/deltavacuum/deltavacuum/storage"
 )
@@ -55,47 +56,20 @@ func (pqMem) Close() error { return nil }
 
 func pqBytesReader(b []byte) storage.Reader { return pqMem{bytes.NewReader(b)} }
 
-// pqFixturesPath returns the directory of the shared Delta table fixtures:
-// DELTAVACUUM_FIXTURES, or ../shared/fixtures/delta-tables, relative to the repository root.
+// pqFixturesPath returns the directory of the shared Delta table fixtures and whether it is
+// there (fixtures.Path: DELTAVACUUM_FIXTURES, or ../shared/fixtures/delta-tables).
 func pqFixturesPath() (string, error) {
-	dir, err := os.Getwd()
+	dir, err := fixtures.Path()
 	if err != nil {
 		return "", err
 	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("go.mod not found above the working directory")
-		}
-		dir = parent
-	}
-	fixtures := os.Getenv("DELTAVACUUM_FIXTURES")
-	if fixtures == "" {
-		fixtures = "../shared/fixtures/delta-tables"
-	}
-	if !filepath.IsAbs(fixtures) {
-		fixtures = filepath.Join(dir, fixtures)
-	}
-	_, err = os.Stat(fixtures)
-	return fixtures, err
+	_, err = os.Stat(dir)
+	return dir, err
 }
 
 // pqFixtures returns the fixtures directory; without it the test fails on CI and is skipped
-// elsewhere.
-func pqFixtures(t testing.TB) string {
-	t.Helper()
-	dir, err := pqFixturesPath()
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("fixtures missing: %v", err)
-		}
-		t.Skipf("fixtures missing (set DELTAVACUUM_FIXTURES): %v", err)
-	}
-	return dir
-}
+// elsewhere, with the reason every fixture test gives (fixtures.Dir).
+func pqFixtures(t testing.TB) string { return fixtures.Dir(t) }
 
 // pqCheckpointFiles lists every Parquet file in the _delta_log (and _sidecars) of the fixtures.
 func pqCheckpointFiles(t testing.TB) []string {

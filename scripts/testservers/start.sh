@@ -9,7 +9,8 @@
 # exports the DELTAVACUUM_TEST_* variables the integration tests read:
 #   . .cache/testservers.env && go test ./storage/...
 # Stop them with scripts/testservers/stop.sh. Servers already started by this script are
-# stopped first. Nothing listens on any address but 127.0.0.1.
+# stopped first. Nothing listens on any address but 127.0.0.1. With --install-only it installs
+# and exits, starting and stopping nothing (scripts/test.sh runs that while go vet compiles).
 #
 # Environment: DELTAVACUUM_TESTSERVERS_TOOLS (default ~/.cache/deltavacuum-testservers, outside
 # the work tree so that every clone on this machine, CI's included, reuses it) holds the
@@ -40,10 +41,12 @@ s3_secret=deltavacuum-test-secret
 azure_account=devstoreaccount1
 azure_key='Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw=='
 
+install_only=false
+[[ ${1:-} == --install-only ]] && install_only=true
 mkdir -p "$bin" "$state"
 log() { printf 'testservers: %s\n' "$*" >&2; }
 now() { date +%s; }
-"$here/stop.sh" >/dev/null 2>&1 || true
+$install_only || "$here/stop.sh" >/dev/null 2>&1 || true
 t0=$(now)
 
 # --- install (in parallel; each skipped when the pinned version is already there) ---------
@@ -79,6 +82,10 @@ wait $p2 || fail=1
 wait $p3 || fail=1
 [[ $fail == 0 ]] || { log "install failed"; exit 1; }
 t_installed=$(now)
+if $install_only; then
+	log "installed in $tools ($((t_installed - t0))s)"
+	exit 0
+fi
 
 # --- start -------------------------------------------------------------------------------
 port_busy() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
