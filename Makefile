@@ -11,8 +11,11 @@ all: build
 # make image and the Python wheel take it from there too; make version prints it).
 GIT_LDFLAGS = $(shell $(GO) run ./internal/tools/version -ldflags)
 
+# The flags of the release build (scripts/dist.sh): a static binary, no gRPC in the GCS client,
+# stripped, so that bin/deltavacuum is the binary make dist builds for this machine and the
+# Python wheel packs it as it is (python/test.sh), with nothing compiled again.
 build:
-	$(GO) build -ldflags "$(GIT_LDFLAGS)" -o bin/deltavacuum ./cmd/deltavacuum
+	CGO_ENABLED=0 $(GO) build -trimpath -tags disable_grpc_modules -ldflags "-s -w $(GIT_LDFLAGS)" -o bin/deltavacuum ./cmd/deltavacuum
 
 version:
 	@$(GO) run ./internal/tools/version -json

@@ -4,6 +4,7 @@
     python/build_wheels.py                      # the five platforms and the sdist, into dist/python/
     python/build_wheels.py --platform host      # this machine's wheel only (CI, make test-python)
     python/build_wheels.py --dist dist          # take the binaries `make dist` built instead
+    python/build_wheels.py --platform host --binary bin/deltavacuum   # the binary of make build
 
 Each binary is cross-compiled with CGO_ENABLED=0 go build -trimpath -ldflags "-s -w", the flags of
 the release build; with --dist the binaries of that build are packed as they are. The version is
@@ -27,6 +28,8 @@ def main() -> int:
                     help="all (default), host, or one of: " + ", ".join(dvbuild.PLATFORMS) + " (repeatable)")
     ap.add_argument("--out", default=str(dvbuild.HERE.parent / "dist" / "python"), help="output folder")
     ap.add_argument("--dist", default=None, help="folder of the binaries `make dist` built (not built again)")
+    ap.add_argument("--binary", default=None,
+                    help="this machine's binary, already built (make build builds it with the release flags): packed as it is")
     ap.add_argument("--no-sdist", action="store_true", help="skip the source distribution")
     a = ap.parse_args()
     plats = []
@@ -39,12 +42,16 @@ def main() -> int:
             plats.append(p)
         else:
             ap.error(f"unknown platform {p!r}; one of: all, host, {', '.join(dvbuild.PLATFORMS)}")
+    if a.binary and (a.dist or [p for p in dict.fromkeys(plats)] != [dvbuild.host_platform()]):
+        ap.error("--binary is this machine's binary: give it with --platform host only, without --dist")
     version, git_version = dvbuild.version_info()
     out = Path(a.out)
     print(f"deltavacuum {version} (git {git_version}) -> {out}", file=sys.stderr)
     with tempfile.TemporaryDirectory() as tmp:
         for plat in dict.fromkeys(plats):
-            if a.dist:
+            if a.binary:
+                binary = Path(a.binary)
+            elif a.dist:
                 binary = dvbuild.find_dist_binary(Path(a.dist), plat)
             else:
                 print(f"go build {plat}", file=sys.stderr)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# make test-python: builds this machine's wheel (and the sdist), installs the wheel in a FRESH
-# virtual environment with the pinned test requirements (tests/requirements.txt, downloaded once
+# make test-python: builds this machine's wheel of make build's binary (and the sdist), installs
+# the wheel in a FRESH virtual environment with the pinned test requirements (tests/requirements.txt, downloaded once
 # into .cache/python/wheels), and runs the tests there, outside the source tree, so that they
 # test the installed package. The Azure tests use the Azurite test server when the
 # DELTAVACUUM_TEST_AZURE_* variables are set; on CI (CI=true) without them, the test servers are
@@ -27,7 +27,11 @@ if [ -z "${DELTAVACUUM_TEST_AZURE_ENDPOINT:-}" ] && [ "${CI:-}" = true ]; then
   set +a
 fi
 dist="$work/dist"
-"$PYTHON" "$here/build_wheels.py" --platform host --out "$dist" >/dev/null
+# The wheel packs make build's binary (the release build's flags, the commit's version): after
+# make test, which builds the release binary of this machine (internal/tools/version's test),
+# the Go build cache holds every package so built, and this is a link, not a compile.
+make -s -C "$repo" build GO="${GO:-go}"
+"$PYTHON" "$here/build_wheels.py" --platform host --binary "$repo/bin/deltavacuum" --out "$dist" >/dev/null
 wheel="$(ls "$dist"/*.whl)"
 sdist="$(ls "$dist"/*.tar.gz)"
 
