@@ -53,6 +53,9 @@ func TestHelpTellsOnlyWhatTheUserHas(t *testing.T) {
 				t.Errorf("%v --help: a flag states its default twice:\n%s", p, line)
 			}
 		}
+		if p := strings.Join(p, " "); p == "inspect" && (!strings.Contains(out, "(default 24,48,72,168,720,2555)\n") || !strings.Contains(out, `(default "USD")`+"\n")) {
+			t.Errorf("inspect --help: the defaults of --what-if-hours and --currency, as a user writes them:\n%s", out)
+		}
 		for _, repoFile := range []string{"docs/", ".md", "README", "example_test", "_test.go", "scripts/", "python/", "make dist"} {
 			if strings.Contains(out, repoFile) {
 				t.Errorf("%v --help names %q, a file of the repository:\n%s", p, repoFile, out)

@@ -5,6 +5,7 @@ import (
 	"github.com/deltavacuum/deltavacuum/session"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -106,11 +107,13 @@ share of small files (run OPTIMIZE first when it is high); the last VACUUM and O
 	}
 	f := cmd.Flags()
 	f.Float64Var(&retainHours, "retain-hours", 0, "retention of the VACUUM reported on (RETAIN n HOURS); default the table's")
-	f.Float64SliceVar(&whatIf, "what-if-hours", append([]float64(nil), insight.DefaultWhatIfHours...), "retentions of the what-if table, comma-separated")
+	f.Float64SliceVar(&whatIf, "what-if-hours", nil, "retentions of the what-if table, comma-separated")
+	f.Lookup("what-if-hours").DefValue = joinHours(insight.DefaultWhatIfHours) // what help prints: the library's default
 	f.IntVar(&forecastDays, "forecast-days", insight.DefaultForecastDays, fmt.Sprintf("days of the forecast, 0 to %d", insight.MaxForecastDays))
 	f.IntVar(&top, "top", insight.DefaultTopPartitions, "partitions to list, by reclaimable bytes")
 	f.Float64Var(&price, "price-per-gb-month", insight.DefaultPricePerGBMonth, "storage price per GB (2^30 bytes) and month; the default is a list price of S3 Standard and OneLake: check your provider's")
-	f.StringVar(&currency, "currency", "", "currency of --price-per-gb-month (default "+insight.DefaultCurrency+")")
+	f.StringVar(&currency, "currency", "", "currency of --price-per-gb-month")
+	f.Lookup("currency").DefValue = insight.DefaultCurrency
 	f.Int64Var(&smallBytes, "small-file-bytes", insight.DefaultSmallFileBytes, "live files under this size count as small")
 	f.BoolVar(&asJSON, "json", false, "print one JSON document with every figure")
 	f.BoolVar(&lite, "lite", false, "estimate from the log alone; list nothing")
@@ -265,4 +268,13 @@ func bytesText(n int64) string {
 		return fmt.Sprintf("%.1f %s", v, units[i])
 	}
 	return fmt.Sprintf("%.2f %s", v, units[i])
+}
+
+// joinHours writes hours as --what-if-hours takes them: 24,48,72.
+func joinHours(hours []float64) string {
+	s := make([]string, len(hours))
+	for i, h := range hours {
+		s[i] = strconv.FormatFloat(h, 'g', -1, 64)
+	}
+	return strings.Join(s, ",")
 }
