@@ -19,7 +19,7 @@ var DefaultWhatIfHours = []float64{24, 48, 72, 168, 720, 2555}
 const (
 	DefaultPricePerGBMonth = 0.023
 	DefaultCurrency        = "USD"
-	DefaultPriceSource     = "default: list price of Amazon S3 Standard (us-east-1, first 50 TB) and of Microsoft OneLake storage, USD 0.023 per GB-month as published in 2024; check your provider's current price and give it with --price-per-gb-month"
+	DefaultPriceSource     = "default: list price of Amazon S3 Standard (us-east-1, first 50 TB) and of Microsoft OneLake storage, USD 0.023 per GB-month as published in 2024; check your provider's current price and give yours"
 )
 
 // Defaults of the other options.
