@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/spf13/cobra"
+
+	"github.com/deltavacuum/deltavacuum/insight"
 )
 
 // helpOf is the --help of the command at path (empty for the root), and its flags' lines.
@@ -53,7 +55,7 @@ func TestHelpTellsOnlyWhatTheUserHas(t *testing.T) {
 				t.Errorf("%v --help: a flag states its default twice:\n%s", p, line)
 			}
 		}
-		if p := strings.Join(p, " "); p == "inspect" && (!strings.Contains(out, "(default 24,48,72,168,720,2555)\n") || !strings.Contains(out, `(default "USD")`+"\n")) {
+		if p := strings.Join(p, " "); p == "inspect" && (!strings.Contains(out, "(default "+joinHours(insight.DefaultWhatIfHours)+")\n") || !strings.Contains(out, `(default "USD")`+"\n")) {
 			t.Errorf("inspect --help: the defaults of --what-if-hours and --currency, as a user writes them:\n%s", out)
 		}
 		for _, repoFile := range []string{"docs/", ".md", "README", "example_test", "_test.go", "scripts/", "python/", "make dist"} {
