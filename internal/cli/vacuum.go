@@ -222,6 +222,10 @@ func printResult(w io.Writer, res *vacuum.Result) error {
 	for _, f := range res.Failed {
 		fmt.Fprintf(w, "failed\t%s\t%s\n", displayPath(f.Path), displayPath(f.Error))
 	}
+	if n := len(res.NotReached); n > 0 {
+		// One line, not one per file (an interrupt reaches thousands): --json lists them.
+		fmt.Fprintf(w, "Stopped before %s: nothing happened to them (--json lists them); run VACUUM again to delete them.\n", filesPhrase(int64(n)))
+	}
 	printReclaim(w, res)
 	printUndoability(w, res)
 	return nil
@@ -248,6 +252,14 @@ func retentionHint(err error, inSQL bool) error {
 		how = "in SQL: SET " + vacuum.RetentionCheckKey + " = false; before the VACUUM statement"
 	}
 	return fmt.Errorf("%w\nTo turn the check off %s", err, how)
+}
+
+// filesPhrase is "1 file" or "N files".
+func filesPhrase(n int64) string {
+	if n == 1 {
+		return "1 file"
+	}
+	return fmt.Sprintf("%d files", n)
 }
 
 // printUndoability says whether deltavacuum undo can bring back what the run deleted (would
