@@ -10,7 +10,7 @@ func TestPresetOf(t *testing.T) {
 		72:   "high-churn (MERGE-heavy) fact",
 		168:  "dimensional",
 		720:  "dimensional",
-		2555: "regulated",
+		61320: "regulated",
 		0:    "",
 		100:  "",
 		2554: "",

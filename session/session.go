@@ -179,6 +179,13 @@ func (s *Session) Exec(ctx context.Context, st sql.Statement) (*Result, error) {
 		props := make([]deltalog.Property, len(st.Properties))
 		for i, p := range st.Properties {
 			props[i] = deltalog.Property{Key: p.Key, Value: p.Value}
+			if strings.EqualFold(p.Key, deltalog.PropDeletedFileRetention) {
+				if d, err := deltalog.ParseInterval(p.Value); err == nil {
+					if n := vacuum.RetentionNote(p.Key+" = '"+p.Value+"'", d); n != "" {
+						r.Warnings = append(r.Warnings, n)
+					}
+				}
+			}
 		}
 		v, err := deltalog.SetProperties(ctx, t.Store, props, commit)
 		if err != nil {

@@ -106,7 +106,7 @@ docs/insight.md defines every figure.`,
 	}
 	f := cmd.Flags()
 	f.Float64Var(&retainHours, "retain-hours", 0, "retention of the VACUUM reported on (RETAIN n HOURS); default the table's")
-	f.Float64SliceVar(&whatIf, "what-if-hours", nil, "retentions of the what-if table, comma-separated (default 24,48,72,168,720,2555)")
+	f.Float64SliceVar(&whatIf, "what-if-hours", nil, "retentions of the what-if table, comma-separated (default 24,48,72,168,720,61320: up to seven years)")
 	f.IntVar(&forecastDays, "forecast-days", insight.DefaultForecastDays, fmt.Sprintf("days of the forecast, 0 to %d", insight.MaxForecastDays))
 	f.IntVar(&top, "top", insight.DefaultTopPartitions, "partitions to list, by reclaimable bytes")
 	f.Float64Var(&price, "price-per-gb-month", insight.DefaultPricePerGBMonth, "storage price per GB (2^30 bytes) and month (default: see docs/insight.md)")

@@ -47,6 +47,9 @@ docs/service.md describes the file, the schedules and what is not built yet.`,
 			if err != nil {
 				return err
 			}
+			for _, w := range cfg.Warnings {
+				fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s: %s\n", cfgPath, w)
+			}
 			if check {
 				fmt.Fprintf(cmd.OutOrStdout(), "%s: valid, %d tables, %d discover roots\n", cfgPath, len(cfg.Tables), len(cfg.Discover))
 				return nil
