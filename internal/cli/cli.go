@@ -122,7 +122,7 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &UsageError{Err: fmt.Errorf("%w (see %s --help)", err, c.CommandPath())}
 	})
-	root.AddCommand(newVacuumCmd(), newInspectCmd(), newExplainCmd(), newSQLCmd(), newHistoryCmd(), newRunsCmd(), newUndoCmd(), newTrashCmd(), newUnlockCmd(), newDemoCmd(), newServeCmd(), newVersionCmd())
+	root.AddCommand(newVacuumCmd(), newInspectCmd(), newExplainCmd(), newSQLCmd(), newHistoryCmd(), newRunsCmd(), newUndoCmd(), newTrashCmd(), newUnlockCmd(), newStorageOptionsCmd(), newDemoCmd(), newServeCmd(), newVersionCmd())
 	return root
 }
 
