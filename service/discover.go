@@ -147,7 +147,7 @@ func tableLocation(root, rel string) string {
 
 // openRoot opens the store of a discover root, through its store's rate limit.
 func (s *Server) openRoot(ctx context.Context, d *discovery) (storage.Store, error) {
-	if l := limiterFor(s.ops.limiters, d.cfg.Root); l != nil {
+	if l := limiterFor(s.tables.limiters, d.cfg.Root); l != nil {
 		return location.OpenTransport(ctx, d.cfg.Root, d.opts, l.wrap)
 	}
 	return location.Open(ctx, d.cfg.Root, d.opts)
@@ -202,7 +202,7 @@ func (s *Server) Discover(ctx context.Context, id string, now time.Time) error {
 	for _, rel := range rels {
 		tid := DiscoveredID(d.cfg.ID, rel)
 		tc := d.cfg.Table(tid, tableLocation(d.cfg.Root, rel))
-		t, err := s.newTable(&tc, d.getenv)
+		t, err := s.tables.newTable(&tc, d.getenv)
 		if err != nil {
 			return err
 		}
@@ -210,83 +210,32 @@ func (s *Server) Discover(ctx context.Context, id string, now time.Time) error {
 		order = append(order, tid)
 	}
 	s.mu.Lock()
+	prev := d.found
+	s.mu.Unlock()
+	kept, added, removed := s.tables.refound(id, prev, found, order)
+	s.mu.Lock()
 	defer s.mu.Unlock()
-	// The locations the other tables (configured, or found under another root) have: a found
-	// table at one of them is that table under a second id, which the service would not hold
-	// as one (two runs at once, or the root's policy over the configured one).
-	taken := map[string]string{}
-	for _, t := range s.tables {
-		if !d.found[t.cfg.ID] && t.cfg.Path != "" {
-			taken[config.LocationKey(t.cfg.Path)] = t.cfg.ID
-		}
-	}
-	added, removed := 0, 0
-	for _, tid := range order {
-		t := found[tid]
-		if old, ok := s.byID[tid]; ok {
-			if !d.found[tid] {
-				// A configured table, or one of another root, has the id.
-				s.log.Warn("a discovered table has the id of another table; it is left out", "root", id, "table", tid, "location", old.cfg.Path)
-				delete(found, tid)
+	if s.sched != nil {
+		for _, t := range added {
+			if t.cfg.Schedule == nil || t.cfg.DryRunOnly {
+				continue
 			}
-			continue
-		}
-		if other, ok := taken[config.LocationKey(t.cfg.Path)]; ok {
-			s.log.Warn("a discovered table is another table of the configuration (the same location); it is left out", "root", id, "table", tid, "other", other, "location", t.cfg.Path)
-			delete(found, tid)
-			continue
-		}
-		if dup := s.idTakenFold(tid); dup != "" {
-			s.log.Warn("a discovered table has the id of another table (case aside); it is left out", "root", id, "table", tid, "other", dup)
-			delete(found, tid)
-			continue
-		}
-		s.tables = append(s.tables, t)
-		s.byID[tid] = t
-		added++
-		if s.sched != nil && t.cfg.Schedule != nil && !t.cfg.DryRunOnly {
-			h := saved[tid].Handled
+			h := saved[t.cfg.ID].Handled
 			if h.IsZero() {
 				h = now
 			}
 			if err := s.sched.Add(scheduleTable(t.cfg), h); err != nil {
-				s.log.Error("scheduling a discovered table", "table", tid, "error", err.Error())
+				s.log.Error("scheduling a discovered table", "table", t.cfg.ID, "error", err.Error())
 			}
 		}
-	}
-	for tid := range d.found {
-		if _, ok := found[tid]; ok {
-			continue
-		}
-		delete(s.byID, tid)
-		for i, t := range s.tables {
-			if t.cfg.ID == tid {
-				s.tables = append(s.tables[:i:i], s.tables[i+1:]...)
-				break
-			}
-		}
-		if s.sched != nil {
+		for _, tid := range removed {
 			s.sched.Remove(tid)
 		}
-		removed++
 	}
-	d.found = map[string]bool{}
-	for tid := range found {
-		d.found[tid] = true
-	}
-	s.ops.m.discovered.WithLabelValues(id).Set(float64(len(found)))
-	if added+removed > 0 {
-		s.log.Info("discovery", "root", id, "tables", len(found), "added", added, "removed", removed)
+	d.found = kept
+	s.ops.m.discovered.WithLabelValues(id).Set(float64(len(kept)))
+	if len(added)+len(removed) > 0 {
+		s.log.Info("discovery", "root", id, "tables", len(kept), "added", len(added), "removed", len(removed))
 	}
 	return nil
-}
-
-// idTakenFold returns the id of a table whose id equals id case-insensitively (s.mu held).
-func (s *Server) idTakenFold(id string) string {
-	for other := range s.byID {
-		if strings.EqualFold(other, id) {
-			return other
-		}
-	}
-	return ""
 }

@@ -22,7 +22,7 @@ const inspectRetryAfter = time.Hour
 // inspectTable inspects t at its policy's retention (as GET /api/tables/{id}/inspect does)
 // and keeps the figures in the state database (the charts) and the reclaimable gauge.
 func (s *Server) inspectTable(ctx context.Context, t *table) (*insight.Report, error) {
-	dt, err := s.open(ctx, t)
+	dt, err := s.tables.open(ctx, t)
 	if err != nil {
 		return nil, err
 	}
@@ -94,7 +94,7 @@ func (s *Server) inspectLater(t *table, why string, periodic bool) bool {
 // inspectEvery has passed since its last inspection (kept in the state database; none: due)
 // and, after a failed one, inspectRetryAfter (or inspectEvery, when shorter) since it failed.
 func (s *Server) inspectDue(ctx context.Context, now time.Time) {
-	for _, t := range s.tableList() {
+	for _, t := range s.tables.all() {
 		every := t.cfg.Policy.InspectEvery
 		if every <= 0 {
 			continue

@@ -141,9 +141,9 @@ func TestPeriodicInspection(t *testing.T) {
 
 	// Inspections that have not finished: neither a second of one table nor a third at once.
 	gate := make(chan struct{})
-	f.srv.openHook = func(ctx context.Context, tb *table) (*deltavacuum.Table, error) {
+	f.srv.tables.openHook = func(ctx context.Context, tb *table) (*deltavacuum.Table, error) {
 		<-gate
-		return f.srv.openLimited(ctx, tb)
+		return tb.open(ctx)
 	}
 	inProgress := func() (int, map[string]string) {
 		f.srv.mu.Lock()
@@ -175,7 +175,7 @@ func TestPeriodicInspection(t *testing.T) {
 	f.clock.set(t0.Add(200 * time.Hour))
 	f.srv.Tick(ctx)
 	f.srv.Wait()
-	a, _ := f.srv.lookup("a")
+	a, _ := f.srv.tables.lookup("a")
 	if f.srv.inspectLater(a, "after run x", false) {
 		t.Error("an inspection started after Shutdown")
 	}
@@ -190,12 +190,12 @@ func TestPeriodicInspectionFailing(t *testing.T) {
 	ctx := context.Background()
 	var opens atomic.Int32
 	broken := true
-	f.srv.openHook = func(ctx context.Context, tb *table) (*deltavacuum.Table, error) {
+	f.srv.tables.openHook = func(ctx context.Context, tb *table) (*deltavacuum.Table, error) {
 		opens.Add(1)
 		if broken {
 			return nil, errors.New("table a: the store is unreachable")
 		}
-		return f.srv.openLimited(ctx, tb)
+		return tb.open(ctx)
 	}
 	tick := func(at time.Duration) {
 		f.clock.set(t0.Add(at))

@@ -406,7 +406,7 @@ func TestLiteFallsBackToFull(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.srv.tableList()[0].session.Vacuum(ctx, dt, session.VacuumRequest{Mode: "LITE", DryRun: true}); !errors.Is(err, vacuum.ErrCannotVacuumLite) {
+	if _, err := f.srv.tables.all()[0].session.Vacuum(ctx, dt, session.VacuumRequest{Mode: "LITE", DryRun: true}); !errors.Is(err, vacuum.ErrCannotVacuumLite) {
 		t.Fatalf("LITE on the table: %v, want DELTA_CANNOT_VACUUM_LITE", err)
 	}
 	code, body := f.do(t, "POST", "/api/tables/a/preview", "{}")

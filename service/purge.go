@@ -17,7 +17,7 @@ const purgeEvery = time.Hour
 // purgeEvery per table, and never while the table is held (a run, or an undo, which may be
 // bringing files back from that trash).
 func (s *Server) purgeTrash(ctx context.Context, now time.Time) {
-	for _, t := range s.tableList() {
+	for _, t := range s.tables.all() {
 		p := t.cfg.Policy
 		if !p.Trash || p.UndoWindow <= 0 || t.cfg.DryRunOnly {
 			continue
@@ -37,7 +37,7 @@ func (s *Server) purgeTrash(ctx context.Context, now time.Time) {
 }
 
 func (s *Server) purgeTable(ctx context.Context, t *table, now time.Time) {
-	dt, err := s.open(ctx, t)
+	dt, err := s.tables.open(ctx, t)
 	if err != nil {
 		s.log.Warn("trash purge: opening the table", "table", t.cfg.ID, "error", s.red.String(err.Error()))
 		return

@@ -97,7 +97,7 @@ func (s *Server) preview(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ctx := r.Context()
-	dt, err := s.open(ctx, t)
+	dt, err := s.tables.open(ctx, t)
 	if err != nil {
 		s.fail(w, r, http.StatusBadGateway, err)
 		return
@@ -231,7 +231,7 @@ func (s *Server) startPlanned(ctx context.Context, t *table, trigger, plan strin
 	}()
 	// The table outlives the request: a client an object store builds may keep the context
 	// it was made with (for refreshing credentials).
-	dt, err := s.open(context.WithoutCancel(ctx), t)
+	dt, err := s.tables.open(context.WithoutCancel(ctx), t)
 	if err != nil {
 		return "", err
 	}
@@ -412,7 +412,7 @@ func (s *Server) undoRun(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, http.StatusInternalServerError, err)
 		return
 	}
-	t, ok := s.lookup(sr.Table)
+	t, ok := s.tables.lookup(sr.Table)
 	switch {
 	case !ok:
 		s.fail(w, r, http.StatusNotFound, fmt.Errorf("run %s was of table %s, which is no longer in the configuration", sr.ID, sr.Table))
@@ -429,7 +429,7 @@ func (s *Server) undoRun(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer s.release(t.cfg.ID)
-	dt, err := s.open(ctx, t)
+	dt, err := s.tables.open(ctx, t)
 	if err != nil {
 		s.fail(w, r, http.StatusBadGateway, err)
 		return

@@ -18,7 +18,7 @@ func (s *Server) StartScheduler(ctx context.Context) error {
 	}
 	handled := map[string]time.Time{}
 	var tables []*schedule.Table
-	for _, t := range s.tableList() {
+	for _, t := range s.tables.all() {
 		c := t.cfg
 		if c.Schedule == nil || c.DryRunOnly {
 			continue
@@ -52,13 +52,14 @@ func (s *Server) Tick(ctx context.Context) {
 	s.refreshDiscovery(ctx, now)
 	s.purgeTrash(ctx, now)
 	s.inspectDue(ctx, now)
+	all := s.tables.all()
 	s.mu.Lock()
 	if s.sched == nil || s.closed {
 		s.mu.Unlock()
 		return
 	}
 	before := map[string]time.Time{}
-	for _, t := range s.tables {
+	for _, t := range all {
 		before[t.cfg.ID] = s.sched.Handled(t.cfg.ID)
 	}
 	starts, err := s.sched.Tick(now)
@@ -74,7 +75,7 @@ func (s *Server) Tick(ctx context.Context) {
 	started := map[string]bool{}
 	for _, st := range starts {
 		started[st.Table] = true
-		t, ok := s.lookup(st.Table)
+		t, ok := s.tables.lookup(st.Table)
 		if !ok { // no longer discovered: free the slot the scheduler gave it
 			s.mu.Lock()
 			if s.sched != nil {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/deltavacuum/deltavacuum/session"
 	"io"
 	"log/slog"
 	"mime"
@@ -19,8 +18,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
-	"github.com/deltavacuum/deltavacuum"
-	"github.com/deltavacuum/deltavacuum/catalog"
 	"github.com/deltavacuum/deltavacuum/internal/redact"
 	"github.com/deltavacuum/deltavacuum/service/config"
 	"github.com/deltavacuum/deltavacuum/service/schedule"
@@ -41,14 +38,11 @@ type Options struct {
 
 // Server serves the API and runs the tables' vacuums.
 type Server struct {
+	*shared
 	cfg     *config.Config
 	st      *state.DB
-	now     func() time.Time
-	log     *slog.Logger
 	token   string
-	red     *redact.Redactor
-	tables  []*table
-	byID    map[string]*table
+	tables  *tables
 	reg     *prometheus.Registry
 	metrics *metrics
 	cop     *http.CrossOriginProtection
@@ -73,17 +67,6 @@ type Server struct {
 
 	web webState // the web page's previews (web.go)
 	ops ops      // discovery, rate limits, webhook, trash purge, stale records (ops.go)
-
-	// openHook, when set (by tests), opens the tables instead of the library.
-	openHook func(context.Context, *table) (*deltavacuum.Table, error)
-}
-
-// table is a configured table, ready to open.
-type table struct {
-	cfg     *config.Table
-	session *session.Session
-	opts    location.Options
-	cat     *catalog.Catalog
 }
 
 // New returns a server; it resolves the token and every table's storage options from the
@@ -114,24 +97,19 @@ func New(opts Options) (*Server, error) {
 	for _, e := range location.SDKSecretEnv {
 		red.Add(opts.Getenv(e))
 	}
+	sh := &shared{now: opts.Now, red: red, log: slog.New(&redactingHandler{h: opts.Logger.Handler(), red: red})}
+	ts, err := newTables(sh, cfg, opts.Getenv)
+	if err != nil {
+		return nil, err
+	}
 	ctx, stop := context.WithCancel(context.Background())
 	s := &Server{
-		cfg: cfg, st: opts.State, now: opts.Now, token: token, red: red,
-		byID: map[string]*table{}, reg: prometheus.NewRegistry(), cop: http.NewCrossOriginProtection(),
+		shared: sh, cfg: cfg, st: opts.State, token: token, tables: ts,
+		reg: prometheus.NewRegistry(), cop: http.NewCrossOriginProtection(),
 		base: ctx, stop: stop, active: map[string]*activeRun{}, busy: map[string]string{},
 		inspecting: map[string]string{}, inspected: map[string]time.Time{}, inspectFailed: map[string]time.Time{},
 	}
-	s.log = slog.New(&redactingHandler{h: opts.Logger.Handler(), red: red})
 	s.metrics = newMetrics(s.reg)
-	for i := range cfg.Tables {
-		t, err := s.newTable(&cfg.Tables[i], opts.Getenv)
-		if err != nil {
-			stop()
-			return nil, err
-		}
-		s.tables = append(s.tables, t)
-		s.byID[t.cfg.ID] = t
-	}
 	if err := s.setupOps(opts.Getenv); err != nil {
 		stop()
 		return nil, err
@@ -145,14 +123,6 @@ func New(opts Options) (*Server, error) {
 		s.log.Warn("a run a previous process left RUNNING is recorded FAILED", "run", id)
 	}
 	return s, nil
-}
-
-// open opens the table: by path, or by name through its warehouse or catalog.
-func (s *Server) open(ctx context.Context, t *table) (*deltavacuum.Table, error) {
-	if s.openHook != nil {
-		return s.openHook(ctx, t)
-	}
-	return s.openLimited(ctx, t)
 }
 
 // route is one endpoint; routes is the API, and docs/openapi.yaml documents exactly these.
@@ -337,7 +307,7 @@ func (s *Server) tableInfos(ctx context.Context) []TableInfo {
 	for k, v := range s.busy {
 		busy[k] = v
 	}
-	tables := append([]*table(nil), s.tables...)
+	tables := s.tables.all()
 	var handled map[string]time.Time
 	if s.sched != nil {
 		handled = map[string]time.Time{}
@@ -392,7 +362,7 @@ func scheduleTable(c *config.Table) *schedule.Table {
 }
 
 func (s *Server) tableOf(w http.ResponseWriter, r *http.Request) *table {
-	t, ok := s.lookup(r.PathValue("id"))
+	t, ok := s.tables.lookup(r.PathValue("id"))
 	if !ok {
 		s.fail(w, r, http.StatusNotFound, fmt.Errorf("no table %q in the configuration (GET /api/tables lists them)", r.PathValue("id")))
 		return nil

@@ -98,7 +98,7 @@ func (s *Server) errorPage(w http.ResponseWriter, r *http.Request, code int, err
 
 // pageTable is the table a page's path names, or nil after a 404 page.
 func (s *Server) pageTable(w http.ResponseWriter, r *http.Request) *table {
-	t, ok := s.lookup(r.PathValue("id"))
+	t, ok := s.tables.lookup(r.PathValue("id"))
 	if !ok {
 		s.errorPage(w, r, http.StatusNotFound, fmt.Errorf("no table %q in the configuration", r.PathValue("id")), "")
 		return nil

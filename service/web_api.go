@@ -185,7 +185,7 @@ func (s *Server) history(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) historyOf(r *http.Request, t *table, n int) ([]deltalog.HistoryEntry, error) {
-	dt, err := s.open(r.Context(), t)
+	dt, err := s.tables.open(r.Context(), t)
 	if err != nil {
 		return nil, err
 	}
