@@ -19,10 +19,6 @@ import (
 	"github.com/deltavacuum/deltavacuum/vacuum"
 )
 
-// ErrBusy is returned (wrapped) when a run or an undo is in progress on the table: in this
-// service, or, by the table's own run records, anywhere.
-var ErrBusy = errors.New("a run is in progress on the table")
-
 // activeRun is a run of this process.
 type activeRun struct {
 	id, table string
@@ -80,7 +76,7 @@ func (s *Server) inspect(w http.ResponseWriter, r *http.Request) {
 	}
 	rep, err := s.inspectTable(r.Context(), t)
 	if err != nil {
-		s.fail(w, r, http.StatusBadGateway, err)
+		s.fail(w, r, of(errTable, err))
 		return
 	}
 	s.writeJSON(w, http.StatusOK, rep)
@@ -93,23 +89,23 @@ func (s *Server) preview(w http.ResponseWriter, r *http.Request) {
 	}
 	var body struct{}
 	if err := decode(r, &body); err != nil {
-		s.fail(w, r, http.StatusBadRequest, err)
+		s.fail(w, r, err)
 		return
 	}
 	ctx := r.Context()
 	dt, err := s.tables.open(ctx, t)
 	if err != nil {
-		s.fail(w, r, http.StatusBadGateway, err)
+		s.fail(w, r, of(errTable, err))
 		return
 	}
 	req, err := s.request(ctx, t, dt, true)
 	if err != nil {
-		s.fail(w, r, http.StatusBadGateway, err)
+		s.fail(w, r, of(errTable, err))
 		return
 	}
 	p, err := s.previewPlan(ctx, t, dt, req)
 	if err != nil {
-		s.fail(w, r, http.StatusUnprocessableEntity, err)
+		s.fail(w, r, of(errPlan, err))
 		return
 	}
 	s.writeJSON(w, http.StatusOK, previewAnswer{Result: p.Result, PlanDigest: p.Digest, PreviewURL: p.url()})
@@ -172,33 +168,21 @@ func (s *Server) startRun(w http.ResponseWriter, r *http.Request) {
 		Plan string `json:"plan"`
 	}
 	if err := decode(r, &body); err != nil {
-		s.fail(w, r, http.StatusBadRequest, err)
+		s.fail(w, r, err)
 		return
 	}
 	if body.Plan != "" && !vacuum.ValidDigest(body.Plan) {
-		s.fail(w, r, http.StatusBadRequest, fmt.Errorf("table %s: plan %q is not the planDigest of a preview (POST /api/tables/%s/preview returns one)", t.cfg.ID, body.Plan, t.cfg.ID))
+		s.fail(w, r, of(errInvalid, fmt.Errorf("table %s: plan %q is not the planDigest of a preview (POST /api/tables/%s/preview returns one)", t.cfg.ID, body.Plan, t.cfg.ID)))
 		return
 	}
 	id, err := s.startPlanned(r.Context(), t, "api", body.Plan)
-	switch {
-	case errors.Is(err, ErrBusy), errors.Is(err, state.ErrTableBusy):
-		s.fail(w, r, http.StatusConflict, err)
-	case errors.Is(err, errDryRunOnly):
-		s.fail(w, r, http.StatusForbidden, err)
-	case errors.Is(err, errClosed):
-		s.fail(w, r, http.StatusServiceUnavailable, err)
-	case err != nil:
-		s.fail(w, r, http.StatusBadGateway, err)
-	default:
-		w.Header().Set("Location", "/api/runs/"+id)
-		s.writeJSON(w, http.StatusAccepted, RunStarted{ID: id, Status: state.StatusRunning})
+	if err != nil {
+		s.fail(w, r, of(errTable, err))
+		return
 	}
+	w.Header().Set("Location", "/api/runs/"+id)
+	s.writeJSON(w, http.StatusAccepted, RunStarted{ID: id, Status: state.StatusRunning})
 }
-
-var (
-	errDryRunOnly = errors.New("the table is dryRunOnly in the configuration: POST .../preview shows what a run would delete")
-	errClosed     = errors.New("the service is shutting down")
-)
 
 // start starts a run of t in the background and returns its id. The table must be idle in
 // this service and by its own run records.
@@ -356,12 +340,8 @@ func (s *Server) execute(ctx context.Context, ar *activeRun, t *table, dt *delta
 
 func (s *Server) getRun(w http.ResponseWriter, r *http.Request) {
 	run, err := s.st.Run(r.Context(), r.PathValue("id"))
-	if errors.Is(err, state.ErrNotFound) {
-		s.fail(w, r, http.StatusNotFound, err)
-		return
-	}
 	if err != nil {
-		s.fail(w, r, http.StatusInternalServerError, err)
+		s.fail(w, r, err)
 		return
 	}
 	s.writeJSON(w, http.StatusOK, run)
@@ -370,7 +350,7 @@ func (s *Server) getRun(w http.ResponseWriter, r *http.Request) {
 func (s *Server) cancelRun(w http.ResponseWriter, r *http.Request) {
 	var body struct{}
 	if err := decode(r, &body); err != nil {
-		s.fail(w, r, http.StatusBadRequest, err)
+		s.fail(w, r, err)
 		return
 	}
 	id := r.PathValue("id")
@@ -383,10 +363,10 @@ func (s *Server) cancelRun(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		run, err := s.st.Run(r.Context(), id)
 		if err != nil {
-			s.fail(w, r, http.StatusNotFound, err)
+			s.fail(w, r, of(errNotFound, err))
 			return
 		}
-		s.fail(w, r, http.StatusConflict, fmt.Errorf("run %s is not in progress in this service (its status is %s)", id, run.Status))
+		s.fail(w, r, of(errConflict, fmt.Errorf("run %s is not in progress in this service (its status is %s)", id, run.Status)))
 		return
 	}
 	// The executor stops between batches; the run ends FAILED, with VACUUM END recorded.
@@ -399,52 +379,49 @@ func (s *Server) undoRun(w http.ResponseWriter, r *http.Request) {
 		DryRun bool `json:"dryRun"`
 	}
 	if err := decode(r, &body); err != nil {
-		s.fail(w, r, http.StatusBadRequest, err)
+		s.fail(w, r, err)
 		return
 	}
 	ctx := r.Context()
 	sr, err := s.st.Run(ctx, r.PathValue("id"))
-	if errors.Is(err, state.ErrNotFound) {
-		s.fail(w, r, http.StatusNotFound, err)
-		return
-	}
 	if err != nil {
-		s.fail(w, r, http.StatusInternalServerError, err)
+		s.fail(w, r, err)
 		return
 	}
 	t, ok := s.tables.lookup(sr.Table)
 	switch {
 	case !ok:
-		s.fail(w, r, http.StatusNotFound, fmt.Errorf("run %s was of table %s, which is no longer in the configuration", sr.ID, sr.Table))
+		s.fail(w, r, of(errNotFound, fmt.Errorf("run %s was of table %s, which is no longer in the configuration", sr.ID, sr.Table)))
 		return
 	case sr.Status == state.StatusRunning:
-		s.fail(w, r, http.StatusConflict, fmt.Errorf("run %s is still running: cancel it, then undo", sr.ID))
+		s.fail(w, r, of(errConflict, fmt.Errorf("run %s is still running: cancel it, then undo", sr.ID)))
 		return
 	case sr.RecordID == "":
-		s.fail(w, r, http.StatusConflict, fmt.Errorf("run %s has no run record (it deleted nothing, or failed before writing one): nothing to undo", sr.ID))
+		s.fail(w, r, of(errConflict, fmt.Errorf("run %s has no run record (it deleted nothing, or failed before writing one): nothing to undo", sr.ID)))
 		return
 	}
 	if !s.hold(t.cfg.ID, "undo of "+sr.ID) {
-		s.fail(w, r, http.StatusConflict, fmt.Errorf("table %s: %w in this service", t.cfg.ID, ErrBusy))
+		s.fail(w, r, fmt.Errorf("table %s: %w in this service", t.cfg.ID, ErrBusy))
 		return
 	}
 	defer s.release(t.cfg.ID)
 	dt, err := s.tables.open(ctx, t)
 	if err != nil {
-		s.fail(w, r, http.StatusBadGateway, err)
+		s.fail(w, r, of(errTable, err))
 		return
 	}
 	rep, err := dt.Undo(ctx, sr.RecordID, undo.Options{DryRun: body.DryRun, Now: s.now(), StaleAfter: s.ops.staleAfter})
 	if errors.Is(err, run.ErrLocked) {
-		s.fail(w, r, http.StatusConflict, fmt.Errorf("table %s: %w: %w", t.cfg.ID, ErrBusy, err))
+		s.fail(w, r, fmt.Errorf("table %s: %w: %w", t.cfg.ID, ErrBusy, err))
 		return
 	}
 	if err != nil {
+		err = of(errTable, err)
 		if rep != nil {
-			s.writeJSON(w, http.StatusBadGateway, map[string]any{"error": s.red.String(err.Error()), "report": rep})
+			s.writeJSON(w, statusOf(err), map[string]any{"error": s.red.String(err.Error()), "report": rep})
 			return
 		}
-		s.fail(w, r, http.StatusBadGateway, err)
+		s.fail(w, r, err)
 		return
 	}
 	s.log.Info("undo", "run", sr.ID, "record", sr.RecordID, "dryRun", body.DryRun)

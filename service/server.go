@@ -170,7 +170,7 @@ const maxBody = 1 << 20
 func (s *Server) guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if s.cfg.Loopback() && !loopbackHost(r.Host) {
-			s.fail(w, r, http.StatusMisdirectedRequest, fmt.Errorf("host %q is not a loopback address: use 127.0.0.1, [::1] or localhost", r.Host))
+			s.failCode(w, r, http.StatusMisdirectedRequest, fmt.Errorf("host %q is not a loopback address: use 127.0.0.1, [::1] or localhost", r.Host))
 			return
 		}
 		if s.token != "" && !openPath(r) {
@@ -180,18 +180,18 @@ func (s *Server) guard(next http.Handler) http.Handler {
 					return
 				}
 				w.Header().Set("WWW-Authenticate", `Bearer realm="deltavacuum"`)
-				s.fail(w, r, http.StatusUnauthorized, errors.New("a valid token is required: send the header Authorization: Bearer TOKEN, or, in a browser, log in at /login (it keeps the token in the "+cookieName+" cookie)"))
+				s.failCode(w, r, http.StatusUnauthorized, errors.New("a valid token is required: send the header Authorization: Bearer TOKEN, or, in a browser, log in at /login (it keeps the token in the "+cookieName+" cookie)"))
 				return
 			}
 		}
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
 			mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 			if err != nil || mt != "application/json" {
-				s.fail(w, r, http.StatusUnsupportedMediaType, errors.New("a POST must have Content-Type: application/json"))
+				s.failCode(w, r, http.StatusUnsupportedMediaType, errors.New("a POST must have Content-Type: application/json"))
 				return
 			}
 			if err := s.cop.Check(r); err != nil {
-				s.fail(w, r, http.StatusForbidden, errors.New("cross-site request refused"))
+				s.failCode(w, r, http.StatusForbidden, errors.New("cross-site request refused"))
 				return
 			}
 			r.Body = http.MaxBytesReader(w, r.Body, maxBody)
@@ -230,7 +230,14 @@ type errorBody struct {
 	Error string `json:"error"`
 }
 
-func (s *Server) fail(w http.ResponseWriter, r *http.Request, code int, err error) {
+// fail answers err with the status of its kind (statusOf).
+func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
+	s.failCode(w, r, statusOf(err), err)
+}
+
+// failCode answers err with code: the refusals of the HTTP layer itself (guard, login), and
+// fail's answer.
+func (s *Server) failCode(w http.ResponseWriter, r *http.Request, code int, err error) {
 	msg := s.red.String(err.Error())
 	if code >= 500 || code == http.StatusConflict {
 		s.log.Warn("request failed", "method", r.Method, "path", r.URL.Path, "status", code, "error", msg)
@@ -242,7 +249,7 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, code int, err erro
 func decode(r *http.Request, v any) error {
 	b, err := io.ReadAll(r.Body)
 	if err != nil {
-		return fmt.Errorf("reading the body: %w", err)
+		return of(errInvalid, fmt.Errorf("reading the body: %w", err))
 	}
 	if strings.TrimSpace(string(b)) == "" {
 		return nil
@@ -250,10 +257,10 @@ func decode(r *http.Request, v any) error {
 	dec := json.NewDecoder(strings.NewReader(string(b)))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		return fmt.Errorf("the body is not the JSON object expected: %v", err)
+		return of(errInvalid, fmt.Errorf("the body is not the JSON object expected: %v", err))
 	}
 	if dec.More() {
-		return errors.New("the body holds more than one JSON value")
+		return of(errInvalid, errors.New("the body holds more than one JSON value"))
 	}
 	return nil
 }
@@ -364,7 +371,7 @@ func scheduleTable(c *config.Table) *schedule.Table {
 func (s *Server) tableOf(w http.ResponseWriter, r *http.Request) *table {
 	t, ok := s.tables.lookup(r.PathValue("id"))
 	if !ok {
-		s.fail(w, r, http.StatusNotFound, fmt.Errorf("no table %q in the configuration (GET /api/tables lists them)", r.PathValue("id")))
+		s.fail(w, r, of(errNotFound, fmt.Errorf("no table %q in the configuration (GET /api/tables lists them)", r.PathValue("id"))))
 		return nil
 	}
 	return t

@@ -72,7 +72,7 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 		Token string `json:"token"`
 	}
 	if err := decode(r, &body); err != nil {
-		s.fail(w, r, http.StatusBadRequest, err)
+		s.fail(w, r, err)
 		return
 	}
 	if s.token == "" {
@@ -80,7 +80,7 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if subtle.ConstantTimeCompare([]byte(body.Token), []byte(s.token)) != 1 {
-		s.fail(w, r, http.StatusUnauthorized, errors.New("that is not the token of this service (the token: key of maintenance.yaml names the variable that holds it)"))
+		s.failCode(w, r, http.StatusUnauthorized, errors.New("that is not the token of this service (the token: key of maintenance.yaml names the variable that holds it)"))
 		return
 	}
 	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: s.token, Path: "/", HttpOnly: true, Secure: r.TLS != nil, SameSite: http.SameSiteStrictMode})
@@ -90,7 +90,7 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 func (s *Server) logout(w http.ResponseWriter, r *http.Request) {
 	var body struct{}
 	if err := decode(r, &body); err != nil {
-		s.fail(w, r, http.StatusBadRequest, err)
+		s.fail(w, r, err)
 		return
 	}
 	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: "", Path: "/", MaxAge: -1, HttpOnly: true, Secure: r.TLS != nil, SameSite: http.SameSiteStrictMode})
@@ -105,11 +105,11 @@ func intParam(r *http.Request, name string, def, lo, hi int) (int, error) {
 		return def, nil
 	}
 	if len(vals) != 1 {
-		return 0, fmt.Errorf("parameter %s is given %d times: give it once", name, len(vals))
+		return 0, of(errInvalid, fmt.Errorf("parameter %s is given %d times: give it once", name, len(vals)))
 	}
 	n, err := strconv.Atoi(vals[0])
 	if err != nil || n < lo || n > hi {
-		return 0, fmt.Errorf("parameter %s=%q: want a whole number from %d to %d", name, vals[0], lo, hi)
+		return 0, of(errInvalid, fmt.Errorf("parameter %s=%q: want a whole number from %d to %d", name, vals[0], lo, hi))
 	}
 	return n, nil
 }
@@ -118,7 +118,7 @@ func intParam(r *http.Request, name string, def, lo, hi int) (int, error) {
 func (s *Server) limitOf(w http.ResponseWriter, r *http.Request, def, most int) (int, bool) {
 	n, err := intParam(r, "limit", def, 1, most)
 	if err != nil {
-		s.fail(w, r, http.StatusBadRequest, err)
+		s.fail(w, r, err)
 		return 0, false
 	}
 	return n, true
@@ -131,7 +131,7 @@ func (s *Server) paging(w http.ResponseWriter, r *http.Request, def, most int) (
 	}
 	offset, err := intParam(r, "offset", 0, 0, maxOffset)
 	if err != nil {
-		s.fail(w, r, http.StatusBadRequest, err)
+		s.fail(w, r, err)
 		return 0, 0, false
 	}
 	return offset, limit, true
@@ -176,7 +176,7 @@ func (s *Server) history(w http.ResponseWriter, r *http.Request) {
 	}
 	entries, err := s.historyOf(r, t, offset+limit)
 	if err != nil {
-		s.fail(w, r, http.StatusBadGateway, err)
+		s.fail(w, r, err)
 		return
 	}
 	page := pageOf(entries, offset, limit)
@@ -187,11 +187,11 @@ func (s *Server) history(w http.ResponseWriter, r *http.Request) {
 func (s *Server) historyOf(r *http.Request, t *table, n int) ([]deltalog.HistoryEntry, error) {
 	dt, err := s.tables.open(r.Context(), t)
 	if err != nil {
-		return nil, err
+		return nil, of(errTable, err)
 	}
 	h, err := deltalog.History(r.Context(), dt.Store, n)
 	if err != nil {
-		return nil, fmt.Errorf("table %s: DESCRIBE HISTORY: %w", t.cfg.ID, err)
+		return nil, of(errTable, fmt.Errorf("table %s: DESCRIBE HISTORY: %w", t.cfg.ID, err))
 	}
 	return h, nil
 }
@@ -241,7 +241,7 @@ func (s *Server) inspections(w http.ResponseWriter, r *http.Request) {
 	}
 	pts, _, err := s.inspectionsOf(r, t.cfg.ID, limit)
 	if err != nil {
-		s.fail(w, r, http.StatusInternalServerError, err)
+		s.fail(w, r, err)
 		return
 	}
 	s.writeJSON(w, http.StatusOK, map[string]any{"table": t.cfg.ID, "inspections": pts})
@@ -259,7 +259,7 @@ func (s *Server) tableRuns(w http.ResponseWriter, r *http.Request) {
 	}
 	runs, err := s.st.Runs(r.Context(), t.cfg.ID, limit)
 	if err != nil {
-		s.fail(w, r, http.StatusInternalServerError, err)
+		s.fail(w, r, err)
 		return
 	}
 	if runs == nil {
@@ -272,12 +272,12 @@ func (s *Server) tableRuns(w http.ResponseWriter, r *http.Request) {
 func (s *Server) previewOf(w http.ResponseWriter, r *http.Request, t *table) *preview {
 	d := r.PathValue("plan")
 	if !vacuum.ValidDigest(d) {
-		s.fail(w, r, http.StatusBadRequest, fmt.Errorf("%q is not the planDigest of a preview", d))
+		s.fail(w, r, of(errInvalid, fmt.Errorf("%q is not the planDigest of a preview", d)))
 		return nil
 	}
 	p := s.web.find(t.cfg.ID, d)
 	if p == nil {
-		s.fail(w, r, http.StatusNotFound, fmt.Errorf("table %s: no preview %s is kept (the service keeps the newest %d, until it stops): POST /api/tables/%s/preview makes a new one", t.cfg.ID, d, maxPreviews, t.cfg.ID))
+		s.fail(w, r, of(errNotFound, fmt.Errorf("table %s: no preview %s is kept (the service keeps the newest %d, until it stops): POST /api/tables/%s/preview makes a new one", t.cfg.ID, d, maxPreviews, t.cfg.ID)))
 	}
 	return p
 }
@@ -316,7 +316,7 @@ func (s *Server) getPreview(w http.ResponseWriter, r *http.Request) {
 	}
 	pp, err := previewPageOf(p, offset, limit, 100)
 	if err != nil {
-		s.fail(w, r, http.StatusInternalServerError, err)
+		s.fail(w, r, err)
 		return
 	}
 	s.writeJSON(w, http.StatusOK, pp)
@@ -353,12 +353,8 @@ func (s *Server) progress(w http.ResponseWriter, r *http.Request) {
 		snap = &sn
 	}
 	run, err := s.st.Run(r.Context(), id)
-	if errors.Is(err, state.ErrNotFound) {
-		s.fail(w, r, http.StatusNotFound, err)
-		return
-	}
 	if err != nil {
-		s.fail(w, r, http.StatusInternalServerError, err)
+		s.fail(w, r, err)
 		return
 	}
 	if run.Status != state.StatusRunning {
