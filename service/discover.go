@@ -7,25 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"sort"
 	"strings"
-	"time"
 
 	"github.com/deltavacuum/deltavacuum/deltalog"
-	"github.com/deltavacuum/deltavacuum/service/config"
 	"github.com/deltavacuum/deltavacuum/storage"
 	"github.com/deltavacuum/deltavacuum/storage/location"
 )
-
-// discovery is the state of one discover root.
-type discovery struct {
-	cfg    *config.Discover
-	opts   location.Options
-	getenv func(string) string
-	// last is when the root was last listed (zero: never); found the ids it had then.
-	last  time.Time
-	found map[string]bool
-}
 
 // FindTables returns the folders of store (keys ending in '/', or "" for the root itself)
 // that are Delta tables: they hold _delta_log/ with a commit or a checkpoint. It does not
@@ -143,99 +130,4 @@ func tableLocation(root, rel string) string {
 		segs[i] = url.PathEscape(s)
 	}
 	return strings.TrimSuffix(root, "/") + "/" + strings.Join(segs, "/")
-}
-
-// openRoot opens the store of a discover root, through its store's rate limit.
-func (s *Server) openRoot(ctx context.Context, d *discovery) (storage.Store, error) {
-	if l := limiterFor(s.tables.limiters, d.cfg.Root); l != nil {
-		return location.OpenTransport(ctx, d.cfg.Root, d.opts, l.wrap)
-	}
-	return location.Open(ctx, d.cfg.Root, d.opts)
-}
-
-// refreshDiscovery lists again each discover root whose refresh is due at now: tables found
-// are added (and scheduled), tables gone are no longer scheduled nor listed (a run of one
-// in progress goes on). A root that cannot be listed keeps the tables it had.
-func (s *Server) refreshDiscovery(ctx context.Context, now time.Time) {
-	ids := make([]string, 0, len(s.ops.discovery))
-	for id := range s.ops.discovery {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
-	for _, id := range ids {
-		d := s.ops.discovery[id]
-		s.mu.Lock()
-		due := d.last.IsZero() || !now.Before(d.last.Add(d.cfg.Refresh))
-		s.mu.Unlock()
-		if !due {
-			continue
-		}
-		if err := s.Discover(ctx, id, now); err != nil {
-			s.log.Warn("discovery failed; the tables found before are kept", "root", id, "error", s.red.String(err.Error()))
-		}
-	}
-}
-
-// Discover lists the discover root id now and updates the tables.
-func (s *Server) Discover(ctx context.Context, id string, now time.Time) error {
-	d, ok := s.ops.discovery[id]
-	if !ok {
-		return fmt.Errorf("no discover root %q in the configuration", id)
-	}
-	s.mu.Lock()
-	d.last = now
-	s.mu.Unlock()
-	store, err := s.openRoot(ctx, d)
-	if err != nil {
-		return err
-	}
-	rels, err := FindTables(ctx, store)
-	if err != nil {
-		return err
-	}
-	saved, err := s.st.Schedules(ctx)
-	if err != nil {
-		return err
-	}
-	found := map[string]*table{}
-	var order []string // the listing's order, so the tables are listed in it
-	for _, rel := range rels {
-		tid := DiscoveredID(d.cfg.ID, rel)
-		tc := d.cfg.Table(tid, tableLocation(d.cfg.Root, rel))
-		t, err := s.tables.newTable(&tc, d.getenv)
-		if err != nil {
-			return err
-		}
-		found[tid] = t
-		order = append(order, tid)
-	}
-	s.mu.Lock()
-	prev := d.found
-	s.mu.Unlock()
-	kept, added, removed := s.tables.refound(id, prev, found, order)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.sched != nil {
-		for _, t := range added {
-			if t.cfg.Schedule == nil || t.cfg.DryRunOnly {
-				continue
-			}
-			h := saved[t.cfg.ID].Handled
-			if h.IsZero() {
-				h = now
-			}
-			if err := s.sched.Add(scheduleTable(t.cfg), h); err != nil {
-				s.log.Error("scheduling a discovered table", "table", t.cfg.ID, "error", err.Error())
-			}
-		}
-		for _, tid := range removed {
-			s.sched.Remove(tid)
-		}
-	}
-	d.found = kept
-	s.ops.m.discovered.WithLabelValues(id).Set(float64(len(kept)))
-	if len(added)+len(removed) > 0 {
-		s.log.Info("discovery", "root", id, "tables", len(kept), "added", len(added), "removed", len(removed))
-	}
-	return nil
 }

@@ -120,17 +120,17 @@ func TestPeriodicInspection(t *testing.T) {
 	check("at 24h", map[string]int{"a": 2, "never": 0, "often": 3})
 
 	// A table a run or undo holds is skipped, and inspected once it is free.
-	if !f.srv.hold("a", "undo of test") {
+	if !f.srv.runner.hold("a", "undo of test") {
 		t.Fatal("could not hold a")
 	}
 	tick(48 * time.Hour)
 	check("a held", map[string]int{"a": 2, "often": 4})
-	f.srv.release("a")
+	f.srv.runner.release("a")
 	tick(48*time.Hour + time.Minute)
 	check("a released", map[string]int{"a": 3, "often": 4})
 
 	// A restarted service reads the last inspection from the state database: nothing is due.
-	g, err := New(Options{Config: f.srv.cfg, State: f.db, Now: f.clock.now, Getenv: func(string) string { return "" }, Logger: f.srv.log})
+	g, err := New(Options{Config: f.srv.tables.cfg, State: f.db, Now: f.clock.now, Getenv: func(string) string { return "" }, Logger: f.srv.log})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,15 +146,15 @@ func TestPeriodicInspection(t *testing.T) {
 		return tb.open(ctx)
 	}
 	inProgress := func() (int, map[string]string) {
-		f.srv.mu.Lock()
-		defer f.srv.mu.Unlock()
+		f.srv.runner.mu.Lock()
+		defer f.srv.runner.mu.Unlock()
 		cp := map[string]string{}
-		for k, v := range f.srv.inspecting {
+		for k, v := range f.srv.runner.upkeep.inspecting {
 			cp[k] = v
 		}
-		return f.srv.periodicInspections, cp
+		return f.srv.runner.upkeep.periodic, cp
 	}
-	f.srv.cfg.Tables[1].Policy.InspectEvery = 6 * time.Hour // never, now due too: three due
+	f.srv.tables.cfg.Tables[1].Policy.InspectEvery = 6 * time.Hour // never, now due too: three due
 	f.clock.set(t0.Add(100 * time.Hour))
 	f.srv.Tick(ctx)
 	f.srv.Tick(ctx)
@@ -176,7 +176,7 @@ func TestPeriodicInspection(t *testing.T) {
 	f.srv.Tick(ctx)
 	f.srv.Wait()
 	a, _ := f.srv.tables.lookup("a")
-	if f.srv.inspectLater(a, "after run x", false) {
+	if f.srv.runner.inspectLater(a, "after run x", false) {
 		t.Error("an inspection started after Shutdown")
 	}
 	check("after shutdown", map[string]int{"a": 4, "never": 1, "often": 5})

@@ -12,7 +12,6 @@ import (
 	"net/http"
 	"os"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -36,37 +35,27 @@ type Options struct {
 	Logger *slog.Logger
 }
 
-// Server serves the API and runs the tables' vacuums.
+// Server is the HTTP side of the service: the API, the web page and their security. It
+// decodes, calls and encodes: the runs are the runner's, the schedules the scheduler's, the
+// discover roots discovery's, the tables (and how they open) the tables'.
 type Server struct {
 	*shared
-	cfg     *config.Config
-	st      *state.DB
-	token   string
-	tables  *tables
-	reg     *prometheus.Registry
-	metrics *metrics
-	cop     *http.CrossOriginProtection
+	auth   auth
+	reg    *prometheus.Registry
+	st     *state.DB // read here (runs, inspections); the runner writes them
+	tables *tables
+	runner *runner
+	sched  *scheduler
+	disc   *discovery
+	web    webState // the web page's previews (web_preview.go)
+}
 
-	// base is the context of every run; Shutdown cancels it.
-	base context.Context
-	stop context.CancelFunc
-	wg   sync.WaitGroup
-
-	mu     sync.Mutex
-	active map[string]*activeRun // by run id
-	busy   map[string]string     // table id -> what holds it (a run id, "undo")
-	sched  *schedule.Scheduler   // nil without scheduled tables
-	closed bool
-	// inspecting are the background inspections in progress (table id -> why), inspected
-	// when each table was last inspected, inspectFailed when a background inspection of it
-	// last failed (inspect.go).
-	inspecting          map[string]string
-	periodicInspections int
-	inspected           map[string]time.Time
-	inspectFailed       map[string]time.Time
-
-	web webState // the web page's previews (web.go)
-	ops ops      // discovery, rate limits, webhook, trash purge, stale records (ops.go)
+// auth is the security of every request (guard): the token ("" when none is configured, on
+// loopback only), the loopback rule for the Host, and the check of cross-site POSTs.
+type auth struct {
+	token    string
+	loopback bool
+	cop      *http.CrossOriginProtection
 }
 
 // New returns a server; it resolves the token and every table's storage options from the
@@ -102,25 +91,28 @@ func New(opts Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	ctx, stop := context.WithCancel(context.Background())
-	s := &Server{
-		shared: sh, cfg: cfg, st: opts.State, token: token, tables: ts,
-		reg: prometheus.NewRegistry(), cop: http.NewCrossOriginProtection(),
-		base: ctx, stop: stop, active: map[string]*activeRun{}, busy: map[string]string{},
-		inspecting: map[string]string{}, inspected: map[string]time.Time{}, inspectFailed: map[string]time.Time{},
+	reg := prometheus.NewRegistry()
+	var hook *webhook
+	failures := newWebhookFailures(reg)
+	if w := cfg.Webhook; w != nil {
+		if hook, err = newWebhook(sh, w, opts.Getenv, failures); err != nil {
+			return nil, err
+		}
 	}
-	s.metrics = newMetrics(s.reg)
-	if err := s.setupOps(opts.Getenv); err != nil {
-		stop()
-		return nil, err
-	}
-	ids, err := s.st.FailInterrupted(context.Background(), s.now())
+	roots, err := newRoots(ts, opts.Getenv)
 	if err != nil {
-		stop()
 		return nil, err
 	}
-	for _, id := range ids {
-		s.log.Warn("a run a previous process left RUNNING is recorded FAILED", "run", id)
+	r := newRunner(sh, cfg, opts.State, ts, newRunMetrics(reg), hook)
+	sc := &scheduler{shared: sh, st: opts.State, limit: cfg.MaxConcurrentRuns, tables: ts, runner: r, misfires: newMisfires(reg)}
+	s := &Server{
+		shared: sh, auth: auth{token: token, loopback: cfg.Loopback(), cop: http.NewCrossOriginProtection()},
+		reg: reg, st: opts.State, tables: ts, runner: r, sched: sc,
+		disc: &discovery{shared: sh, st: opts.State, tables: ts, sched: sc, roots: roots, count: newDiscovered(reg)},
+	}
+	if err := r.failInterrupted(context.Background()); err != nil {
+		r.life.stop()
+		return nil, err
 	}
 	return s, nil
 }
@@ -169,11 +161,11 @@ const maxBody = 1 << 20
 // (a form or a page elsewhere cannot start or undo a run).
 func (s *Server) guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if s.cfg.Loopback() && !loopbackHost(r.Host) {
+		if s.auth.loopback && !loopbackHost(r.Host) {
 			s.failCode(w, r, http.StatusMisdirectedRequest, fmt.Errorf("host %q is not a loopback address: use 127.0.0.1, [::1] or localhost", r.Host))
 			return
 		}
-		if s.token != "" && !openPath(r) {
+		if s.auth.token != "" && !openPath(r) {
 			if !s.authorized(r) {
 				if pageRequest(r) {
 					redirectToLogin(w, r)
@@ -190,7 +182,7 @@ func (s *Server) guard(next http.Handler) http.Handler {
 				s.failCode(w, r, http.StatusUnsupportedMediaType, errors.New("a POST must have Content-Type: application/json"))
 				return
 			}
-			if err := s.cop.Check(r); err != nil {
+			if err := s.auth.cop.Check(r); err != nil {
 				s.failCode(w, r, http.StatusForbidden, errors.New("cross-site request refused"))
 				return
 			}
@@ -309,20 +301,9 @@ func (s *Server) listTables(w http.ResponseWriter, r *http.Request) {
 // tableInfos are the tables as GET /api/tables and the web page list them.
 func (s *Server) tableInfos(ctx context.Context) []TableInfo {
 	out := []TableInfo{}
-	s.mu.Lock()
-	busy := map[string]string{}
-	for k, v := range s.busy {
-		busy[k] = v
-	}
+	busy := s.runner.held()
 	tables := s.tables.all()
-	var handled map[string]time.Time
-	if s.sched != nil {
-		handled = map[string]time.Time{}
-		for _, t := range tables {
-			handled[t.cfg.ID] = s.sched.Handled(t.cfg.ID)
-		}
-	}
-	s.mu.Unlock()
+	handled := s.sched.handled(tables)
 	for _, t := range tables {
 		c := t.cfg
 		info := TableInfo{ID: c.ID, Location: location.SafeURI(c.Path), Name: c.Name, DryRunOnly: c.DryRunOnly, Running: busy[c.ID]}
@@ -362,10 +343,6 @@ func (s *Server) tableInfos(ctx context.Context) []TableInfo {
 		out = append(out, info)
 	}
 	return out
-}
-
-func scheduleTable(c *config.Table) *schedule.Table {
-	return &schedule.Table{ID: c.ID, Cron: c.Schedule.Cron, Window: c.Schedule.Window, Jitter: c.Schedule.Jitter}
 }
 
 func (s *Server) tableOf(w http.ResponseWriter, r *http.Request) *table {

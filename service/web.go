@@ -72,7 +72,7 @@ type pageData struct {
 // response is, and writes it with a strict Content-Security-Policy.
 func (s *Server) render(w http.ResponseWriter, r *http.Request, code int, name, title string, body any) {
 	var buf bytes.Buffer
-	if err := pages.ExecuteTemplate(&buf, name, pageData{Title: title, TokenSet: s.token != "", Body: body}); err != nil {
+	if err := pages.ExecuteTemplate(&buf, name, pageData{Title: title, TokenSet: s.auth.token != "", Body: body}); err != nil {
 		s.log.Error("rendering a page", "page", name, "error", err.Error())
 		http.Error(w, "rendering the page failed; see the service's log", http.StatusInternalServerError)
 		return
@@ -253,7 +253,7 @@ func (s *Server) loginPage(w http.ResponseWriter, r *http.Request) {
 		strings.ContainsFunc(next, func(c rune) bool { return c <= ' ' || c == 0x7f }) {
 		next = "/"
 	}
-	s.render(w, r, http.StatusOK, "login.html", "Log in", map[string]any{"Next": next, "NoToken": s.token == ""})
+	s.render(w, r, http.StatusOK, "login.html", "Log in", map[string]any{"Next": next, "NoToken": s.auth.token == ""})
 }
 
 // humanBytes is n in binary units.

@@ -47,10 +47,10 @@ func openPath(r *http.Request) bool {
 // authorized: the bearer token, or the cookie of the login, compared in constant time.
 func (s *Server) authorized(r *http.Request) bool {
 	if got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok {
-		return subtle.ConstantTimeCompare([]byte(got), []byte(s.token)) == 1
+		return subtle.ConstantTimeCompare([]byte(got), []byte(s.auth.token)) == 1
 	}
 	if c, err := r.Cookie(cookieName); err == nil {
-		return subtle.ConstantTimeCompare([]byte(c.Value), []byte(s.token)) == 1
+		return subtle.ConstantTimeCompare([]byte(c.Value), []byte(s.auth.token)) == 1
 	}
 	return false
 }
@@ -75,15 +75,15 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	if s.token == "" {
+	if s.auth.token == "" {
 		s.writeJSON(w, http.StatusOK, map[string]any{"loggedIn": true, "note": "no token is configured: nothing to log in to"})
 		return
 	}
-	if subtle.ConstantTimeCompare([]byte(body.Token), []byte(s.token)) != 1 {
+	if subtle.ConstantTimeCompare([]byte(body.Token), []byte(s.auth.token)) != 1 {
 		s.failCode(w, r, http.StatusUnauthorized, errors.New("that is not the token of this service (the token: key of maintenance.yaml names the variable that holds it)"))
 		return
 	}
-	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: s.token, Path: "/", HttpOnly: true, Secure: r.TLS != nil, SameSite: http.SameSiteStrictMode})
+	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: s.auth.token, Path: "/", HttpOnly: true, Secure: r.TLS != nil, SameSite: http.SameSiteStrictMode})
 	s.writeJSON(w, http.StatusOK, map[string]any{"loggedIn": true})
 }
 
@@ -341,12 +341,7 @@ type Progress struct {
 
 func (s *Server) progress(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
-	s.mu.Lock()
-	var c *vacuum.Counters
-	if ar, ok := s.active[id]; ok {
-		c = ar.counters
-	}
-	s.mu.Unlock()
+	c := s.runner.counters(id)
 	var snap *vacuum.Snapshot
 	if c != nil {
 		sn := c.Snapshot()
