@@ -2,10 +2,8 @@ package service
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"mime"
 	"net"
@@ -19,7 +17,6 @@ import (
 
 	"github.com/deltavacuum/deltavacuum/internal/redact"
 	"github.com/deltavacuum/deltavacuum/service/config"
-	"github.com/deltavacuum/deltavacuum/service/schedule"
 	"github.com/deltavacuum/deltavacuum/service/state"
 	"github.com/deltavacuum/deltavacuum/storage/location"
 )
@@ -205,178 +202,6 @@ func loopbackHost(hostport string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// writeJSON writes v, redacted.
-func (s *Server) writeJSON(w http.ResponseWriter, code int, v any) {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		code, b = http.StatusInternalServerError, []byte(`{"error":"encoding the response failed"}`)
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-Content-Type-Options", "nosniff")
-	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(code)
-	io.WriteString(w, s.red.String(string(b))+"\n")
-}
-
-type errorBody struct {
-	Error string `json:"error"`
-}
-
-// fail answers err with the status of its kind (statusOf).
-func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
-	s.failCode(w, r, statusOf(err), err)
-}
-
-// failCode answers err with code: the refusals of the HTTP layer itself (guard, login), and
-// fail's answer.
-func (s *Server) failCode(w http.ResponseWriter, r *http.Request, code int, err error) {
-	msg := s.red.String(err.Error())
-	if code >= 500 || code == http.StatusConflict {
-		s.log.Warn("request failed", "method", r.Method, "path", r.URL.Path, "status", code, "error", msg)
-	}
-	s.writeJSON(w, code, errorBody{Error: msg})
-}
-
-// decode reads a JSON object body into v strictly; an empty body is {}.
-func decode(r *http.Request, v any) error {
-	b, err := io.ReadAll(r.Body)
-	if err != nil {
-		return of(errInvalid, fmt.Errorf("reading the body: %w", err))
-	}
-	if strings.TrimSpace(string(b)) == "" {
-		return nil
-	}
-	dec := json.NewDecoder(strings.NewReader(string(b)))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return of(errInvalid, fmt.Errorf("the body is not the JSON object expected: %v", err))
-	}
-	if dec.More() {
-		return of(errInvalid, errors.New("the body holds more than one JSON value"))
-	}
-	return nil
-}
-
 func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
 	s.writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
-}
-
-// TableInfo is a table as the API lists it.
-type TableInfo struct {
-	ID         string        `json:"id"`
-	Location   string        `json:"location,omitempty"`
-	Name       string        `json:"name,omitempty"`
-	DryRunOnly bool          `json:"dryRunOnly"`
-	Policy     PolicyInfo    `json:"policy"`
-	Schedule   *ScheduleInfo `json:"schedule,omitempty"`
-	LastRun    *state.Run    `json:"lastRun,omitempty"`
-	Running    string        `json:"running,omitempty"`
-}
-
-// PolicyInfo is a table's policy.
-type PolicyInfo struct {
-	Retention      string  `json:"retention"`
-	RetentionHours float64 `json:"retentionHours,omitempty"`
-	RetentionCheck bool    `json:"retentionCheck"`
-	Mode           string  `json:"mode"`
-	FullEvery      string  `json:"fullEvery,omitempty"`
-	Trash          bool    `json:"trash"`
-	// InspectEvery is how often the service inspects the table on its own, or "off".
-	InspectEvery string `json:"inspectEvery"`
-}
-
-// ScheduleInfo is a table's schedule and its next planned start.
-type ScheduleInfo struct {
-	Cron      string     `json:"cron"`
-	TimeZone  string     `json:"timezone"`
-	Window    string     `json:"window,omitempty"`
-	Jitter    string     `json:"jitter,omitempty"`
-	NextStart *time.Time `json:"nextStart,omitempty"`
-}
-
-func (s *Server) listTables(w http.ResponseWriter, r *http.Request) {
-	s.writeJSON(w, http.StatusOK, map[string]any{"tables": s.tableInfos(r.Context())})
-}
-
-// tableInfos are the tables as GET /api/tables and the web page list them.
-func (s *Server) tableInfos(ctx context.Context) []TableInfo {
-	out := []TableInfo{}
-	busy := s.runner.held()
-	tables := s.tables.all()
-	handled := s.sched.handled(tables)
-	for _, t := range tables {
-		c := t.cfg
-		info := TableInfo{ID: c.ID, Location: location.SafeURI(c.Path), Name: c.Name, DryRunOnly: c.DryRunOnly, Running: busy[c.ID]}
-		info.Policy = PolicyInfo{Retention: "table", RetentionCheck: c.Policy.RetentionCheck, Mode: string(c.Policy.Mode), Trash: c.Policy.Trash}
-		if c.Policy.Retention.Set {
-			info.Policy.Retention, info.Policy.RetentionHours = "hours", c.Policy.Retention.Hours
-			if c.Policy.Retention.Preset != "" {
-				info.Policy.Retention = c.Policy.Retention.Preset
-			}
-		}
-		info.Policy.InspectEvery = "off"
-		if c.Policy.InspectEvery > 0 {
-			info.Policy.InspectEvery = c.Policy.InspectEvery.String()
-		}
-		if c.Policy.FullEvery > 0 {
-			info.Policy.FullEvery = c.Policy.FullEvery.String()
-		}
-		if sc := c.Schedule; sc != nil {
-			si := &ScheduleInfo{Cron: sc.Cron.String(), TimeZone: sc.TimeZone}
-			if sc.Window != nil {
-				si.Window = sc.Window.Start.String() + "-" + sc.Window.End.String()
-			}
-			if sc.Jitter > 0 {
-				si.Jitter = sc.Jitter.String()
-			}
-			if h, ok := handled[c.ID]; ok {
-				if n := schedule.NextStart(scheduleTable(c), h); !n.IsZero() {
-					n = n.UTC()
-					si.NextStart = &n
-				}
-			}
-			info.Schedule = si
-		}
-		if runs, err := s.st.Runs(ctx, c.ID, 1); err == nil && len(runs) == 1 {
-			info.LastRun = &runs[0]
-		}
-		out = append(out, info)
-	}
-	return out
-}
-
-func (s *Server) tableOf(w http.ResponseWriter, r *http.Request) *table {
-	t, ok := s.tables.lookup(r.PathValue("id"))
-	if !ok {
-		s.fail(w, r, of(errNotFound, fmt.Errorf("no table %q in the configuration (GET /api/tables lists them)", r.PathValue("id"))))
-		return nil
-	}
-	return t
-}
-
-// redactingHandler passes every log record's message and attributes through the redactor.
-type redactingHandler struct {
-	h   slog.Handler
-	red *redact.Redactor
-}
-
-func (h *redactingHandler) Enabled(ctx context.Context, l slog.Level) bool {
-	return h.h.Enabled(ctx, l)
-}
-
-func (h *redactingHandler) Handle(ctx context.Context, r slog.Record) error {
-	out := slog.NewRecord(r.Time, r.Level, h.red.String(r.Message), r.PC)
-	r.Attrs(func(a slog.Attr) bool {
-		out.AddAttrs(slog.String(a.Key, h.red.String(a.Value.String())))
-		return true
-	})
-	return h.h.Handle(ctx, out)
-}
-
-func (h *redactingHandler) WithAttrs(as []slog.Attr) slog.Handler {
-	return &redactingHandler{h: h.h.WithAttrs(as), red: h.red}
-}
-
-func (h *redactingHandler) WithGroup(name string) slog.Handler {
-	return &redactingHandler{h: h.h.WithGroup(name), red: h.red}
 }
