@@ -77,7 +77,8 @@ func (r *runner) startRun(ctx context.Context, t *table, trigger, plan string) (
 	locked := true
 	defer func() {
 		if locked {
-			lk.Release(ctx)
+			// A ticket a failed release leaves behind goes stale without its heartbeat.
+			_ = lk.Release(ctx)
 		}
 	}()
 	req, err := r.request(ctx, t, dt, false)
