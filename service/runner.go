@@ -14,7 +14,7 @@ import (
 // runner starts, records and ends the runs of the tables, cancels and undoes them, purges
 // their trash, and inspects a table after each run and on its policy's period. The HTTP
 // handlers and the scheduler both call it and hold no run logic; it knows no HTTP (the
-// depguard rule runner of .golangci.yml): its errors have kinds (errors.go), which the
+// depguard rule service-runner of .golangci.yml): its errors have kinds (errors.go), which the
 // handlers turn into status codes (status.go). What a run deletes is the library's.
 type runner struct {
 	*shared
