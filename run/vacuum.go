@@ -124,8 +124,7 @@ func Vacuum(ctx context.Context, store storage.Store, req Request) (*vacuum.Resu
 			return nil, err
 		}
 	} else if err := lk.fits(store, req); err != nil {
-		lk.Release(ctx)
-		return nil, err
+		return nil, errors.Join(err, lk.Release(ctx))
 	}
 	// A run whose lock can no longer be shown to hold is stopped between batches (its cause is
 	// ErrLockLost, in the error of the run).
