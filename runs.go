@@ -2,6 +2,7 @@ package deltavacuum
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -25,7 +26,7 @@ func (t *Table) lock(ctx context.Context, purpose string, now time.Time, staleAf
 // Undo restores what run id deleted (by default the newest run that deleted files and was not
 // completely undone: a partial undo is retried, never skipped for an older run). A real undo
 // holds the table's lock: no run deletes while files come back.
-func (t *Table) Undo(ctx context.Context, id string, opts undo.Options) (*undo.Report, error) {
+func (t *Table) Undo(ctx context.Context, id string, opts undo.Options) (rep *undo.Report, err error) {
 	if opts.Now.IsZero() {
 		opts.Now = time.Now()
 	}
@@ -51,7 +52,7 @@ func (t *Table) Undo(ctx context.Context, id string, opts undo.Options) (*undo.R
 		if err != nil {
 			return nil, err
 		}
-		defer lk.Release(ctx)
+		defer func() { err = errors.Join(err, lk.Release(ctx)) }()
 		var stop context.CancelFunc
 		ctx, stop = lk.Bind(ctx)
 		defer stop()
@@ -66,7 +67,7 @@ func (t *Table) Undo(ctx context.Context, id string, opts undo.Options) (*undo.R
 
 // PurgeTrash deletes for good, from the trash folder, what the runs that started more than
 // opts.OlderThan ago moved there (by their records). A real purge holds the table's lock.
-func (t *Table) PurgeTrash(ctx context.Context, folder string, opts undo.PurgeOptions) (*undo.PurgeReport, error) {
+func (t *Table) PurgeTrash(ctx context.Context, folder string, opts undo.PurgeOptions) (rep *undo.PurgeReport, err error) {
 	if opts.Now.IsZero() {
 		opts.Now = time.Now()
 	}
@@ -75,7 +76,7 @@ func (t *Table) PurgeTrash(ctx context.Context, folder string, opts undo.PurgeOp
 		if err != nil {
 			return nil, err
 		}
-		defer lk.Release(ctx)
+		defer func() { err = errors.Join(err, lk.Release(ctx)) }()
 		var stop context.CancelFunc
 		ctx, stop = lk.Bind(ctx)
 		defer stop()

@@ -27,8 +27,8 @@ func TestNewlineInANameForgesNoLine(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
-	if len(lines) != 3 {
-		t.Fatalf("got %d lines, want 2 files and the summary:\n%s", len(lines), out)
+	if len(lines) != 4 || !strings.HasPrefix(lines[3], "A real run cannot be undone") {
+		t.Fatalf("got %d lines, want 2 files, the summary and whether a real run can be undone:\n%s", len(lines), out)
 	}
 	for _, l := range lines[:2] {
 		if strings.HasSuffix(l, "\tlive.parquet") {

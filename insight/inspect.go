@@ -229,7 +229,7 @@ const historyDepth = 1000
 
 // presets are the retentions the Fabric maintenance guidance gives by table type, in hours:
 // streaming sink 24–48, MERGE-heavy (high-churn) fact 48–72, dimensional 168–720, regulated by
-// policy, often 2555 (about 106 days).
+// policy, often seven years (2555 days: 61 320 hours; 2555 hours are only about 106 days).
 var presets = []struct {
 	name   string
 	lo, hi float64
@@ -237,7 +237,7 @@ var presets = []struct {
 	{"streaming sink", 24, 48},
 	{"high-churn (MERGE-heavy) fact", 48, 72},
 	{"dimensional", 168, 720},
-	{"regulated", 2555, 2555},
+	{"regulated", 61320, 61320},
 }
 
 // presetOf names the table types whose preset range holds hours ("" when none does).

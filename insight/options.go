@@ -11,8 +11,9 @@ import (
 )
 
 // DefaultWhatIfHours are the retentions of the what-if table when none is given: a day, two,
-// three, the Delta default of a week, 30 days and 2555 hours (about 106 days).
-var DefaultWhatIfHours = []float64{24, 48, 72, 168, 720, 2555}
+// three, the Delta default of a week, 30 days and seven years (2555 days, 61 320 hours), the
+// retention regulated tables often keep.
+var DefaultWhatIfHours = []float64{24, 48, 72, 168, 720, 61320}
 
 // The default price, documented in docs/insight.md: a list price to check against the
 // provider's current one.

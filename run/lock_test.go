@@ -38,16 +38,6 @@ func shardOpts(t *testing.T, shard string, version int64) LockOptions {
 	return LockOptions{Purpose: PurposeVacuum, Shard: &s, Version: &version}
 }
 
-func mustAcquire(t *testing.T, store storage.Store, opts LockOptions) *Lock {
-	t.Helper()
-	l, err := Acquire(context.Background(), store, opts)
-	if err != nil {
-		t.Fatalf("acquire %+v: %v", opts, err)
-	}
-	t.Cleanup(func() { l.Release(context.Background()) })
-	return l
-}
-
 // TestLockExcludes: while a process holds the table, every other ticket is refused with a
 // message naming the holder and unlock, except the other shards of the same count at the same
 // pinned version; after the release the table is free again.
@@ -151,14 +141,6 @@ func writeTicket(t *testing.T, store storage.Store, tk Ticket) {
 		t.Fatal(err)
 	}
 	if err := store.PutIfAbsent(context.Background(), ticketKey(tk.Number), b); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func writeBeat(t *testing.T, store storage.Store, n uint64, at time.Time) {
-	t.Helper()
-	b, _ := json.Marshal(heartbeat{Ticket: n, At: at})
-	if err := store.Put(context.Background(), beatKey(n), b); err != nil {
 		t.Fatal(err)
 	}
 }

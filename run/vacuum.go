@@ -54,6 +54,22 @@ type Request struct {
 	LiteFallback bool
 	// Heartbeats, when set (tests), ticks the lock's heartbeats instead of a clock.
 	Heartbeats func() (<-chan time.Time, func())
+
+	notes []string // warnings of the plan, for the result
+}
+
+// retentionNotes are the warnings of a plan's retentions (vacuum.RetentionNote).
+func retentionNotes(pl *vacuum.Plan) []string {
+	var out []string
+	if pl.RetentionSpecified {
+		if n := vacuum.RetentionNote("RETAIN "+fmt.Sprint(pl.RetentionHours)+" HOURS", time.Duration(pl.RetentionHours)*time.Hour); n != "" {
+			out = append(out, n)
+		}
+	}
+	if n := vacuum.RetentionNote("the table's delta.deletedFileRetentionDuration", time.Duration(pl.TableRetentionHours)*time.Hour); n != "" {
+		out = append(out, n)
+	}
+	return out
 }
 
 // now is the request's clock read once: Options.Now, or the time now.
@@ -108,8 +124,7 @@ func Vacuum(ctx context.Context, store storage.Store, req Request) (*vacuum.Resu
 			return nil, err
 		}
 	} else if err := lk.fits(store, req); err != nil {
-		lk.Release(ctx)
-		return nil, err
+		return nil, errors.Join(err, lk.Release(ctx))
 	}
 	// A run whose lock can no longer be shown to hold is stopped between batches (its cause is
 	// ErrLockLost, in the error of the run).
@@ -195,6 +210,7 @@ func plan(ctx context.Context, store storage.Store, req *Request) (*vacuum.Plan,
 		return nil, nil, err
 	}
 	pl.Trash = req.Trash // in the digest: moved is not deleted
+	req.notes = retentionNotes(pl)
 	if req.ExpectPlan != "" {
 		if err := vacuum.CheckDigest(pl, req.ExpectPlan); err != nil {
 			pl.Close()
@@ -212,6 +228,7 @@ func dryRun(ctx context.Context, store storage.Store, req Request) (*vacuum.Resu
 	}
 	req.Counters.SetPhase("done")
 	res := vacuum.DryRun(pl)
+	res.Warnings = append(res.Warnings, req.notes...)
 	rc := Recovery(ctx, store)
 	res.Reclaim = vacuum.NewReclaim(rc, req.Trash, pl.SizeOfDataToDelete)
 	res.Undo = vacuum.NewUndoability(rc, req.Trash, !req.NoRunRecord)
@@ -270,6 +287,7 @@ func realRun(ctx context.Context, store storage.Store, req Request, id string, s
 	}
 	res, endVersion, err := execute(ctx, store, pl, p.Snapshot(), del, req)
 	if res != nil {
+		res.Warnings = append(res.Warnings, req.notes...)
 		res.RunID = id
 		trash := ""
 		if rec != nil {

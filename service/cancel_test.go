@@ -66,7 +66,7 @@ func gate(t *testing.T, f *fixture) *gatedStore {
 		t.Fatal(err)
 	}
 	g := &gatedStore{Store: st, entered: make(chan struct{}), release: make(chan struct{})}
-	f.srv.openHook = func(context.Context, *table) (*deltavacuum.Table, error) {
+	f.srv.tables.openHook = func(context.Context, *table) (*deltavacuum.Table, error) {
 		return deltavacuum.OpenStore(g), nil
 	}
 	return g

@@ -2,6 +2,14 @@
 // inspect, preview, run, cancel, undo), Prometheus metrics, and the scheduled runs of each
 // table's policy.
 //
+// Each part owns its state: the Server the HTTP side (routes, the guard, answers), which only
+// decodes, calls and encodes; the runner (runner*.go, which knows no HTTP) a run from the
+// policy to its end, cancel, undo, the trash purge and the inspections, for the handlers and
+// the scheduler alike; the scheduler when scheduled runs start; the tables the configured
+// and discovered tables, each opened through its SQL session as the CLI opens its own;
+// discovery the discover roots. The runner's errors have kinds, and statusOf (status.go) is
+// the one place a kind becomes an HTTP status.
+//
 // It decides nothing about what is deleted: every run, preview, inspection and undo goes
 // through the library (session.Session, Table.Undo), with the retention the policy and the
 // table's own property give. It never renders a secret: every response and log line passes

@@ -120,17 +120,17 @@ func TestPeriodicInspection(t *testing.T) {
 	check("at 24h", map[string]int{"a": 2, "never": 0, "often": 3})
 
 	// A table a run or undo holds is skipped, and inspected once it is free.
-	if !f.srv.hold("a", "undo of test") {
+	if !f.srv.runner.hold("a", "undo of test") {
 		t.Fatal("could not hold a")
 	}
 	tick(48 * time.Hour)
 	check("a held", map[string]int{"a": 2, "often": 4})
-	f.srv.release("a")
+	f.srv.runner.release("a")
 	tick(48*time.Hour + time.Minute)
 	check("a released", map[string]int{"a": 3, "often": 4})
 
 	// A restarted service reads the last inspection from the state database: nothing is due.
-	g, err := New(Options{Config: f.srv.cfg, State: f.db, Now: f.clock.now, Getenv: func(string) string { return "" }, Logger: f.srv.log})
+	g, err := New(Options{Config: f.srv.tables.cfg, State: f.db, Now: f.clock.now, Getenv: func(string) string { return "" }, Logger: f.srv.log})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,20 +141,20 @@ func TestPeriodicInspection(t *testing.T) {
 
 	// Inspections that have not finished: neither a second of one table nor a third at once.
 	gate := make(chan struct{})
-	f.srv.openHook = func(ctx context.Context, tb *table) (*deltavacuum.Table, error) {
+	f.srv.tables.openHook = func(ctx context.Context, tb *table) (*deltavacuum.Table, error) {
 		<-gate
-		return f.srv.openLimited(ctx, tb)
+		return tb.open(ctx)
 	}
 	inProgress := func() (int, map[string]string) {
-		f.srv.mu.Lock()
-		defer f.srv.mu.Unlock()
+		f.srv.runner.mu.Lock()
+		defer f.srv.runner.mu.Unlock()
 		cp := map[string]string{}
-		for k, v := range f.srv.inspecting {
+		for k, v := range f.srv.runner.upkeep.inspecting {
 			cp[k] = v
 		}
-		return f.srv.periodicInspections, cp
+		return f.srv.runner.upkeep.periodic, cp
 	}
-	f.srv.cfg.Tables[1].Policy.InspectEvery = 6 * time.Hour // never, now due too: three due
+	f.srv.tables.cfg.Tables[1].Policy.InspectEvery = 6 * time.Hour // never, now due too: three due
 	f.clock.set(t0.Add(100 * time.Hour))
 	f.srv.Tick(ctx)
 	f.srv.Tick(ctx)
@@ -175,8 +175,8 @@ func TestPeriodicInspection(t *testing.T) {
 	f.clock.set(t0.Add(200 * time.Hour))
 	f.srv.Tick(ctx)
 	f.srv.Wait()
-	a, _ := f.srv.lookup("a")
-	if f.srv.inspectLater(a, "after run x", false) {
+	a, _ := f.srv.tables.lookup("a")
+	if f.srv.runner.inspectLater(a, "after run x", false) {
 		t.Error("an inspection started after Shutdown")
 	}
 	check("after shutdown", map[string]int{"a": 4, "never": 1, "often": 5})
@@ -190,12 +190,12 @@ func TestPeriodicInspectionFailing(t *testing.T) {
 	ctx := context.Background()
 	var opens atomic.Int32
 	broken := true
-	f.srv.openHook = func(ctx context.Context, tb *table) (*deltavacuum.Table, error) {
+	f.srv.tables.openHook = func(ctx context.Context, tb *table) (*deltavacuum.Table, error) {
 		opens.Add(1)
 		if broken {
 			return nil, errors.New("table a: the store is unreachable")
 		}
-		return f.srv.openLimited(ctx, tb)
+		return tb.open(ctx)
 	}
 	tick := func(at time.Duration) {
 		f.clock.set(t0.Add(at))

@@ -2,18 +2,23 @@ package service
 
 import "github.com/prometheus/client_golang/prometheus"
 
-// metrics are the service's Prometheus metrics, on its own registry (GET /metrics).
-type metrics struct {
+// The service's Prometheus metrics, on its own registry (GET /metrics), each owned by the part
+// that counts it: the runner's (runMetrics), the scheduler's misfires, the webhook's failures,
+// discovery's tables found.
+
+// runMetrics are the runner's metrics.
+type runMetrics struct {
 	runs         *prometheus.CounterVec
 	inProgress   prometheus.Gauge
 	deletedFiles *prometheus.CounterVec
 	deletedBytes *prometheus.CounterVec
 	reclaimable  *prometheus.GaugeVec
-	misfires     *prometheus.CounterVec
+	staleRecords *prometheus.CounterVec
+	purgedFiles  *prometheus.CounterVec
 }
 
-func newMetrics(reg *prometheus.Registry) *metrics {
-	m := &metrics{
+func newRunMetrics(reg *prometheus.Registry) *runMetrics {
+	m := &runMetrics{
 		runs: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "deltavacuum_serve_runs_total", Help: "Runs ended, by table, trigger (schedule, api) and status (COMPLETED, FAILED).",
 		}, []string{"table", "trigger", "status"}),
@@ -29,10 +34,41 @@ func newMetrics(reg *prometheus.Registry) *metrics {
 		reclaimable: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "deltavacuum_serve_reclaimable_bytes", Help: "Bytes a VACUUM at the table's policy would delete, at the last inspection.",
 		}, []string{"table"}),
-		misfires: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "deltavacuum_serve_schedule_misfires_total", Help: "Scheduled fires lost (service down, window closed, table busy) or merged into a catch-up run.",
+		staleRecords: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "deltavacuum_serve_stale_run_records_total", Help: "Times a RUNNING run record without a fresh heartbeat was passed over as stale.",
+		}, []string{"table"}),
+		purgedFiles: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "deltavacuum_serve_trash_purged_files_total", Help: "Files of trash past the undo window deleted for good.",
 		}, []string{"table"}),
 	}
-	reg.MustRegister(m.runs, m.inProgress, m.deletedFiles, m.deletedBytes, m.reclaimable, m.misfires)
+	reg.MustRegister(m.runs, m.inProgress, m.deletedFiles, m.deletedBytes, m.reclaimable, m.staleRecords, m.purgedFiles)
 	return m
+}
+
+// newMisfires is the scheduler's count of lost fires.
+func newMisfires(reg *prometheus.Registry) *prometheus.CounterVec {
+	c := prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "deltavacuum_serve_schedule_misfires_total", Help: "Scheduled fires lost (service down, window closed, table busy) or merged into a catch-up run.",
+	}, []string{"table"})
+	reg.MustRegister(c)
+	return c
+}
+
+// newWebhookFailures counts the webhook's deliveries given up (registered with or without a
+// webhook: it reads 0 without one).
+func newWebhookFailures(reg *prometheus.Registry) prometheus.Counter {
+	c := prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "deltavacuum_serve_webhook_failures_total", Help: "Failed-run webhooks not delivered after every attempt.",
+	})
+	reg.MustRegister(c)
+	return c
+}
+
+// newDiscovered is discovery's count of the tables under each root.
+func newDiscovered(reg *prometheus.Registry) *prometheus.GaugeVec {
+	g := prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "deltavacuum_serve_discovered_tables", Help: "Tables found under a discover root at its last refresh.",
+	}, []string{"root"})
+	reg.MustRegister(g)
+	return g
 }

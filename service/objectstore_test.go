@@ -169,9 +169,9 @@ tables:
 			}
 
 			// Every request of the table goes through the store's limiter.
-			l := f.srv.ops.limiters[0]
-			tb, _ := f.srv.lookup("r")
-			dt, err := f.srv.open(ctx, tb)
+			l := f.srv.tables.limiters[0]
+			tb, _ := f.srv.tables.lookup("r")
+			dt, err := f.srv.tables.open(ctx, tb)
 			if err != nil {
 				t.Fatal(err)
 			}

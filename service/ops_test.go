@@ -96,7 +96,7 @@ func TestWebhookOnFailure(t *testing.T) {
 	logs := logTo(f)
 	var sleeps []time.Duration
 	var mu sync.Mutex
-	f.srv.ops.hook.sleep = func(_ context.Context, d time.Duration) error {
+	f.srv.runner.hook.sleep = func(_ context.Context, d time.Duration) error {
 		mu.Lock()
 		sleeps = append(sleeps, d)
 		mu.Unlock()
@@ -141,7 +141,7 @@ func TestWebhookUnreachable(t *testing.T) {
 	t.Run("4xx", func(t *testing.T) {
 		hs := newHookServer(t, 404)
 		f := newFixture(t, "webhook: {url: '${HOOK_URL}'}\n"+failingTable, map[string]string{"HOOK_URL": hs.URL}, nil)
-		f.srv.ops.hook.sleep = func(context.Context, time.Duration) error { return nil }
+		f.srv.runner.hook.sleep = func(context.Context, time.Duration) error { return nil }
 		f.do(t, "POST", "/api/tables/checked/runs", "{}")
 		f.srv.Wait()
 		f.srv.waitWebhooks()
@@ -159,7 +159,7 @@ func TestWebhookUnreachable(t *testing.T) {
 		f := newFixture(t, "webhook: {url: '${HOOK_URL}'}\n"+failingTable, map[string]string{"HOOK_URL": "http://" + addr + "/x"}, nil)
 		logs := logTo(f)
 		attempts := 0
-		f.srv.ops.hook.sleep = func(context.Context, time.Duration) error { attempts++; return nil }
+		f.srv.runner.hook.sleep = func(context.Context, time.Duration) error { attempts++; return nil }
 		_, body := f.do(t, "POST", "/api/tables/checked/runs", "{}")
 		f.srv.Wait()
 		_, run := f.do(t, "GET", "/api/runs/"+body["id"].(string), "")
@@ -406,7 +406,7 @@ func TestLiteFallsBackToFull(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.srv.tableList()[0].session.Vacuum(ctx, dt, session.VacuumRequest{Mode: "LITE", DryRun: true}); !errors.Is(err, vacuum.ErrCannotVacuumLite) {
+	if _, err := f.srv.tables.all()[0].session.Vacuum(ctx, dt, session.VacuumRequest{Mode: "LITE", DryRun: true}); !errors.Is(err, vacuum.ErrCannotVacuumLite) {
 		t.Fatalf("LITE on the table: %v, want DELTA_CANNOT_VACUUM_LITE", err)
 	}
 	code, body := f.do(t, "POST", "/api/tables/a/preview", "{}")

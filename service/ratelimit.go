@@ -55,3 +55,12 @@ func underPrefix(loc, prefix string) bool {
 	rest := loc[len(prefix):]
 	return rest == "" || strings.HasSuffix(prefix, "/") || strings.HasPrefix(rest, "/")
 }
+
+// transport is the tables' session transport (session.Config.Transport): the limit of the
+// store of loc, nil when none is configured.
+func (ts *tables) transport(loc string) func(http.RoundTripper) http.RoundTripper {
+	if l := limiterFor(ts.limiters, loc); l != nil {
+		return l.wrap
+	}
+	return nil
+}

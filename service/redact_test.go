@@ -42,7 +42,7 @@ tables:
 	defer srv.Shutdown(context.Background())
 	rec := httptest.NewRecorder()
 	req := httptest.NewRequest("GET", "/api/tables/a/inspect", nil)
-	srv.fail(rec, req, 502, errors.New("the store said: bad signature for "+secret+" (token "+token+")"))
+	srv.failCode(rec, req, 502, errors.New("the store said: bad signature for "+secret+" (token "+token+")"))
 	srv.log.Warn("carrying "+secret, "token", token, "nested", slog.GroupValue(slog.String("k", secret)))
 	for what, out := range map[string]string{"response": rec.Body.String(), "log": logs.String()} {
 		if strings.Contains(out, secret) || strings.Contains(out, token) {

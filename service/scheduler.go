@@ -3,111 +3,191 @@ package service
 import (
 	"context"
 	"errors"
+	"sync"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/deltavacuum/deltavacuum/service/config"
 	"github.com/deltavacuum/deltavacuum/service/schedule"
+	"github.com/deltavacuum/deltavacuum/service/state"
 )
 
-// StartScheduler sets up the schedules of the tables that have one (a dryRunOnly table is
-// never run on a schedule): how far each is handled comes from the state database; a table
-// new to it starts now, without catching up on earlier fires.
-func (s *Server) StartScheduler(ctx context.Context) error {
-	saved, err := s.st.Schedules(ctx)
+// scheduler starts the tables' scheduled runs through the runner, when service/schedule says
+// (cron, window, jitter, the limit of runs at once), and keeps in the state database how far
+// each table's schedule is handled. It holds no run logic: a scheduled run is the runner's
+// start, as a run through the API is.
+type scheduler struct {
+	*shared
+	st       *state.DB
+	limit    int // maxConcurrentRuns
+	tables   *tables
+	runner   *runner
+	misfires *prometheus.CounterVec
+
+	mu    sync.Mutex          // guards sched; taken after runner.mu, never before
+	sched *schedule.Scheduler // nil until started
+}
+
+// start sets up the schedules of the tables that have one (a dryRunOnly table is never run on a
+// schedule): how far each is handled comes from the state database; a table new to it starts
+// now, without catching up on earlier fires.
+func (c *scheduler) start(ctx context.Context) error {
+	saved, err := c.st.Schedules(ctx)
 	if err != nil {
 		return err
 	}
 	handled := map[string]time.Time{}
 	var tables []*schedule.Table
-	for _, t := range s.tableList() {
-		c := t.cfg
-		if c.Schedule == nil || c.DryRunOnly {
+	for _, t := range c.tables.all() {
+		tc := t.cfg
+		if tc.Schedule == nil || tc.DryRunOnly {
 			continue
 		}
-		tables = append(tables, scheduleTable(c))
-		if h := saved[c.ID].Handled; !h.IsZero() {
-			handled[c.ID] = h
+		tables = append(tables, scheduleTable(tc))
+		if h := saved[tc.ID].Handled; !h.IsZero() {
+			handled[tc.ID] = h
 		}
 	}
-	sched, err := schedule.New(tables, s.cfg.MaxConcurrentRuns, handled, s.now())
+	sched, err := schedule.New(tables, c.limit, handled, c.now())
 	if err != nil {
 		return err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.sched != nil {
-		return errors.New("service: the scheduler is already started")
-	}
-	for id := range s.busy {
-		sched.Running(id)
-	}
-	s.sched = sched
-	return nil
+	return c.runner.attach(c, func(held []string) error {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if c.sched != nil {
+			return errors.New("service: the scheduler is already started")
+		}
+		for _, id := range held {
+			sched.Running(id)
+		}
+		c.sched = sched
+		return nil
+	})
 }
 
-// Tick starts the scheduled runs and the periodic inspections due at the server's clock, and
-// records how far each table's schedule is handled. The command calls it every few seconds; tests call it with an
-// injected clock.
-func (s *Server) Tick(ctx context.Context) {
-	now := s.now()
-	s.refreshDiscovery(ctx, now)
-	s.purgeTrash(ctx, now)
-	s.inspectDue(ctx, now)
-	s.mu.Lock()
-	if s.sched == nil || s.closed {
-		s.mu.Unlock()
+// running and finished are the scheduler's slots (runner.attach): the runner tells it of
+// every table it holds and releases.
+func (c *scheduler) running(id string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.sched.Running(id)
+}
+
+func (c *scheduler) finished(id string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.sched.Finished(id)
+}
+
+// tick starts the scheduled runs due at now and records how far each table's schedule is
+// handled; a fire lost or not started is counted and logged.
+func (c *scheduler) tick(ctx context.Context, now time.Time) {
+	all := c.tables.all()
+	if c.runner.closing() {
+		return
+	}
+	c.mu.Lock()
+	if c.sched == nil {
+		c.mu.Unlock()
 		return
 	}
 	before := map[string]time.Time{}
-	for _, t := range s.tables {
-		before[t.cfg.ID] = s.sched.Handled(t.cfg.ID)
+	for _, t := range all {
+		before[t.cfg.ID] = c.sched.Handled(t.cfg.ID)
 	}
-	starts, err := s.sched.Tick(now)
+	starts, err := c.sched.Tick(now)
 	after := map[string]time.Time{}
 	for id := range before {
-		after[id] = s.sched.Handled(id)
+		after[id] = c.sched.Handled(id)
 	}
-	s.mu.Unlock()
+	c.mu.Unlock()
 	if err != nil {
-		s.log.Error("scheduler", "error", err.Error())
+		c.log.Error("scheduler", "error", err.Error())
 		return
 	}
 	started := map[string]bool{}
 	for _, st := range starts {
 		started[st.Table] = true
-		t, ok := s.lookup(st.Table)
+		t, ok := c.tables.lookup(st.Table)
 		if !ok { // no longer discovered: free the slot the scheduler gave it
-			s.mu.Lock()
-			if s.sched != nil {
-				s.sched.Finished(st.Table)
-			}
-			s.mu.Unlock()
+			c.finished(st.Table)
 			continue
 		}
-		if err := s.st.SetHandled(ctx, st.Table, st.Fire); err != nil {
-			s.log.Error("recording the schedule", "table", st.Table, "error", err.Error())
+		if err := c.st.SetHandled(ctx, st.Table, st.Fire); err != nil {
+			c.log.Error("recording the schedule", "table", st.Table, "error", err.Error())
 		}
-		id, err := s.start(ctx, t, "schedule")
+		id, err := c.runner.start(ctx, t, "schedule", "")
 		if err != nil {
 			// The fire is lost, not retried: the next one decides (docs/service.md).
-			s.metrics.misfires.WithLabelValues(st.Table).Inc()
-			s.log.Warn("scheduled run not started", "table", st.Table, "fire", st.Fire.UTC(), "error", err.Error())
-			s.mu.Lock()
-			if _, busy := s.busy[st.Table]; !busy && s.sched != nil {
-				s.sched.Finished(st.Table)
-			}
-			s.mu.Unlock()
+			c.misfires.WithLabelValues(st.Table).Inc()
+			c.log.Warn("scheduled run not started", "table", st.Table, "fire", st.Fire.UTC(), "error", err.Error())
+			c.runner.freeSlot(st.Table)
 			continue
 		}
-		s.log.Info("scheduled run", "table", st.Table, "fire", st.Fire.UTC(), "run", id)
+		c.log.Info("scheduled run", "table", st.Table, "fire", st.Fire.UTC(), "run", id)
 	}
 	for id, h := range after {
 		if started[id] || h.Equal(before[id]) {
 			continue
 		}
-		s.metrics.misfires.WithLabelValues(id).Inc()
-		s.log.Warn("scheduled fire lost", "table", id, "fire", h.UTC())
-		if err := s.st.SetHandled(ctx, id, h); err != nil {
-			s.log.Error("recording the schedule", "table", id, "error", err.Error())
+		c.misfires.WithLabelValues(id).Inc()
+		c.log.Warn("scheduled fire lost", "table", id, "fire", h.UTC())
+		if err := c.st.SetHandled(ctx, id, h); err != nil {
+			c.log.Error("recording the schedule", "table", id, "error", err.Error())
 		}
 	}
+}
+
+// handled returns how far the schedule of each of tables is handled; nil before start.
+func (c *scheduler) handled(tables []*table) map[string]time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.sched == nil {
+		return nil
+	}
+	out := map[string]time.Time{}
+	for _, t := range tables {
+		out[t.cfg.ID] = c.sched.Handled(t.cfg.ID)
+	}
+	return out
+}
+
+// add schedules a table discovery found (handled up to handled), remove stops scheduling one
+// no longer found; both do nothing before start.
+func (c *scheduler) add(t *table, handled time.Time) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.sched == nil {
+		return nil
+	}
+	return c.sched.Add(scheduleTable(t.cfg), handled)
+}
+
+func (c *scheduler) remove(id string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.sched != nil {
+		c.sched.Remove(id)
+	}
+}
+
+func scheduleTable(c *config.Table) *schedule.Table {
+	return &schedule.Table{ID: c.ID, Cron: c.Schedule.Cron, Window: c.Schedule.Window, Jitter: c.Schedule.Jitter}
+}
+
+// StartScheduler sets up the schedules of the tables that have one (scheduler.start).
+func (s *Server) StartScheduler(ctx context.Context) error { return s.sched.start(ctx) }
+
+// Tick does what is due at the server's clock: it refreshes the discover roots, purges trash
+// past the undo window, starts the periodic inspections and the scheduled runs, and records
+// how far each table's schedule is handled. The command calls it every few seconds; tests
+// call it with an injected clock.
+func (s *Server) Tick(ctx context.Context) {
+	now := s.now()
+	s.disc.refresh(ctx, now)
+	s.runner.purgeTrash(ctx, now)
+	s.runner.inspectDue(ctx, now)
+	s.sched.tick(ctx, now)
 }

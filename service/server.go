@@ -1,31 +1,22 @@
 package service
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/deltavacuum/deltavacuum/session"
-	"io"
 	"log/slog"
 	"mime"
 	"net"
 	"net/http"
 	"os"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
-	"github.com/deltavacuum/deltavacuum"
-	"github.com/deltavacuum/deltavacuum/catalog"
 	"github.com/deltavacuum/deltavacuum/internal/redact"
-	"github.com/deltavacuum/deltavacuum/internal/strictjson"
 	"github.com/deltavacuum/deltavacuum/service/config"
-	"github.com/deltavacuum/deltavacuum/service/schedule"
 	"github.com/deltavacuum/deltavacuum/service/state"
 	"github.com/deltavacuum/deltavacuum/storage/location"
 )
@@ -41,51 +32,27 @@ type Options struct {
 	Logger *slog.Logger
 }
 
-// Server serves the API and runs the tables' vacuums.
+// Server is the HTTP side of the service: the API, the web page and their security. It
+// decodes, calls and encodes: the runs are the runner's, the schedules the scheduler's, the
+// discover roots discovery's, the tables (and how they open) the tables'.
 type Server struct {
-	cfg     *config.Config
-	st      *state.DB
-	now     func() time.Time
-	log     *slog.Logger
-	token   string
-	red     *redact.Redactor
-	tables  []*table
-	byID    map[string]*table
-	reg     *prometheus.Registry
-	metrics *metrics
-	cop     *http.CrossOriginProtection
-
-	// base is the context of every run; Shutdown cancels it.
-	base context.Context
-	stop context.CancelFunc
-	wg   sync.WaitGroup
-
-	mu     sync.Mutex
-	active map[string]*activeRun // by run id
-	busy   map[string]string     // table id -> what holds it (a run id, "undo")
-	sched  *schedule.Scheduler   // nil without scheduled tables
-	closed bool
-	// inspecting are the background inspections in progress (table id -> why), inspected
-	// when each table was last inspected, inspectFailed when a background inspection of it
-	// last failed (inspect.go).
-	inspecting          map[string]string
-	periodicInspections int
-	inspected           map[string]time.Time
-	inspectFailed       map[string]time.Time
-
-	web webState // the web page's previews (web.go)
-	ops ops      // discovery, rate limits, webhook, trash purge, stale records (ops.go)
-
-	// openHook, when set (by tests), opens the tables instead of the library.
-	openHook func(context.Context, *table) (*deltavacuum.Table, error)
+	*shared
+	auth   auth
+	reg    *prometheus.Registry
+	st     *state.DB // read here (runs, inspections); the runner writes them
+	tables *tables
+	runner *runner
+	sched  *scheduler
+	disc   *discovery
+	web    webState // the web page's previews (web_preview.go)
 }
 
-// table is a configured table, ready to open.
-type table struct {
-	cfg     *config.Table
-	session *session.Session
-	opts    location.Options
-	cat     *catalog.Catalog
+// auth is the security of every request (guard): the token ("" when none is configured, on
+// loopback only), the loopback rule for the Host, and the check of cross-site POSTs.
+type auth struct {
+	token    string
+	loopback bool
+	cop      *http.CrossOriginProtection
 }
 
 // New returns a server; it resolves the token and every table's storage options from the
@@ -116,45 +83,35 @@ func New(opts Options) (*Server, error) {
 	for _, e := range location.SDKSecretEnv {
 		red.Add(opts.Getenv(e))
 	}
-	ctx, stop := context.WithCancel(context.Background())
-	s := &Server{
-		cfg: cfg, st: opts.State, now: opts.Now, token: token, red: red,
-		byID: map[string]*table{}, reg: prometheus.NewRegistry(), cop: http.NewCrossOriginProtection(),
-		base: ctx, stop: stop, active: map[string]*activeRun{}, busy: map[string]string{},
-		inspecting: map[string]string{}, inspected: map[string]time.Time{}, inspectFailed: map[string]time.Time{},
+	sh := &shared{now: opts.Now, red: red, log: slog.New(&redactingHandler{h: opts.Logger.Handler(), red: red})}
+	ts, err := newTables(sh, cfg, opts.Getenv)
+	if err != nil {
+		return nil, err
 	}
-	s.log = slog.New(&redactingHandler{h: opts.Logger.Handler(), red: red})
-	s.metrics = newMetrics(s.reg)
-	for i := range cfg.Tables {
-		t, err := s.newTable(&cfg.Tables[i], opts.Getenv)
-		if err != nil {
-			stop()
+	reg := prometheus.NewRegistry()
+	var hook *webhook
+	failures := newWebhookFailures(reg)
+	if w := cfg.Webhook; w != nil {
+		if hook, err = newWebhook(sh, w, opts.Getenv, failures); err != nil {
 			return nil, err
 		}
-		s.tables = append(s.tables, t)
-		s.byID[t.cfg.ID] = t
 	}
-	if err := s.setupOps(opts.Getenv); err != nil {
-		stop()
-		return nil, err
-	}
-	ids, err := s.st.FailInterrupted(context.Background(), s.now())
+	roots, err := newRoots(ts, opts.Getenv)
 	if err != nil {
-		stop()
 		return nil, err
 	}
-	for _, id := range ids {
-		s.log.Warn("a run a previous process left RUNNING is recorded FAILED", "run", id)
+	r := newRunner(sh, cfg, opts.State, ts, newRunMetrics(reg), hook)
+	sc := &scheduler{shared: sh, st: opts.State, limit: cfg.MaxConcurrentRuns, tables: ts, runner: r, misfires: newMisfires(reg)}
+	s := &Server{
+		shared: sh, auth: auth{token: token, loopback: cfg.Loopback(), cop: http.NewCrossOriginProtection()},
+		reg: reg, st: opts.State, tables: ts, runner: r, sched: sc,
+		disc: &discovery{shared: sh, st: opts.State, tables: ts, sched: sc, roots: roots, count: newDiscovered(reg)},
+	}
+	if err := r.failInterrupted(context.Background()); err != nil {
+		r.life.stop()
+		return nil, err
 	}
 	return s, nil
-}
-
-// open opens the table: by path, or by name through its warehouse or catalog.
-func (s *Server) open(ctx context.Context, t *table) (*deltavacuum.Table, error) {
-	if s.openHook != nil {
-		return s.openHook(ctx, t)
-	}
-	return s.openLimited(ctx, t)
 }
 
 // route is one endpoint; routes is the API, and docs/openapi.yaml documents exactly these.
@@ -201,29 +158,29 @@ const maxBody = 1 << 20
 // (a form or a page elsewhere cannot start or undo a run).
 func (s *Server) guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if s.cfg.Loopback() && !loopbackHost(r.Host) {
-			s.fail(w, r, http.StatusMisdirectedRequest, fmt.Errorf("host %q is not a loopback address: use 127.0.0.1, [::1] or localhost", r.Host))
+		if s.auth.loopback && !loopbackHost(r.Host) {
+			s.failCode(w, r, http.StatusMisdirectedRequest, fmt.Errorf("host %q is not a loopback address: use 127.0.0.1, [::1] or localhost", r.Host))
 			return
 		}
-		if s.token != "" && !openPath(r) {
+		if s.auth.token != "" && !openPath(r) {
 			if !s.authorized(r) {
 				if pageRequest(r) {
 					redirectToLogin(w, r)
 					return
 				}
 				w.Header().Set("WWW-Authenticate", `Bearer realm="deltavacuum"`)
-				s.fail(w, r, http.StatusUnauthorized, errors.New("a valid token is required: send the header Authorization: Bearer TOKEN, or, in a browser, log in at /login (it keeps the token in the "+cookieName+" cookie)"))
+				s.failCode(w, r, http.StatusUnauthorized, errors.New("a valid token is required: send the header Authorization: Bearer TOKEN, or, in a browser, log in at /login (it keeps the token in the "+cookieName+" cookie)"))
 				return
 			}
 		}
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
 			mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 			if err != nil || mt != "application/json" {
-				s.fail(w, r, http.StatusUnsupportedMediaType, errors.New("a POST must have Content-Type: application/json"))
+				s.failCode(w, r, http.StatusUnsupportedMediaType, errors.New("a POST must have Content-Type: application/json"))
 				return
 			}
-			if err := s.cop.Check(r); err != nil {
-				s.fail(w, r, http.StatusForbidden, errors.New("cross-site request refused"))
+			if err := s.auth.cop.Check(r); err != nil {
+				s.failCode(w, r, http.StatusForbidden, errors.New("cross-site request refused"))
 				return
 			}
 			r.Body = http.MaxBytesReader(w, r.Body, maxBody)
@@ -245,187 +202,6 @@ func loopbackHost(hostport string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// writeJSON writes v, redacted.
-func (s *Server) writeJSON(w http.ResponseWriter, code int, v any) {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		code, b = http.StatusInternalServerError, []byte(`{"error":"encoding the response failed"}`)
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-Content-Type-Options", "nosniff")
-	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(code)
-	io.WriteString(w, s.red.String(string(b))+"\n")
-}
-
-type errorBody struct {
-	Error string `json:"error"`
-}
-
-func (s *Server) fail(w http.ResponseWriter, r *http.Request, code int, err error) {
-	msg := s.red.String(err.Error())
-	if code >= 500 || code == http.StatusConflict {
-		s.log.Warn("request failed", "method", r.Method, "path", r.URL.Path, "status", code, "error", msg)
-	}
-	s.writeJSON(w, code, errorBody{Error: msg})
-}
-
-// decode reads the JSON object body of a request into v, as strictly as the Delta log is read
-// (internal/strictjson): a duplicate key, a key in another case, a key v does not declare,
-// invalid UTF-8 or anything after the object is refused, with a message naming the key. Every
-// handler that takes a body reads it here. An empty body is {}.
-func decode(r *http.Request, v any) error {
-	b, err := io.ReadAll(r.Body)
-	if err != nil {
-		return fmt.Errorf("reading the body: %w", err)
-	}
-	if len(bytes.TrimSpace(b)) == 0 {
-		return nil
-	}
-	if b := bytes.TrimSpace(b); b[0] != '{' {
-		return errors.New("the body is not the JSON object expected: send an object, {} for none")
-	}
-	if err := strictjson.UnmarshalKnown(b, v); err != nil {
-		return fmt.Errorf("the body is not the JSON object expected: %w", err)
-	}
-	return nil
-}
-
 func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
 	s.writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
-}
-
-// TableInfo is a table as the API lists it.
-type TableInfo struct {
-	ID         string        `json:"id"`
-	Location   string        `json:"location,omitempty"`
-	Name       string        `json:"name,omitempty"`
-	DryRunOnly bool          `json:"dryRunOnly"`
-	Policy     PolicyInfo    `json:"policy"`
-	Schedule   *ScheduleInfo `json:"schedule,omitempty"`
-	LastRun    *state.Run    `json:"lastRun,omitempty"`
-	Running    string        `json:"running,omitempty"`
-}
-
-// PolicyInfo is a table's policy.
-type PolicyInfo struct {
-	Retention      string  `json:"retention"`
-	RetentionHours float64 `json:"retentionHours,omitempty"`
-	RetentionCheck bool    `json:"retentionCheck"`
-	Mode           string  `json:"mode"`
-	FullEvery      string  `json:"fullEvery,omitempty"`
-	Trash          bool    `json:"trash"`
-	// InspectEvery is how often the service inspects the table on its own, or "off".
-	InspectEvery string `json:"inspectEvery"`
-}
-
-// ScheduleInfo is a table's schedule and its next planned start.
-type ScheduleInfo struct {
-	Cron      string     `json:"cron"`
-	TimeZone  string     `json:"timezone"`
-	Window    string     `json:"window,omitempty"`
-	Jitter    string     `json:"jitter,omitempty"`
-	NextStart *time.Time `json:"nextStart,omitempty"`
-}
-
-func (s *Server) listTables(w http.ResponseWriter, r *http.Request) {
-	s.writeJSON(w, http.StatusOK, map[string]any{"tables": s.tableInfos(r.Context())})
-}
-
-// tableInfos are the tables as GET /api/tables and the web page list them.
-func (s *Server) tableInfos(ctx context.Context) []TableInfo {
-	out := []TableInfo{}
-	s.mu.Lock()
-	busy := map[string]string{}
-	for k, v := range s.busy {
-		busy[k] = v
-	}
-	tables := append([]*table(nil), s.tables...)
-	var handled map[string]time.Time
-	if s.sched != nil {
-		handled = map[string]time.Time{}
-		for _, t := range tables {
-			handled[t.cfg.ID] = s.sched.Handled(t.cfg.ID)
-		}
-	}
-	s.mu.Unlock()
-	for _, t := range tables {
-		c := t.cfg
-		info := TableInfo{ID: c.ID, Location: location.SafeURI(c.Path), Name: c.Name, DryRunOnly: c.DryRunOnly, Running: busy[c.ID]}
-		info.Policy = PolicyInfo{Retention: "table", RetentionCheck: c.Policy.RetentionCheck, Mode: string(c.Policy.Mode), Trash: c.Policy.Trash}
-		if c.Policy.Retention.Set {
-			info.Policy.Retention, info.Policy.RetentionHours = "hours", c.Policy.Retention.Hours
-			if c.Policy.Retention.Preset != "" {
-				info.Policy.Retention = c.Policy.Retention.Preset
-			}
-		}
-		info.Policy.InspectEvery = "off"
-		if c.Policy.InspectEvery > 0 {
-			info.Policy.InspectEvery = c.Policy.InspectEvery.String()
-		}
-		if c.Policy.FullEvery > 0 {
-			info.Policy.FullEvery = c.Policy.FullEvery.String()
-		}
-		if sc := c.Schedule; sc != nil {
-			si := &ScheduleInfo{Cron: sc.Cron.String(), TimeZone: sc.TimeZone}
-			if sc.Window != nil {
-				si.Window = sc.Window.Start.String() + "-" + sc.Window.End.String()
-			}
-			if sc.Jitter > 0 {
-				si.Jitter = sc.Jitter.String()
-			}
-			if h, ok := handled[c.ID]; ok {
-				if n := schedule.NextStart(scheduleTable(c), h); !n.IsZero() {
-					n = n.UTC()
-					si.NextStart = &n
-				}
-			}
-			info.Schedule = si
-		}
-		if runs, err := s.st.Runs(ctx, c.ID, 1); err == nil && len(runs) == 1 {
-			info.LastRun = &runs[0]
-		}
-		out = append(out, info)
-	}
-	return out
-}
-
-func scheduleTable(c *config.Table) *schedule.Table {
-	return &schedule.Table{ID: c.ID, Cron: c.Schedule.Cron, Window: c.Schedule.Window, Jitter: c.Schedule.Jitter}
-}
-
-func (s *Server) tableOf(w http.ResponseWriter, r *http.Request) *table {
-	t, ok := s.lookup(r.PathValue("id"))
-	if !ok {
-		s.fail(w, r, http.StatusNotFound, fmt.Errorf("no table %q in the configuration (GET /api/tables lists them)", r.PathValue("id")))
-		return nil
-	}
-	return t
-}
-
-// redactingHandler passes every log record's message and attributes through the redactor.
-type redactingHandler struct {
-	h   slog.Handler
-	red *redact.Redactor
-}
-
-func (h *redactingHandler) Enabled(ctx context.Context, l slog.Level) bool {
-	return h.h.Enabled(ctx, l)
-}
-
-func (h *redactingHandler) Handle(ctx context.Context, r slog.Record) error {
-	out := slog.NewRecord(r.Time, r.Level, h.red.String(r.Message), r.PC)
-	r.Attrs(func(a slog.Attr) bool {
-		out.AddAttrs(slog.String(a.Key, h.red.String(a.Value.String())))
-		return true
-	})
-	return h.h.Handle(ctx, out)
-}
-
-func (h *redactingHandler) WithAttrs(as []slog.Attr) slog.Handler {
-	return &redactingHandler{h: h.h.WithAttrs(as), red: h.red}
-}
-
-func (h *redactingHandler) WithGroup(name string) slog.Handler {
-	return &redactingHandler{h: h.h.WithGroup(name), red: h.red}
 }

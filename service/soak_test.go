@@ -94,9 +94,9 @@ func TestSoak(t *testing.T) {
 	tick := func(at time.Time) {
 		f.clock.set(at)
 		f.srv.Tick(ctx)
-		f.srv.mu.Lock()
-		maxBusy = max(maxBusy, len(f.srv.busy))
-		f.srv.mu.Unlock()
+		f.srv.runner.mu.Lock()
+		maxBusy = max(maxBusy, len(f.srv.runner.holds.busy))
+		f.srv.runner.mu.Unlock()
 	}
 	heap := map[int]uint64{}
 	for m := 1; m <= minutes; m++ {

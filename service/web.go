@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"embed"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"html/template"
 	"io/fs"
@@ -73,7 +72,7 @@ type pageData struct {
 // response is, and writes it with a strict Content-Security-Policy.
 func (s *Server) render(w http.ResponseWriter, r *http.Request, code int, name, title string, body any) {
 	var buf bytes.Buffer
-	if err := pages.ExecuteTemplate(&buf, name, pageData{Title: title, TokenSet: s.token != "", Body: body}); err != nil {
+	if err := pages.ExecuteTemplate(&buf, name, pageData{Title: title, TokenSet: s.auth.token != "", Body: body}); err != nil {
 		s.log.Error("rendering a page", "page", name, "error", err.Error())
 		http.Error(w, "rendering the page failed; see the service's log", http.StatusInternalServerError)
 		return
@@ -89,7 +88,8 @@ func (s *Server) render(w http.ResponseWriter, r *http.Request, code int, name, 
 }
 
 // errorPage answers a page request that cannot be served.
-func (s *Server) errorPage(w http.ResponseWriter, r *http.Request, code int, err error, table string) {
+func (s *Server) errorPage(w http.ResponseWriter, r *http.Request, err error, table string) {
+	code := statusOf(err)
 	if code >= 500 {
 		s.log.Warn("page failed", "path", r.URL.Path, "status", code, "error", s.red.String(err.Error()))
 	}
@@ -98,9 +98,9 @@ func (s *Server) errorPage(w http.ResponseWriter, r *http.Request, code int, err
 
 // pageTable is the table a page's path names, or nil after a 404 page.
 func (s *Server) pageTable(w http.ResponseWriter, r *http.Request) *table {
-	t, ok := s.lookup(r.PathValue("id"))
+	t, ok := s.tables.lookup(r.PathValue("id"))
 	if !ok {
-		s.errorPage(w, r, http.StatusNotFound, fmt.Errorf("no table %q in the configuration", r.PathValue("id")), "")
+		s.errorPage(w, r, of(errNotFound, fmt.Errorf("no table %q in the configuration", r.PathValue("id"))), "")
 		return nil
 	}
 	return t
@@ -164,7 +164,7 @@ func (s *Server) tablePage(w http.ResponseWriter, r *http.Request) {
 	}
 	pts, last, err := s.inspectionsOf(r, t.cfg.ID, 200)
 	if err != nil {
-		s.errorPage(w, r, http.StatusInternalServerError, err, t.cfg.ID)
+		s.errorPage(w, r, err, t.cfg.ID)
 		return
 	}
 	d := map[string]any{"Info": s.infoOf(r, t.cfg.ID), "Points": pts, "Last": last, "Chart": bytesChart(pts), "Forecast": forecastChart(last), "HistoryShown": historyShown}
@@ -180,7 +180,7 @@ func (s *Server) tablePage(w http.ResponseWriter, r *http.Request) {
 	}
 	runs, err := s.st.Runs(r.Context(), t.cfg.ID, 50)
 	if err != nil {
-		s.errorPage(w, r, http.StatusInternalServerError, err, t.cfg.ID)
+		s.errorPage(w, r, err, t.cfg.ID)
 		return
 	}
 	var rows []runRow
@@ -201,27 +201,27 @@ func (s *Server) previewPage(w http.ResponseWriter, r *http.Request) {
 	}
 	digest := r.PathValue("plan")
 	if !vacuum.ValidDigest(digest) {
-		s.errorPage(w, r, http.StatusBadRequest, fmt.Errorf("%q is not the digest of a preview", digest), t.cfg.ID)
+		s.errorPage(w, r, of(errInvalid, fmt.Errorf("%q is not the digest of a preview", digest)), t.cfg.ID)
 		return
 	}
 	p := s.web.find(t.cfg.ID, digest)
 	if p == nil {
-		s.errorPage(w, r, http.StatusNotFound, fmt.Errorf("this preview of %s is no longer kept (the service keeps the newest %d previews, until it stops): preview the table again", t.cfg.ID, maxPreviews), t.cfg.ID)
+		s.errorPage(w, r, of(errNotFound, fmt.Errorf("this preview of %s is no longer kept (the service keeps the newest %d previews, until it stops): preview the table again", t.cfg.ID, maxPreviews)), t.cfg.ID)
 		return
 	}
 	pageNo, err := intParam(r, "page", 1, 1, maxOffset/filesPerPage)
 	if err != nil {
-		s.errorPage(w, r, http.StatusBadRequest, err, t.cfg.ID)
+		s.errorPage(w, r, err, t.cfg.ID)
 		return
 	}
 	pp, err := previewPageOf(p, (pageNo-1)*filesPerPage, filesPerPage, 50)
 	if err != nil {
-		s.errorPage(w, r, http.StatusInternalServerError, err, t.cfg.ID)
+		s.errorPage(w, r, err, t.cfg.ID)
 		return
 	}
 	pagesN := max(1, (p.Result.Files.Len()+filesPerPage-1)/filesPerPage)
 	if pageNo > pagesN {
-		s.errorPage(w, r, http.StatusBadRequest, fmt.Errorf("parameter page=%d: the preview has %d pages of files", pageNo, pagesN), t.cfg.ID)
+		s.errorPage(w, r, of(errInvalid, fmt.Errorf("parameter page=%d: the preview has %d pages of files", pageNo, pagesN)), t.cfg.ID)
 		return
 	}
 	d := map[string]any{"P": pp, "Page": pageNo, "Pages": pagesN, "DryRunOnly": t.cfg.DryRunOnly, "Observed": p.Observed,
@@ -237,12 +237,8 @@ func (s *Server) previewPage(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) runPage(w http.ResponseWriter, r *http.Request) {
 	run, err := s.st.Run(r.Context(), r.PathValue("id"))
-	if errors.Is(err, state.ErrNotFound) {
-		s.errorPage(w, r, http.StatusNotFound, err, "")
-		return
-	}
 	if err != nil {
-		s.errorPage(w, r, http.StatusInternalServerError, err, "")
+		s.errorPage(w, r, err, "")
 		return
 	}
 	s.render(w, r, http.StatusOK, "run.html", "Run "+run.ID, map[string]any{"R": runRowOf(*run)})
@@ -257,7 +253,7 @@ func (s *Server) loginPage(w http.ResponseWriter, r *http.Request) {
 		strings.ContainsFunc(next, func(c rune) bool { return c <= ' ' || c == 0x7f }) {
 		next = "/"
 	}
-	s.render(w, r, http.StatusOK, "login.html", "Log in", map[string]any{"Next": next, "NoToken": s.token == ""})
+	s.render(w, r, http.StatusOK, "login.html", "Log in", map[string]any{"Next": next, "NoToken": s.auth.token == ""})
 }
 
 // humanBytes is n in binary units.

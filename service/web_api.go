@@ -47,10 +47,10 @@ func openPath(r *http.Request) bool {
 // authorized: the bearer token, or the cookie of the login, compared in constant time.
 func (s *Server) authorized(r *http.Request) bool {
 	if got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok {
-		return subtle.ConstantTimeCompare([]byte(got), []byte(s.token)) == 1
+		return subtle.ConstantTimeCompare([]byte(got), []byte(s.auth.token)) == 1
 	}
 	if c, err := r.Cookie(cookieName); err == nil {
-		return subtle.ConstantTimeCompare([]byte(c.Value), []byte(s.token)) == 1
+		return subtle.ConstantTimeCompare([]byte(c.Value), []byte(s.auth.token)) == 1
 	}
 	return false
 }
@@ -72,25 +72,25 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 		Token string `json:"token"`
 	}
 	if err := decode(r, &body); err != nil {
-		s.fail(w, r, http.StatusBadRequest, err)
+		s.fail(w, r, err)
 		return
 	}
-	if s.token == "" {
+	if s.auth.token == "" {
 		s.writeJSON(w, http.StatusOK, map[string]any{"loggedIn": true, "note": "no token is configured: nothing to log in to"})
 		return
 	}
-	if subtle.ConstantTimeCompare([]byte(body.Token), []byte(s.token)) != 1 {
-		s.fail(w, r, http.StatusUnauthorized, errors.New("that is not the token of this service (the token: key of maintenance.yaml names the variable that holds it)"))
+	if subtle.ConstantTimeCompare([]byte(body.Token), []byte(s.auth.token)) != 1 {
+		s.failCode(w, r, http.StatusUnauthorized, errors.New("that is not the token of this service (the token: key of maintenance.yaml names the variable that holds it)"))
 		return
 	}
-	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: s.token, Path: "/", HttpOnly: true, Secure: r.TLS != nil, SameSite: http.SameSiteStrictMode})
+	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: s.auth.token, Path: "/", HttpOnly: true, Secure: r.TLS != nil, SameSite: http.SameSiteStrictMode})
 	s.writeJSON(w, http.StatusOK, map[string]any{"loggedIn": true})
 }
 
 func (s *Server) logout(w http.ResponseWriter, r *http.Request) {
 	var body struct{}
 	if err := decode(r, &body); err != nil {
-		s.fail(w, r, http.StatusBadRequest, err)
+		s.fail(w, r, err)
 		return
 	}
 	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: "", Path: "/", MaxAge: -1, HttpOnly: true, Secure: r.TLS != nil, SameSite: http.SameSiteStrictMode})
@@ -105,11 +105,11 @@ func intParam(r *http.Request, name string, def, lo, hi int) (int, error) {
 		return def, nil
 	}
 	if len(vals) != 1 {
-		return 0, fmt.Errorf("parameter %s is given %d times: give it once", name, len(vals))
+		return 0, of(errInvalid, fmt.Errorf("parameter %s is given %d times: give it once", name, len(vals)))
 	}
 	n, err := strconv.Atoi(vals[0])
 	if err != nil || n < lo || n > hi {
-		return 0, fmt.Errorf("parameter %s=%q: want a whole number from %d to %d", name, vals[0], lo, hi)
+		return 0, of(errInvalid, fmt.Errorf("parameter %s=%q: want a whole number from %d to %d", name, vals[0], lo, hi))
 	}
 	return n, nil
 }
@@ -118,7 +118,7 @@ func intParam(r *http.Request, name string, def, lo, hi int) (int, error) {
 func (s *Server) limitOf(w http.ResponseWriter, r *http.Request, def, most int) (int, bool) {
 	n, err := intParam(r, "limit", def, 1, most)
 	if err != nil {
-		s.fail(w, r, http.StatusBadRequest, err)
+		s.fail(w, r, err)
 		return 0, false
 	}
 	return n, true
@@ -131,7 +131,7 @@ func (s *Server) paging(w http.ResponseWriter, r *http.Request, def, most int) (
 	}
 	offset, err := intParam(r, "offset", 0, 0, maxOffset)
 	if err != nil {
-		s.fail(w, r, http.StatusBadRequest, err)
+		s.fail(w, r, err)
 		return 0, 0, false
 	}
 	return offset, limit, true
@@ -176,7 +176,7 @@ func (s *Server) history(w http.ResponseWriter, r *http.Request) {
 	}
 	entries, err := s.historyOf(r, t, offset+limit)
 	if err != nil {
-		s.fail(w, r, http.StatusBadGateway, err)
+		s.fail(w, r, err)
 		return
 	}
 	page := pageOf(entries, offset, limit)
@@ -185,13 +185,13 @@ func (s *Server) history(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) historyOf(r *http.Request, t *table, n int) ([]deltalog.HistoryEntry, error) {
-	dt, err := s.open(r.Context(), t)
+	dt, err := s.tables.open(r.Context(), t)
 	if err != nil {
-		return nil, err
+		return nil, of(errTable, err)
 	}
 	h, err := deltalog.History(r.Context(), dt.Store, n)
 	if err != nil {
-		return nil, fmt.Errorf("table %s: DESCRIBE HISTORY: %w", t.cfg.ID, err)
+		return nil, of(errTable, fmt.Errorf("table %s: DESCRIBE HISTORY: %w", t.cfg.ID, err))
 	}
 	return h, nil
 }
@@ -241,7 +241,7 @@ func (s *Server) inspections(w http.ResponseWriter, r *http.Request) {
 	}
 	pts, _, err := s.inspectionsOf(r, t.cfg.ID, limit)
 	if err != nil {
-		s.fail(w, r, http.StatusInternalServerError, err)
+		s.fail(w, r, err)
 		return
 	}
 	s.writeJSON(w, http.StatusOK, map[string]any{"table": t.cfg.ID, "inspections": pts})
@@ -259,7 +259,7 @@ func (s *Server) tableRuns(w http.ResponseWriter, r *http.Request) {
 	}
 	runs, err := s.st.Runs(r.Context(), t.cfg.ID, limit)
 	if err != nil {
-		s.fail(w, r, http.StatusInternalServerError, err)
+		s.fail(w, r, err)
 		return
 	}
 	if runs == nil {
@@ -272,12 +272,12 @@ func (s *Server) tableRuns(w http.ResponseWriter, r *http.Request) {
 func (s *Server) previewOf(w http.ResponseWriter, r *http.Request, t *table) *preview {
 	d := r.PathValue("plan")
 	if !vacuum.ValidDigest(d) {
-		s.fail(w, r, http.StatusBadRequest, fmt.Errorf("%q is not the planDigest of a preview", d))
+		s.fail(w, r, of(errInvalid, fmt.Errorf("%q is not the planDigest of a preview", d)))
 		return nil
 	}
 	p := s.web.find(t.cfg.ID, d)
 	if p == nil {
-		s.fail(w, r, http.StatusNotFound, fmt.Errorf("table %s: no preview %s is kept (the service keeps the newest %d, until it stops): POST /api/tables/%s/preview makes a new one", t.cfg.ID, d, maxPreviews, t.cfg.ID))
+		s.fail(w, r, of(errNotFound, fmt.Errorf("table %s: no preview %s is kept (the service keeps the newest %d, until it stops): POST /api/tables/%s/preview makes a new one", t.cfg.ID, d, maxPreviews, t.cfg.ID)))
 	}
 	return p
 }
@@ -316,7 +316,7 @@ func (s *Server) getPreview(w http.ResponseWriter, r *http.Request) {
 	}
 	pp, err := previewPageOf(p, offset, limit, 100)
 	if err != nil {
-		s.fail(w, r, http.StatusInternalServerError, err)
+		s.fail(w, r, err)
 		return
 	}
 	s.writeJSON(w, http.StatusOK, pp)
@@ -341,24 +341,15 @@ type Progress struct {
 
 func (s *Server) progress(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
-	s.mu.Lock()
-	var c *vacuum.Counters
-	if ar, ok := s.active[id]; ok {
-		c = ar.counters
-	}
-	s.mu.Unlock()
+	c := s.runner.counters(id)
 	var snap *vacuum.Snapshot
 	if c != nil {
 		sn := c.Snapshot()
 		snap = &sn
 	}
 	run, err := s.st.Run(r.Context(), id)
-	if errors.Is(err, state.ErrNotFound) {
-		s.fail(w, r, http.StatusNotFound, err)
-		return
-	}
 	if err != nil {
-		s.fail(w, r, http.StatusInternalServerError, err)
+		s.fail(w, r, err)
 		return
 	}
 	if run.Status != state.StatusRunning {

@@ -150,7 +150,7 @@ func TestBrowserPreviewRunUndo(t *testing.T) {
 	manyStray(t, a, 10)
 	g := gate(t, f)
 	mover := gatedMover{g}
-	f.srv.openHook = func(context.Context, *table) (*deltavacuum.Table, error) { return deltavacuum.OpenStore(mover), nil }
+	f.srv.tables.openHook = func(context.Context, *table) (*deltavacuum.Table, error) { return deltavacuum.OpenStore(mover), nil }
 	if code, body := f.do(t, "GET", "/api/tables/a/inspect", ""); code != 200 {
 		t.Fatalf("inspect: %d %v", code, body)
 	}

@@ -3,16 +3,13 @@ package service
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
-	"github.com/deltavacuum/deltavacuum/session"
 	"net/url"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/deltavacuum/deltavacuum"
 	"github.com/deltavacuum/deltavacuum/vacuum"
 )
 
@@ -117,17 +114,16 @@ func (v *verdicts) folder(p string) *folderTotal {
 	return ft
 }
 
-// previewPlan makes the DRY RUN of req (the policy's), with the planner's verdicts, and keeps
-// it for the page.
-func (s *Server) previewPlan(ctx context.Context, t *table, dt *deltavacuum.Table, req session.VacuumRequest) (*preview, error) {
+// previewPlan makes the DRY RUN of t's policy (runner.dryRun), with the planner's verdicts,
+// and keeps it for the page.
+func (s *Server) previewPlan(ctx context.Context, t *table) (*preview, error) {
 	v := &verdicts{folders: map[string]*folderTotal{}, rules: map[vacuum.Rule]*ruleCount{}}
-	req.DryRun, req.Observe = true, v.observe
-	res, err := s.vacuum(ctx, t, dt, req, "")
+	res, err := s.runner.dryRun(ctx, t, v.observe)
 	if err != nil {
 		return nil, err
 	}
 	if res.Plan == nil {
-		return nil, errors.New("the dry run returned no plan")
+		return nil, of(errPlan, errors.New("the dry run returned no plan"))
 	}
 	// What is deleted is the plan's (a nested table found late in the listing takes back a
 	// verdict); what is kept, the planner's verdicts.
@@ -138,7 +134,7 @@ func (s *Server) previewPlan(ctx context.Context, t *table, dt *deltavacuum.Tabl
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, of(errPlan, err)
 	}
 	p := &preview{Table: t.cfg.ID, Digest: vacuum.Digest(res.Plan), At: s.now(), Result: res, Observed: v.seen}
 	for _, ft := range v.folders {
@@ -182,15 +178,4 @@ func (w *webState) find(table, digest string) *preview {
 		}
 	}
 	return nil
-}
-
-// planChangedFigures are the figures of a run the library refused because its plan was not
-// the previewed one (nil for any other failure without a result).
-func planChangedFigures(req session.VacuumRequest, err error) []byte {
-	var pc *vacuum.PlanChangedError
-	if !errors.As(err, &pc) {
-		return nil
-	}
-	b, _ := json.Marshal(Figures{Mode: req.Mode, PlanDigest: req.ExpectPlan, PlanChanged: true})
-	return b
 }

@@ -12,7 +12,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/deltavacuum/deltavacuum/internal/redact"
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/deltavacuum/deltavacuum/service/config"
 	"github.com/deltavacuum/deltavacuum/service/state"
 )
@@ -21,6 +22,7 @@ import (
 // attempts with backoff: a webhook that is slow, refuses or is unreachable never holds up or
 // changes a run.
 type webhook struct {
+	*shared
 	url  string
 	host string // for logs: the URL may carry a secret
 	// attempts and backoff bound the delivery: attempt i+1 waits backoff(i) after attempt i.
@@ -29,21 +31,23 @@ type webhook struct {
 	sleep    func(ctx context.Context, d time.Duration) error
 	client   *http.Client
 	wg       sync.WaitGroup
+	failures prometheus.Counter // deliveries given up
 }
 
-func newWebhook(w *config.Webhook, getenv func(string) string, red *redact.Redactor) (*webhook, error) {
+// newWebhook returns the webhook w configures; its URL (a secret) goes to the redactor.
+func newWebhook(sh *shared, w *config.Webhook, getenv func(string) string, failures prometheus.Counter) (*webhook, error) {
 	u, err := w.ResolveURL(getenv)
 	if err != nil {
 		return nil, err
 	}
-	red.Add(u)
-	red.AddURI(u)
+	sh.red.Add(u)
+	sh.red.AddURI(u)
 	pu, _ := url.Parse(u)
 	if pu.Path != "" && pu.Path != "/" {
-		red.Add(pu.Path) // chat webhooks carry their secret in the path
+		sh.red.Add(pu.Path) // chat webhooks carry their secret in the path
 	}
 	return &webhook{
-		url: u, host: pu.Scheme + "://" + pu.Host, attempts: 4,
+		shared: sh, failures: failures, url: u, host: pu.Scheme + "://" + pu.Host, attempts: 4,
 		backoff: func(i int) time.Duration { return time.Duration(1<<i) * time.Second },
 		sleep:   sleepCtx,
 		// No redirect is followed: the body would go where the configuration did not say.
@@ -62,35 +66,28 @@ type FailedRunEvent struct {
 	Undo string `json:"undo,omitempty"`
 }
 
-// notifyFailed posts the failed run id of t, in the background.
-func (s *Server) notifyFailed(id string, t *table) {
-	h := s.ops.hook
-	if h == nil {
-		return
-	}
-	run, err := s.st.Run(context.Background(), id)
-	if err != nil {
-		s.log.Warn("webhook: reading the run", "run", id, "error", err.Error())
-		return
-	}
-	ev := FailedRunEvent{Event: "run.failed", Table: t.cfg.ID, Location: t.cfg.Path, Run: *run}
+// runFailed posts the failed run of table t, in the background; ctx (the runner's) ends the
+// retries at shutdown.
+func (h *webhook) runFailed(ctx context.Context, run *state.Run, t *config.Table) {
+	id := run.ID
+	ev := FailedRunEvent{Event: "run.failed", Table: t.ID, Location: t.Path, Run: *run}
 	if run.RecordID != "" {
-		ev.Undo = "deltavacuum undo " + t.cfg.Path + " --run " + run.RecordID + " (POST /api/runs/" + run.ID + "/undo)"
+		ev.Undo = "deltavacuum undo " + t.Path + " --run " + run.RecordID + " (POST /api/runs/" + run.ID + "/undo)"
 	}
 	b, err := json.Marshal(ev)
 	if err != nil {
 		return
 	}
-	b = []byte(s.red.String(string(b)))
+	b = []byte(h.red.String(string(b)))
 	h.wg.Add(1)
 	go func() {
 		defer h.wg.Done()
-		if err := h.deliver(s.base, b); err != nil {
-			s.log.Warn("webhook not delivered", "run", id, "webhook", h.host, "error", s.red.String(err.Error()))
-			s.ops.m.webhookFailures.Inc()
+		if err := h.deliver(ctx, b); err != nil {
+			h.log.Warn("webhook not delivered", "run", id, "webhook", h.host, "error", h.red.String(err.Error()))
+			h.failures.Inc()
 			return
 		}
-		s.log.Info("webhook delivered", "run", id, "webhook", h.host)
+		h.log.Info("webhook delivered", "run", id, "webhook", h.host)
 	}()
 }
 
@@ -147,8 +144,8 @@ func (h *webhook) post(ctx context.Context, body []byte) error {
 
 // waitWebhooks waits for the deliveries in progress (tests).
 func (s *Server) waitWebhooks() {
-	if s.ops.hook != nil {
-		s.ops.hook.wg.Wait()
+	if s.runner.hook != nil {
+		s.runner.hook.wg.Wait()
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/deltavacuum/deltavacuum"
+	"net/http"
 	"os"
 	"path/filepath"
 	"sort"
@@ -48,6 +49,9 @@ type Config struct {
 	Now func() time.Time
 	// StorageOptions configure object stores (--storage-option KEY=VALUE).
 	StorageOptions location.Options
+	// Transport, when set, gives the wrapper of every HTTP request of the store of the table at
+	// a location (nil: none); the maintenance service passes its requests-per-second limits.
+	Transport func(loc string) func(http.RoundTripper) http.RoundTripper
 }
 
 // Session runs statements with session settings, as a notebook's Spark session does.
@@ -179,6 +183,13 @@ func (s *Session) Exec(ctx context.Context, st sql.Statement) (*Result, error) {
 		props := make([]deltalog.Property, len(st.Properties))
 		for i, p := range st.Properties {
 			props[i] = deltalog.Property{Key: p.Key, Value: p.Value}
+			if strings.EqualFold(p.Key, deltalog.PropDeletedFileRetention) {
+				if d, err := deltalog.ParseInterval(p.Value); err == nil {
+					if n := vacuum.RetentionNote(p.Key+" = '"+p.Value+"'", d); n != "" {
+						r.Warnings = append(r.Warnings, n)
+					}
+				}
+			}
 		}
 		v, err := deltalog.SetProperties(ctx, t.Store, props, commit)
 		if err != nil {
@@ -490,7 +501,7 @@ func (s *Session) OpenRef(ctx context.Context, ref sql.TableRef) (*deltavacuum.T
 		if ref.Format != "" && !strings.EqualFold(ref.Format, "delta") {
 			return nil, fmt.Errorf("%s.`%s` is not a Delta table reference; use delta.`path`", ref.Format, ref.Path)
 		}
-		return deltavacuum.OpenWith(ctx, ref.Path, s.cfg.StorageOptions)
+		return s.open(ctx, ref.Path)
 	}
 	return s.OpenName(ctx, ref.Name)
 }
@@ -505,6 +516,17 @@ func (s *Session) OpenName(ctx context.Context, parts []string) (*deltavacuum.Ta
 	if err != nil {
 		return nil, err
 	}
+	return s.open(ctx, loc)
+}
+
+// open opens the table at loc with the session's storage options and transport: every table
+// a statement, a command or the service names is opened here.
+func (s *Session) open(ctx context.Context, loc string) (*deltavacuum.Table, error) {
+	if s.cfg.Transport != nil {
+		if wrap := s.cfg.Transport(loc); wrap != nil {
+			return deltavacuum.OpenTransport(ctx, loc, s.cfg.StorageOptions, wrap)
+		}
+	}
 	return deltavacuum.OpenWith(ctx, loc, s.cfg.StorageOptions)
 }
 
@@ -515,12 +537,12 @@ func (s *Session) OpenName(ctx context.Context, parts []string) (*deltavacuum.Ta
 // is (./t is a path in every case).
 func (s *Session) OpenArg(ctx context.Context, arg string) (*deltavacuum.Table, error) {
 	if strings.ContainsAny(arg, `/\:`) || arg == "." || arg == ".." {
-		return deltavacuum.OpenWith(ctx, arg, s.cfg.StorageOptions)
+		return s.open(ctx, arg)
 	}
 	if c := s.cfg.Catalog; c != nil && (c.Warehouse != "" || len(c.Tables) > 0) {
 		return s.OpenName(ctx, strings.Split(arg, "."))
 	}
-	t, err := deltavacuum.OpenWith(ctx, arg, s.cfg.StorageOptions)
+	t, err := s.open(ctx, arg)
 	var ne *deltavacuum.NotExistError
 	if errors.As(err, &ne) && strings.Contains(arg, ".") {
 		return nil, fmt.Errorf("%s: no such directory, and no catalog to resolve it as a table name: give the warehouse with --warehouse URI (or %s) or a catalog file with --catalog FILE, or the table's path", arg, catalog.EnvWarehouse)

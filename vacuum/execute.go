@@ -80,6 +80,10 @@ type Result struct {
 	// delete was sent: commits after it are the window no VACUUM closes (docs/design.md).
 	RecheckedThrough *int64    `json:"recheckedThroughVersion"`
 	Failed           []Failure `json:"failed"`
+	// NotReached are the files a run that stopped part-way (interrupted, cancelled) had sent
+	// to the store but that the store did not delete: nothing happened to them, and the next
+	// run plans them again. The files it never sent are in no list (the plan has them).
+	NotReached []string `json:"notReached,omitempty"`
 	// Warnings are what the user should know of the run's safety that is not an error.
 	Warnings []string `json:"warnings,omitempty"`
 	// Requests are the storage requests of the run, on stores that count them.
@@ -260,9 +264,14 @@ func (ex *executor) keepAbove(key string) {
 	}
 }
 
-// fail records a key that could not be deleted. ex.mu is held.
+// fail records a key that could not be deleted: failed, or not reached when the run stopped
+// (interrupted, cancelled, its lock lost) before the store deleted it. ex.mu is held.
 func (ex *executor) fail(key string, err error) {
-	ex.res.Failed = append(ex.res.Failed, Failure{Path: key, Error: err.Error()})
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		ex.res.NotReached = append(ex.res.NotReached, key)
+	} else {
+		ex.res.Failed = append(ex.res.Failed, Failure{Path: key, Error: err.Error()})
+	}
 	ex.keepAbove(key)
 }
 

@@ -3,6 +3,7 @@ package vacuum
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/deltavacuum/deltavacuum/storage"
 )
@@ -63,6 +64,17 @@ func TestUndoability(t *testing.T) {
 		u := NewUndoability(tc.rc, tc.trash, tc.recorded)
 		if u.Possible != tc.possible || u.Via != tc.via || !strings.Contains(u.Why, tc.says) {
 			t.Errorf("%s: %+v, want %s via %q saying %q", tc.name, u, tc.possible, tc.via, tc.says)
+		}
+	}
+}
+
+// TestRetentionNote: 2555 hours (the days of seven years, taken for hours) is named; nothing
+// else is.
+func TestRetentionNote(t *testing.T) {
+	for d, want := range map[time.Duration]bool{2555 * time.Hour: true, 2554 * time.Hour: false, 2555 * 24 * time.Hour: false, 2556 * time.Hour: false, 0: false} {
+		note := RetentionNote("RETAIN", d)
+		if (note != "") != want || want && !strings.Contains(note, "106 days") {
+			t.Errorf("%v: %q", d, note)
 		}
 	}
 }

@@ -12,6 +12,8 @@ A difference is a *violation* (the test fails) unless one of the rules in INTEND
 
 from __future__ import annotations
 
+import re
+
 import dataclasses
 
 from . import fs
@@ -166,6 +168,15 @@ def _is_run_record(key: str) -> bool:
     return name != key and "/" not in name and name.endswith(".jsonl.gz")
 
 
+_LOCK_FILE = re.compile(r"\d{20}\.(json|released|heartbeat)")
+
+
+def _is_lock_file(key: str) -> bool:
+    """A ticket of the table's lock (docs/lock.md), its release marker or its heartbeat."""
+    name = key.removeprefix("_deltavacuum/lock/")
+    return name != key and _LOCK_FILE.fullmatch(name) is not None
+
+
 def with_companions(pre: fs.Tree, keys: set[str]) -> set[str]:
     """Keys plus the Hadoop .crc companion of each, where one exists."""
     return keys | {fs.crc_companion(k) for k in keys if fs.crc_companion(k) in pre.files}
@@ -212,13 +223,15 @@ def compare_with_spark(out: Outcome, pre: fs.Tree, spark: Run, dv: Run, dv_dry: 
     if kept:
         out.violate("real run: Spark deleted files that deltavacuum kept (no documented reason)", kept)
     created = (dv.after.data_files() - pre.data_files()) | (dv.after.data_dirs() - pre.data_dirs())
-    # The run record (deltavacuum runs / undo) is the one thing a real run adds outside the log:
-    # one _deltavacuum/runs/<id>.jsonl.gz, in a folder whose '_' hides it from readers and VACUUM.
+    # The run record (deltavacuum runs / undo) and the table's lock are what a real run adds
+    # outside the log: one _deltavacuum/runs/<id>.jsonl.gz, and the lock's last ticket (with its
+    # release marker), in a folder whose '_' hides it from readers and VACUUM.
     records = {k for k in created if _is_run_record(k)}
+    locks = {k for k in created if _is_lock_file(k)}
     run_id = dv_real.doc.get("runId")
     if not run_id or f"_deltavacuum/runs/{run_id}.jsonl.gz" not in records:
         out.violate(f"deltavacuum's real run kept no run record under _deltavacuum/runs/ (runId {run_id!r})")
-    created -= records | {"_deltavacuum", "_deltavacuum/runs"}
+    created -= records | locks | {"_deltavacuum", "_deltavacuum/runs", "_deltavacuum/lock"}
     if created:
         out.violate("deltavacuum created files or directories outside _delta_log", created)
 

@@ -125,8 +125,7 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		}
 		return &UsageError{Err: fmt.Errorf("%w (see %s --help)", err, c.CommandPath())}
 	})
-	root.AddCommand(newVacuumCmd(), newInspectCmd(), newExplainCmd(), newSQLCmd(), newHistoryCmd(), newRunsCmd(), newUndoCmd(), newTrashCmd(), newUnlockCmd(), newDemoCmd(), newServeCmd(), newVersionCmd(),
-		newStorageOptionsHelp())
+	root.AddCommand(newVacuumCmd(), newInspectCmd(), newExplainCmd(), newSQLCmd(), newHistoryCmd(), newRunsCmd(), newUndoCmd(), newTrashCmd(), newUnlockCmd(), newStorageOptionsCmd(), newDemoCmd(), newServeCmd(), newVersionCmd())
 	return root
 }
 

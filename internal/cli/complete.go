@@ -1,9 +1,6 @@
 package cli
 
 import (
-	"fmt"
-	"io"
-	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -107,58 +104,4 @@ func editDistance(a, b string) int {
 		prev, cur = cur, prev
 	}
 	return prev[len(b)]
-}
-
-// newStorageOptionsHelp is the topic of `deltavacuum help storage-options`: every --storage-option key,
-// its other spellings and the environment variables read when it is not given, by store.
-func newStorageOptionsHelp() *cobra.Command {
-	var b strings.Builder
-	printStorageOptions(&b)
-	// No Run: a help topic, listed under "Additional help topics".
-	return &cobra.Command{
-		Use:   "storage-options",
-		Short: "The --storage-option keys of each object store, and their environment variables",
-		Long:  strings.TrimRight(b.String(), "\n"),
-	}
-}
-
-func printStorageOptions(w io.Writer) {
-	fmt.Fprintln(w, "--storage-option KEY=VALUE configures the object store of a table; a key not given is read from")
-	fmt.Fprintln(w, "the environment variables named beside it. Keys are case-insensitive; the other spellings are")
-	fmt.Fprintln(w, "those of delta-rs and object_store.")
-	titles := map[string]string{"s3": "Amazon S3 and S3-compatible stores (s3://, s3a://)", "azure": "Azure Blob Storage, ADLS Gen2 and OneLake (abfss://, wasbs://, az://)",
-		"gcs": "Google Cloud Storage (gs://)", "all": "Every store"}
-	var groups []string
-	byGroup := map[string][]location.Key{}
-	for _, k := range location.Keys {
-		if _, ok := byGroup[k.For]; !ok {
-			groups = append(groups, k.For)
-		}
-		byGroup[k.For] = append(byGroup[k.For], k)
-	}
-	sort.SliceStable(groups, func(i, j int) bool { return groups[i] != "all" && groups[j] == "all" })
-	for _, g := range groups {
-		title := titles[g]
-		if title == "" {
-			title = g
-		}
-		fmt.Fprintf(w, "\n%s:\n", title)
-		for _, k := range byGroup[g] {
-			fmt.Fprintf(w, "  %s", k.Name)
-			if len(k.Aliases) > 0 {
-				fmt.Fprintf(w, " (also %s)", strings.Join(k.Aliases, ", "))
-			}
-			if len(k.Env) > 0 {
-				fmt.Fprintf(w, " [$%s]", strings.Join(k.Env, ", $"))
-			}
-			fmt.Fprintln(w)
-			doc := k.Doc
-			if k.Refused != "" {
-				doc = "refused: " + k.Refused
-			}
-			if doc != "" {
-				fmt.Fprintf(w, "      %s\n", doc)
-			}
-		}
-	}
 }

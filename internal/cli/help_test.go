@@ -175,18 +175,3 @@ func TestFlagValuesComplete(t *testing.T) {
 		}
 	}
 }
-
-func TestHelpStorageOptions(t *testing.T) {
-	code, out, errs := run(t, "help", "storage-options")
-	if code != ExitOK {
-		t.Fatalf("help storage-options: exit %d: %s", code, errs)
-	}
-	for _, want := range []string{"aws_access_key_id", "aws_skip_signature", "azure_storage_sas_token", "$AZURE_STORAGE_SAS_TOKEN", "google_service_account_key", "max_requests_per_second", "gs://"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("help storage-options lacks %q:\n%s", want, out)
-		}
-	}
-	if code, root, _ := run(t, "--help"); code != ExitOK || !strings.Contains(root, "storage-options") {
-		t.Errorf("deltavacuum --help does not name the storage-options topic:\n%s", root)
-	}
-}

@@ -52,6 +52,9 @@ batch of deletes (VACUUM END and the run are recorded FAILED), and exits.`,
 			if err != nil {
 				return err
 			}
+			for _, w := range cfg.Warnings {
+				fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s: %s\n", cfgPath, w)
+			}
 			if check {
 				fmt.Fprintf(cmd.OutOrStdout(), "%s: valid, %d tables, %d discover roots\n", cfgPath, len(cfg.Tables), len(cfg.Discover))
 				return nil

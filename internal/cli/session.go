@@ -45,7 +45,7 @@ func (f *sessionFlags) add(cmd *cobra.Command, honoured ...string) {
 		fl.StringArrayVar(&f.confs, "conf", nil, "session setting KEY=VALUE: "+cmd.Name()+" reads none")
 		_ = fl.MarkHidden("conf")
 	}
-	fl.StringArrayVar(&f.storageOptions, "storage-option", nil, "object-store setting KEY=VALUE (aws_region, aws_endpoint, azure_storage_account_key, azure_storage_sas_token, google_service_account, concurrency, max_requests_per_second, ...; deltavacuum help storage-options lists them all)")
+	fl.StringArrayVar(&f.storageOptions, "storage-option", nil, "object-store setting KEY=VALUE (aws_region, aws_endpoint, azure_storage_account_key, azure_storage_sas_token, google_service_account, concurrency, max_requests_per_second, ...; deltavacuum storage-options lists them all)")
 	_ = cmd.RegisterFlagCompletionFunc("conf", completeKeys(honoured))
 	_ = cmd.RegisterFlagCompletionFunc("storage-option", completeKeys(storageOptionNames()))
 }

@@ -23,10 +23,10 @@ import (
 // tableHelp says what a TABLE argument is, for every command that takes one.
 const tableHelp = `TABLE is a directory path, a file:// URI, an object-store URI (abfss://CONTAINER@ACCOUNT.dfs.core.windows.net/PATH
 for ADLS Gen2 and OneLake, wasbs://, az://, s3://, s3a://, gs://; settings with --storage-option
-KEY=VALUE or the environment, listed by deltavacuum help storage-options), or a table name. The
-rule is the same as for the names in SQL statements (deltavacuum sql): an argument with a '/', a
-'\' or a ':' is a path or URI; a bare word (t, schema.t, catalog.schema.t) is a table name when
-a warehouse (--warehouse, $DELTAVACUUM_WAREHOUSE) or a catalog file (--catalog) is given, and a
+KEY=VALUE or the environment, listed by deltavacuum storage-options), or a table name. The rule
+is the same as for the names in SQL statements (deltavacuum sql): an argument with a '/', a '\'
+or a ':' is a path or URI; a bare word (t, schema.t, catalog.schema.t) is a table name when a
+warehouse (--warehouse, $DELTAVACUUM_WAREHOUSE) or a catalog file (--catalog) is given, and a
 path relative to the working directory otherwise (write ./t for a folder in every case). Names
 are case-insensitive, as in Spark and Fabric: sales.orders finds Tables/sales/Orders (two folders
 that differ only in case are an error naming both).`
@@ -224,6 +224,10 @@ func printResult(w io.Writer, res *vacuum.Result) error {
 	for _, f := range res.Failed {
 		fmt.Fprintf(w, "failed\t%s\t%s\n", displayPath(f.Path), displayPath(f.Error))
 	}
+	if n := len(res.NotReached); n > 0 {
+		// One line, not one per file (an interrupt reaches thousands): --json lists them.
+		fmt.Fprintf(w, "Stopped before %s: nothing happened to them (--json lists them); run VACUUM again to delete them.\n", filesPhrase(int64(n)))
+	}
 	printReclaim(w, res)
 	printUndoability(w, res)
 	return nil
@@ -250,6 +254,14 @@ func retentionHint(err error, inSQL bool) error {
 		how = "in SQL: SET " + vacuum.RetentionCheckKey + " = false; before the VACUUM statement"
 	}
 	return fmt.Errorf("%w\nTo turn the check off %s", err, how)
+}
+
+// filesPhrase is "1 file" or "N files".
+func filesPhrase(n int64) string {
+	if n == 1 {
+		return "1 file"
+	}
+	return fmt.Sprintf("%d files", n)
 }
 
 // printUndoability says whether deltavacuum undo can bring back what the run deleted (would

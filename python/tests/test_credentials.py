@@ -1,10 +1,9 @@
-"""Secrets reach the binary by environment (or the private channel: test_private_args.py), never
-in its argv; in a Fabric notebook the
-storage token of notebookutils is taken and sent as a bearer token."""
+"""Secrets reach the binary by the private channel (test_private_args.py), never in its argv; the
+table of the storage options is the binary's own (storage-options --json); in a Fabric notebook
+the storage token of notebookutils is taken and sent as a bearer token."""
 
 from __future__ import annotations
 
-import re
 import uuid
 from pathlib import Path
 
@@ -15,7 +14,7 @@ from deltavacuum import DeltaTable, DeltaVacuumError, _options
 from conftest import REPO
 
 
-def test_secret_options_go_by_environment(table: Path, recorder) -> None:
+def test_secret_options_go_by_the_private_channel(table: Path, recorder) -> None:
     opts = {"account_key": "SECRET-AZ-KEY-1", "AZURE_STORAGE_SAS_TOKEN": "sv=SECRET-SAS-2",
             "aws_access_key_id": "AKIDEXAMPLE", "aws_secret_access_key": "SECRET-AWS-3",
             "google_service_account_key": "{\"SECRET-GCS-4\": 1}", "azure_client_id": "cid",
@@ -23,16 +22,15 @@ def test_secret_options_go_by_environment(table: Path, recorder) -> None:
     DeltaTable(table, storage_options=opts).vacuum(168)
     [run] = recorder()
     argv = " ".join(run["argv"])
-    for secret in ("SECRET-AZ-KEY-1", "SECRET-SAS-2", "SECRET-AWS-3", "SECRET-GCS-4", "SECRET-SP-5", "AKIDEXAMPLE"):
+    for secret in ("SECRET-AZ-KEY-1", "SECRET-SAS-2", "SECRET-AWS-3", "SECRET-GCS-4", "SECRET-SP-5", "AKIDEXAMPLE", "eu-west-1"):
         assert secret not in argv
-    env = run["env"]
-    assert env["AZURE_STORAGE_ACCOUNT_KEY"] == "SECRET-AZ-KEY-1"
-    assert env["AZURE_STORAGE_SAS_TOKEN"] == "sv=SECRET-SAS-2"
-    assert env["AWS_ACCESS_KEY_ID"] == "AKIDEXAMPLE" and env["AWS_SECRET_ACCESS_KEY"] == "SECRET-AWS-3"
-    assert env["GOOGLE_SERVICE_ACCOUNT_KEY"] == '{"SECRET-GCS-4": 1}'
-    assert (env["AZURE_CLIENT_ID"], env["AZURE_CLIENT_SECRET"], env["AZURE_TENANT_ID"]) == ("cid", "SECRET-SP-5", "tid")
-    # Not a secret, and still off the command line: every option goes by the private channel.
-    assert "eu-west-1" not in argv and "--storage-option=aws_region=eu-west-1" in run["private"]
+    private = run["private"]
+    assert "--storage-option=azure_storage_account_key=SECRET-AZ-KEY-1" in private
+    assert "--storage-option=azure_storage_sas_token=sv=SECRET-SAS-2" in private
+    assert "--storage-option=aws_secret_access_key=SECRET-AWS-3" in private
+    assert "--storage-option=azure_client_secret=SECRET-SP-5" in private
+    assert "--storage-option=aws_region=eu-west-1" in private
+    assert not any("SECRET" in v for v in run["env"].values() if v)
 
 
 def test_a_refused_secret_option_is_refused_by_the_tool_without_its_value(table: Path, recorder) -> None:
@@ -41,18 +39,24 @@ def test_a_refused_secret_option_is_refused_by_the_tool_without_its_value(table:
     assert "SECRET-FABRIC-6" not in " ".join(recorder()[0]["argv"]) and "SECRET-FABRIC-6" not in str(e.value)
 
 
-def test_every_secret_option_of_the_tool_is_known() -> None:
-    """Each Secret key of storage/location/options.go (and each alias) has a way to the child
-    other than argv: a new secret key fails this test until _options knows it."""
-    src = (REPO / "storage" / "location" / "options.go").read_text()
-    keys = re.findall(r'\{Name: "([a-z_]+)", (?:Aliases: \[\]string\{([^}]*)\}, )?(?:Env: \[\]string\{[^}]*\}, )?Secret: true', src)
-    assert len(keys) >= 8, keys
-    for name, aliases in keys:
-        for k in [name] + re.findall(r'"([a-z_]+)"', aliases):
-            assert _options.canonical(k) == name, k
+def test_the_option_table_is_the_tools() -> None:
+    """The keys, aliases and credential keys come from the binary (storage-options --json), not
+    from a copy: every key and alias it lists resolves to its name, and none reaches argv."""
+    import json
+    import subprocess
+
+    from deltavacuum._binary import binary_path
+
+    doc = json.loads(subprocess.run([binary_path(), "storage-options", "--json"], capture_output=True, text=True, check=True).stdout)
+    assert _options.table() == doc
+    assert len(doc["options"]) >= 40 and sum(o["secret"] for o in doc["options"]) >= 8
+    for o in doc["options"]:
+        for k in [o["name"], *o["aliases"]]:
+            assert _options.canonical(k) == o["name"], k
+            assert _options.canonical(k.upper()) == o["name"], k
             args, env = _options.split({k: "SECRET-VALUE"})
-            assert "SECRET-VALUE" not in " ".join(args), k
-            assert env or args == [f"--storage-option={name}="], k
+            assert args == [f"--storage-option={o['name']}=SECRET-VALUE"] and env == {}, k
+    assert _options.has_azure_credential({"account_key": "x"}) and not _options.has_azure_credential({"azure_endpoint": "x"})
 
 
 def test_notebook_token_only_for_azure_without_a_credential(fake_notebookutils: str) -> None:
@@ -117,7 +121,7 @@ def test_an_account_key_wins_over_the_notebook_token(azure_table, fake_notebooku
     assert all(r["authorization"].startswith("SharedKey ") for r in proxy.requests)
 
 
-def test_a_sas_in_the_location_goes_by_environment() -> None:
+def test_a_sas_in_the_location_goes_by_the_private_channel() -> None:
     from deltavacuum._table import split_sas
 
     uri = "https://acct.blob.core.windows.net/c/t?sv=2024-01-01&sp=rl&sig=SECRET%2Fsig"
@@ -125,7 +129,7 @@ def test_a_sas_in_the_location_goes_by_environment() -> None:
     assert base == "https://acct.blob.core.windows.net/c/t"
     assert opts == {"aws_region": "x", "azure_storage_sas_token": "sv=2024-01-01&sp=rl&sig=SECRET%2Fsig"}
     args, env = _options.split(opts)
-    assert "SECRET" not in " ".join(args) and env["AZURE_STORAGE_SAS_TOKEN"].endswith("sig=SECRET%2Fsig")
+    assert args == ["--storage-option=aws_region=x", "--storage-option=azure_storage_sas_token=sv=2024-01-01&sp=rl&sig=SECRET%2Fsig"] and env == {}
     assert split_sas("/data/t?x", {}) == ("/data/t?x", {})  # a local path: kept whole
     assert split_sas(uri, {"sas_token": "given"})[0] == uri  # a SAS given twice: the tool decides
 

@@ -210,3 +210,9 @@ def test_hostile_arguments_are_never_flags(table: Path, tmp_path: Path, monkeypa
     with pytest.raises(deltavacuum.UsageError, match="want a positive integer"):
         DeltaTable(table, storage_options={"concurrency": "4\n--dry-run=false"}).vacuum(dry_run=False)
     assert all((table / n).exists() for n in STALE)
+
+
+def test_2555_hours_warns_it_is_not_seven_years(table: Path) -> None:
+    res = DeltaTable(table).vacuum(retention_hours=2555)
+    assert any("about 106 days, not 7 years" in w for w in res.warnings), res.warnings
+    assert not any("106 days" in w for w in DeltaTable(table).vacuum(retention_hours=2556).warnings)

@@ -19,6 +19,7 @@ import (
 
 	"github.com/deltavacuum/deltavacuum/service/schedule"
 	"github.com/deltavacuum/deltavacuum/storage/location"
+	"github.com/deltavacuum/deltavacuum/vacuum"
 )
 
 // DefaultListen is where the service listens when the file says nothing: loopback only.
@@ -51,6 +52,9 @@ type Config struct {
 	// StaleRunAfter is how long a RUNNING run record may go without a heartbeat before it is
 	// taken for the record of a process that died (DefaultStaleRunAfter when not written).
 	StaleRunAfter time.Duration
+	// Warnings are what is valid but likely not meant (a retention of exactly 2555 hours):
+	// serve --check prints them, serve logs them.
+	Warnings []string
 }
 
 // Table is one table the service maintains.
@@ -143,7 +147,7 @@ var Presets = []Preset{
 	{Name: "dimensional", Hours: 720, Range: "168–720 h", Doc: "dimension tables, rewritten rarely, read with time travel for audits"},
 	{Name: "merge-heavy-fact", Hours: 72, Range: "48–72 h", Doc: "fact tables under frequent MERGE, whose rewrites leave many tombstones"},
 	{Name: "streaming-sink", Hours: 48, Range: "24–48 h", Doc: "tables a stream appends to and compacts, many small files"},
-	{Name: "regulated", Hours: 2555, Range: "often 2555 h", Doc: "tables under a retention rule; check yours"},
+	{Name: "regulated", Hours: 61320, Range: "often 7 years (2555 days, 61 320 h)", Doc: "tables under a retention rule; check yours"},
 }
 
 // PresetByName returns the preset of that name.
@@ -296,12 +300,14 @@ func Parse(b []byte, name, dir string) (*Config, error) {
 	if len(p.problems) > 0 {
 		return nil, &Error{File: name, Problems: p.problems}
 	}
+	cfg.Warnings = p.warnings
 	return cfg, nil
 }
 
 type parser struct {
 	name, dir string
 	problems  []Problem
+	warnings  []string
 }
 
 func (p *parser) errf(n *yaml.Node, format string, args ...any) {
@@ -756,6 +762,9 @@ func (p *parser) retention(v *yaml.Node) Retention {
 		if err != nil || math.IsNaN(h) || math.IsInf(h, 0) || h < 0 || h > maxRetentionHours {
 			p.errf(v, "retention %s hours must be a number from 0 to %d", v.Value, maxRetentionHours)
 			return Retention{}
+		}
+		if n := vacuum.RetentionNote(fmt.Sprintf("line %d: retention %s", v.Line, v.Value), time.Duration(h*float64(time.Hour))); n != "" {
+			p.warnings = append(p.warnings, n)
 		}
 		return Retention{Hours: h, Set: true}
 	}

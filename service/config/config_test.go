@@ -259,7 +259,7 @@ func TestManyProblemsAtOnce(t *testing.T) {
 }
 
 func TestPresets(t *testing.T) {
-	want := map[string]float64{"dimensional": 720, "merge-heavy-fact": 72, "streaming-sink": 48, "regulated": 2555}
+	want := map[string]float64{"dimensional": 720, "merge-heavy-fact": 72, "streaming-sink": 48, "regulated": 61320}
 	if len(Presets) != len(want) {
 		t.Fatalf("got %d presets, want %d", len(Presets), len(want))
 	}

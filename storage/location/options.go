@@ -22,8 +22,11 @@ type Key struct {
 	// Env are the environment variables read, in order, when the option is not given.
 	Env    []string
 	Secret bool // never printed
-	For    string
-	Doc    string
+	// Credential is set for the keys that choose a credential: given, the store does not fall
+	// back to a default chain (nor Python to a notebook's token).
+	Credential bool
+	For        string
+	Doc        string
 	// Refused, when set, is why the key is refused and what to use instead: a key other
 	// tools take that would change the credential or the endpoint in a way deltavacuum
 	// cannot honour, so that accepting it would be a silent lie.
@@ -33,10 +36,10 @@ type Key struct {
 // Keys are all the options, in documentation order.
 var Keys = []Key{
 	// S3
-	{Name: "aws_access_key_id", Aliases: []string{"access_key_id"}, For: "s3",
+	{Name: "aws_access_key_id", Credential: true, Aliases: []string{"access_key_id"}, For: "s3",
 		Doc: "access key id (with aws_secret_access_key); otherwise the AWS SDK's default chain: AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY/AWS_SESSION_TOKEN, AWS_PROFILE and the shared config files, web identity, ECS and EC2 roles"},
-	{Name: "aws_secret_access_key", Aliases: []string{"secret_access_key"}, Secret: true, For: "s3", Doc: "secret access key"},
-	{Name: "aws_session_token", Aliases: []string{"aws_token", "session_token"}, Secret: true, For: "s3", Doc: "session token of temporary credentials"},
+	{Name: "aws_secret_access_key", Credential: true, Aliases: []string{"secret_access_key"}, Secret: true, For: "s3", Doc: "secret access key"},
+	{Name: "aws_session_token", Credential: true, Aliases: []string{"aws_token", "session_token"}, Secret: true, For: "s3", Doc: "session token of temporary credentials"},
 	{Name: "aws_region", Aliases: []string{"region", "aws_default_region"}, For: "s3",
 		Doc: "region (otherwise AWS_REGION, AWS_DEFAULT_REGION or the shared config; with neither, us-east-1 for a custom endpoint, else asked of S3)"},
 	{Name: "aws_endpoint", Aliases: []string{"aws_endpoint_url", "endpoint_url"}, Env: []string{"AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL", "AWS_ENDPOINT"}, For: "s3",
@@ -46,28 +49,28 @@ var Keys = []Key{
 	{Name: "aws_virtual_hosted_style_request", Aliases: []string{"virtual_hosted_style_request"}, Env: []string{"AWS_VIRTUAL_HOSTED_STYLE_REQUEST"}, For: "s3",
 		Doc: "true: address buckets in the host name (the opposite of aws_s3_path_style)"},
 	{Name: "aws_allow_http", Env: []string{"AWS_ALLOW_HTTP"}, For: "s3", Doc: "true: allow an http:// endpoint"},
-	{Name: "aws_profile", Aliases: []string{"profile"}, For: "s3", Doc: "shared config profile (otherwise AWS_PROFILE)"},
-	{Name: "aws_skip_signature", Env: []string{"AWS_SKIP_SIGNATURE"}, For: "s3", Doc: "true: send unsigned requests (public buckets)"},
+	{Name: "aws_profile", Credential: true, Aliases: []string{"profile"}, For: "s3", Doc: "shared config profile (otherwise AWS_PROFILE)"},
+	{Name: "aws_skip_signature", Credential: true, Env: []string{"AWS_SKIP_SIGNATURE"}, For: "s3", Doc: "true: send unsigned requests (public buckets)"},
 
 	// Azure
 	{Name: "azure_storage_account_name", Aliases: []string{"account_name", "azure_account_name"}, Env: []string{"AZURE_STORAGE_ACCOUNT_NAME", "AZURE_STORAGE_ACCOUNT"}, For: "azure",
 		Doc: "storage account, for az:// URIs and account keys (abfss://, wasbs:// and https:// URIs name it)"},
-	{Name: "azure_storage_account_key", Aliases: []string{"azure_storage_access_key", "azure_storage_key", "azure_storage_master_key", "account_key", "access_key", "master_key"}, Env: []string{"AZURE_STORAGE_ACCOUNT_KEY", "AZURE_STORAGE_ACCESS_KEY", "AZURE_STORAGE_KEY"}, Secret: true, For: "azure",
+	{Name: "azure_storage_account_key", Credential: true, Aliases: []string{"azure_storage_access_key", "azure_storage_key", "azure_storage_master_key", "account_key", "access_key", "master_key"}, Env: []string{"AZURE_STORAGE_ACCOUNT_KEY", "AZURE_STORAGE_ACCESS_KEY", "AZURE_STORAGE_KEY"}, Secret: true, For: "azure",
 		Doc: "account key (Shared Key)"},
-	{Name: "azure_storage_sas_token", Aliases: []string{"azure_storage_sas_key", "sas_token", "sas_key"}, Env: []string{"AZURE_STORAGE_SAS_TOKEN", "AZURE_STORAGE_SAS_KEY"}, Secret: true, For: "azure",
+	{Name: "azure_storage_sas_token", Credential: true, Aliases: []string{"azure_storage_sas_key", "sas_token", "sas_key"}, Env: []string{"AZURE_STORAGE_SAS_TOKEN", "AZURE_STORAGE_SAS_KEY"}, Secret: true, For: "azure",
 		Doc: "shared access signature (the query string; an https:// URI may carry it too)"},
-	{Name: "azure_storage_token", Aliases: []string{"bearer_token", "azure_storage_bearer_token"}, Env: []string{"AZURE_STORAGE_TOKEN"}, Secret: true, For: "azure",
+	{Name: "azure_storage_token", Credential: true, Aliases: []string{"bearer_token", "azure_storage_bearer_token"}, Env: []string{"AZURE_STORAGE_TOKEN"}, Secret: true, For: "azure",
 		Doc: "a Microsoft Entra access token for https://storage.azure.com, used as is"},
-	{Name: "azure_client_id", Aliases: []string{"azure_storage_client_id", "client_id"}, For: "azure",
+	{Name: "azure_client_id", Credential: true, Aliases: []string{"azure_storage_client_id", "client_id"}, For: "azure",
 		Doc: "service principal (with azure_client_secret and azure_tenant_id); otherwise the SDK's default chain: AZURE_CLIENT_ID/AZURE_CLIENT_SECRET/AZURE_TENANT_ID (or a certificate), workload identity (AZURE_FEDERATED_TOKEN_FILE), managed identity, Azure CLI, Azure Developer CLI"},
-	{Name: "azure_client_secret", Aliases: []string{"azure_storage_client_secret", "client_secret"}, Secret: true, For: "azure", Doc: "service principal secret"},
+	{Name: "azure_client_secret", Credential: true, Aliases: []string{"azure_storage_client_secret", "client_secret"}, Secret: true, For: "azure", Doc: "service principal secret"},
 	{Name: "azure_tenant_id", Aliases: []string{"azure_storage_tenant_id", "tenant_id", "azure_authority_id", "azure_storage_authority_id", "authority_id"}, For: "azure", Doc: "tenant of the service principal or of the federated token"},
 	{Name: "azure_authority_host", Aliases: []string{"azure_storage_authority_host", "authority_host"}, For: "azure",
 		Doc: "Microsoft Entra authority of a service principal or a federated token (https://login.microsoftonline.us for Azure Government, ...); the default chain reads AZURE_AUTHORITY_HOST itself"},
-	{Name: "azure_federated_token_file", Aliases: []string{"federated_token_file"}, For: "azure",
+	{Name: "azure_federated_token_file", Credential: true, Aliases: []string{"federated_token_file"}, For: "azure",
 		Doc: "workload identity: the file of a federated (Kubernetes service account) token, with azure_client_id and azure_tenant_id (or AZURE_CLIENT_ID, AZURE_TENANT_ID)"},
-	{Name: "azure_object_id", Aliases: []string{"object_id"}, For: "azure", Doc: "managed identity: the object (principal) id of a user-assigned identity"},
-	{Name: "azure_msi_resource_id", Aliases: []string{"msi_resource_id"}, For: "azure", Doc: "managed identity: the resource id of a user-assigned identity"},
+	{Name: "azure_object_id", Credential: true, Aliases: []string{"object_id"}, For: "azure", Doc: "managed identity: the object (principal) id of a user-assigned identity"},
+	{Name: "azure_msi_resource_id", Credential: true, Aliases: []string{"msi_resource_id"}, For: "azure", Doc: "managed identity: the resource id of a user-assigned identity"},
 	{Name: "azure_msi_endpoint", Aliases: []string{"azure_identity_endpoint", "identity_endpoint", "msi_endpoint"}, For: "azure",
 		Refused: "the Azure SDK for Go reaches managed identity only where its host says (the instance metadata service, or IDENTITY_ENDPOINT and IDENTITY_HEADER on App Service, Functions, Container Apps, Arc and Service Fabric, which it reads itself); " +
 			"remove the option, and give a token with azure_storage_token if the identity endpoint is elsewhere"},
@@ -85,23 +88,23 @@ var Keys = []Key{
 		Refused: "deltavacuum picks the credential from the keys given (account key, SAS, bearer token, service principal, federated token, managed identity, Azure CLI, else the default chain): remove it and give only the keys of the credential wanted"},
 	{Name: "azure_storage_encryption_key", Aliases: []string{"encryption_key"}, Secret: true, For: "azure",
 		Refused: "customer-provided encryption keys are not supported: deltavacuum would fail to read such a table's log and to write its commits"},
-	{Name: "azure_use_azure_cli", Aliases: []string{"use_azure_cli"}, Env: []string{"AZURE_USE_AZURE_CLI"}, For: "azure", Doc: "true: authenticate with the Azure CLI's login only"},
+	{Name: "azure_use_azure_cli", Credential: true, Aliases: []string{"use_azure_cli"}, Env: []string{"AZURE_USE_AZURE_CLI"}, For: "azure", Doc: "true: authenticate with the Azure CLI's login only"},
 	{Name: "azure_endpoint", Aliases: []string{"azure_storage_endpoint", "azure_blob_endpoint"}, Env: []string{"AZURE_STORAGE_ENDPOINT", "AZURE_ENDPOINT"}, For: "azure",
 		Doc: "Blob endpoint, with the account for emulators: e.g. http://127.0.0.1:10000/devstoreaccount1"},
 	{Name: "azure_dfs_endpoint", For: "azure", Doc: "ADLS Gen2 (DFS) endpoint, derived from the Blob endpoint only for the hosts whose twin Microsoft documents (ACCOUNT.blob.core.windows.net, ACCOUNT.zNN.blob.storage.azure.net, OneLake, ...); used only to delete empty hierarchical-namespace directories the Blob API refuses to"},
-	{Name: "azure_storage_use_emulator", Aliases: []string{"use_emulator", "azure_use_emulator", "object_store_use_emulator"}, Env: []string{"AZURE_STORAGE_USE_EMULATOR"}, For: "azure",
+	{Name: "azure_storage_use_emulator", Credential: true, Aliases: []string{"use_emulator", "azure_use_emulator", "object_store_use_emulator"}, Env: []string{"AZURE_STORAGE_USE_EMULATOR"}, For: "azure",
 		Doc: "true: use Azurite at http://127.0.0.1:10000 (account devstoreaccount1 and its well-known key unless given)"},
 	{Name: "azure_allow_http", Env: []string{"AZURE_ALLOW_HTTP"}, For: "azure", Doc: "true: allow an http:// endpoint"},
-	{Name: "azure_skip_signature", Env: []string{"AZURE_SKIP_SIGNATURE"}, For: "azure", Doc: "true: send no credentials (public containers)"},
+	{Name: "azure_skip_signature", Credential: true, Env: []string{"AZURE_SKIP_SIGNATURE"}, For: "azure", Doc: "true: send no credentials (public containers)"},
 
 	// GCS
-	{Name: "google_service_account", Aliases: []string{"google_service_account_path", "service_account", "service_account_path"}, Env: []string{"GOOGLE_SERVICE_ACCOUNT", "GOOGLE_SERVICE_ACCOUNT_PATH"}, For: "gcs",
+	{Name: "google_service_account", Credential: true, Aliases: []string{"google_service_account_path", "service_account", "service_account_path"}, Env: []string{"GOOGLE_SERVICE_ACCOUNT", "GOOGLE_SERVICE_ACCOUNT_PATH"}, For: "gcs",
 		Doc: "path of a service-account key file; otherwise application default credentials (GOOGLE_APPLICATION_CREDENTIALS, gcloud, the metadata server)"},
-	{Name: "google_service_account_key", Aliases: []string{"service_account_key"}, Env: []string{"GOOGLE_SERVICE_ACCOUNT_KEY"}, Secret: true, For: "gcs", Doc: "service-account key, the JSON itself"},
+	{Name: "google_service_account_key", Credential: true, Aliases: []string{"service_account_key"}, Env: []string{"GOOGLE_SERVICE_ACCOUNT_KEY"}, Secret: true, For: "gcs", Doc: "service-account key, the JSON itself"},
 	{Name: "google_endpoint", Aliases: []string{"google_storage_endpoint"}, Env: []string{"GOOGLE_ENDPOINT"}, For: "gcs",
 		Doc: "endpoint of an emulator, e.g. http://127.0.0.1:4443 (STORAGE_EMULATOR_HOST=host:port is read too)"},
 	{Name: "google_allow_http", Env: []string{"GOOGLE_ALLOW_HTTP"}, For: "gcs", Doc: "true: allow an http:// endpoint (no credentials are sent there)"},
-	{Name: "google_skip_signature", Env: []string{"GOOGLE_SKIP_SIGNATURE"}, For: "gcs", Doc: "true: send no credentials (public buckets)"},
+	{Name: "google_skip_signature", Credential: true, Env: []string{"GOOGLE_SKIP_SIGNATURE"}, For: "gcs", Doc: "true: send no credentials (public buckets)"},
 
 	// All object stores
 	{Name: "concurrency", Aliases: []string{"max_concurrency"}, For: "all", Doc: "requests in flight: deletes per store, listings per walk (default 16)"},
@@ -115,6 +118,15 @@ var Keys = []Key{
 // fabricRefused is why the keys of the Fabric notebook token service are refused.
 const fabricRefused = "the Fabric notebook token service (fabric_token_service_url, fabric_workload_host, fabric_session_token, fabric_cluster_identifier) is internal to Fabric and not supported: " +
 	"pass a token instead, --storage-option azure_storage_token with the value of notebookutils.credentials.getToken('storage')"
+
+// SDKCredentialEnv are environment variables through which the cloud SDKs' default chains take a
+// credential the user chose (beside the Env of the Credential keys): with one set, no other
+// credential is added (Python takes a notebook's token only without them).
+var SDKCredentialEnv = map[string][]string{
+	"s3":    {"AWS_ACCESS_KEY_ID", "AWS_PROFILE", "AWS_WEB_IDENTITY_TOKEN_FILE"},
+	"azure": {"AZURE_CLIENT_SECRET", "AZURE_CLIENT_CERTIFICATE_PATH", "AZURE_FEDERATED_TOKEN_FILE"},
+	"gcs":   {"GOOGLE_APPLICATION_CREDENTIALS"},
+}
 
 // SDKSecretEnv are environment variables holding secrets that the cloud SDKs read
 // themselves (Key.Env lists those this package reads): the command line keeps their values

@@ -14,9 +14,9 @@ import (
 // with the service's clock and stale limit. A table another process holds is ErrBusy. The
 // tickets of dead processes it took over are logged and counted, with what to do about their
 // runs.
-func (s *Server) lock(ctx context.Context, t *table, dt *deltavacuum.Table, purpose, id string) (*run.Lock, error) {
-	now, began := s.now(), time.Now()
-	lk, err := run.Acquire(ctx, dt.Store, run.LockOptions{Purpose: purpose, Run: id, StaleAfter: s.ops.staleAfter,
+func (r *runner) lock(ctx context.Context, t *table, dt *deltavacuum.Table, purpose, id string) (*run.Lock, error) {
+	now, began := r.now(), time.Now()
+	lk, err := run.Acquire(ctx, dt.Store, run.LockOptions{Purpose: purpose, Run: id, StaleAfter: r.staleAfter,
 		Now: func() time.Time { return now.Add(time.Since(began)) }})
 	if errors.Is(err, run.ErrLocked) {
 		return nil, fmt.Errorf("%w: %w", ErrBusy, err)
@@ -25,8 +25,8 @@ func (s *Server) lock(ctx context.Context, t *table, dt *deltavacuum.Table, purp
 		return nil, err
 	}
 	for _, h := range lk.TakenOver() {
-		s.ops.m.staleRecords.WithLabelValues(t.cfg.ID).Inc()
-		s.log.Warn("lock of a dead process taken over", "table", t.cfg.ID, "ticket", h.Key, "state", h.State, "note", run.TakeoverNote(dt.Location, h))
+		r.m.staleRecords.WithLabelValues(t.cfg.ID).Inc()
+		r.log.Warn("lock of a dead process taken over", "table", t.cfg.ID, "ticket", h.Key, "state", h.State, "note", run.TakeoverNote(dt.Location, h))
 	}
 	return lk, nil
 }

@@ -1,0 +1,157 @@
+package service
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/deltavacuum/deltavacuum/insight"
+	"github.com/deltavacuum/deltavacuum/service/state"
+	"github.com/deltavacuum/deltavacuum/session"
+)
+
+// maxPeriodicInspections bounds the periodic inspections in progress across all tables. They
+// are outside maxConcurrentRuns: an inspection reads the log and lists the table, it deletes
+// nothing and holds no table.
+const maxPeriodicInspections = 2
+
+// inspectRetryAfter is how long after a failed periodic inspection the next is tried (or
+// inspectEvery, when shorter): a table that cannot be opened is not retried every tick.
+const inspectRetryAfter = time.Hour
+
+// upkeep is what the runner remembers of its background upkeep (guarded by runner.mu): the
+// inspections in progress (table id -> why) and how many of them are periodic, when each
+// table was last inspected and when a background inspection of it last failed, and when each
+// table's trash was last purged (runner_purge.go).
+type upkeep struct {
+	inspecting    map[string]string
+	periodic      int
+	inspected     map[string]time.Time
+	inspectFailed map[string]time.Time
+	purged        map[string]time.Time
+}
+
+// inspect inspects t at its policy's retention (GET /api/tables/{id}/inspect, and in the
+// background) and keeps the figures in the state database (the charts) and the reclaimable
+// gauge. Its errors are the table's (errTable).
+func (r *runner) inspect(ctx context.Context, t *table) (*insight.Report, error) {
+	rep, err := r.inspectTable(ctx, t)
+	return rep, of(errTable, err)
+}
+
+func (r *runner) inspectTable(ctx context.Context, t *table) (*insight.Report, error) {
+	dt, err := r.tables.open(ctx, t)
+	if err != nil {
+		return nil, err
+	}
+	snap, err := dt.Snapshot(ctx)
+	if err != nil {
+		return nil, err
+	}
+	hours, err := retainHours(snap, t.cfg.Policy)
+	if err != nil {
+		return nil, err
+	}
+	rep, err := t.session.Inspect(ctx, dt, session.InspectRequest{Options: insight.Options{RetainHours: hours, Now: r.now(), From: snap}})
+	if err != nil {
+		return nil, err
+	}
+	if b, err := json.Marshal(rep); err == nil {
+		if err := r.st.AddInspection(ctx, state.Inspection{Table: t.cfg.ID, At: rep.Now, Version: rep.Version, Figures: json.RawMessage(r.red.String(string(b)))}); err != nil {
+			r.log.Warn("recording the inspection", "table", t.cfg.ID, "error", err.Error())
+		}
+	}
+	r.mu.Lock()
+	r.upkeep.inspected[t.cfg.ID] = rep.Now
+	delete(r.upkeep.inspectFailed, t.cfg.ID)
+	r.mu.Unlock()
+	r.m.reclaimable.WithLabelValues(t.cfg.ID).Set(float64(rep.Reclaimable.Bytes))
+	return rep, nil
+}
+
+// inspectLater inspects t in the background, why being "after run ID" or "periodic": never
+// during shutdown (Shutdown waits for it, and cancels it with the runs), never two at once of
+// one table, and a periodic one only while no run or undo holds the table and fewer than
+// maxPeriodicInspections are in progress. False when it did not start. An error is logged.
+func (r *runner) inspectLater(t *table, why string, periodic bool) bool {
+	id := t.cfg.ID
+	r.mu.Lock()
+	_, busy := r.holds.busy[id]
+	switch {
+	case r.holds.closed, r.upkeep.inspecting[id] != "",
+		periodic && (busy || r.upkeep.periodic >= maxPeriodicInspections):
+		r.mu.Unlock()
+		return false
+	}
+	r.upkeep.inspecting[id] = why
+	if periodic {
+		r.upkeep.periodic++
+	}
+	r.life.wg.Add(1)
+	r.mu.Unlock()
+	go func() {
+		defer r.life.wg.Done()
+		_, err := r.inspectTable(r.life.base, t)
+		r.mu.Lock()
+		delete(r.upkeep.inspecting, id)
+		if periodic {
+			r.upkeep.periodic--
+		}
+		if err != nil {
+			r.upkeep.inspectFailed[id] = r.now()
+		}
+		r.mu.Unlock()
+		if err != nil {
+			r.log.Warn("background inspection failed", "table", id, "why", why, "error", err.Error())
+		}
+	}()
+	return true
+}
+
+// inspectDue starts the periodic inspections due at now: of each table whose policy's
+// inspectEvery has passed since its last inspection (kept in the state database; none: due)
+// and, after a failed one, inspectRetryAfter (or inspectEvery, when shorter) since it failed.
+func (r *runner) inspectDue(ctx context.Context, now time.Time) {
+	for _, t := range r.tables.all() {
+		every := t.cfg.Policy.InspectEvery
+		if every <= 0 {
+			continue
+		}
+		last, ok := r.lastInspected(ctx, t.cfg.ID)
+		if !ok || now.Sub(last) < every {
+			continue
+		}
+		r.mu.Lock()
+		failed, hasFailed := r.upkeep.inspectFailed[t.cfg.ID]
+		r.mu.Unlock()
+		if hasFailed && now.Sub(failed) < min(every, inspectRetryAfter) {
+			continue
+		}
+		r.inspectLater(t, "periodic", true)
+	}
+}
+
+// lastInspected is when table id was last inspected (zero: never); false when the state
+// database cannot say.
+func (r *runner) lastInspected(ctx context.Context, id string) (time.Time, bool) {
+	r.mu.Lock()
+	at, known := r.upkeep.inspected[id]
+	r.mu.Unlock()
+	if known {
+		return at, true
+	}
+	ins, err := r.st.Inspections(ctx, id, time.Time{}, 1)
+	if err != nil {
+		r.log.Error("reading the last inspection", "table", id, "error", err.Error())
+		return time.Time{}, false
+	}
+	if len(ins) == 1 {
+		at = ins[0].At
+	}
+	r.mu.Lock()
+	if _, set := r.upkeep.inspected[id]; !set {
+		r.upkeep.inspected[id] = at
+	}
+	r.mu.Unlock()
+	return at, true
+}

@@ -1,0 +1,64 @@
+package service
+
+import (
+	"context"
+	"strings"
+
+	"github.com/deltavacuum/deltavacuum"
+	"github.com/deltavacuum/deltavacuum/deltalog"
+	"github.com/deltavacuum/deltavacuum/service/config"
+	"github.com/deltavacuum/deltavacuum/service/schedule"
+	"github.com/deltavacuum/deltavacuum/session"
+	"github.com/deltavacuum/deltavacuum/undo"
+)
+
+// retainHours is the retention of a run of t: the policy's, but never shorter than a
+// delta.deletedFileRetentionDuration the table sets itself; nil (no policy retention) is the
+// table's own. A policy shorter than the table's default (not set) retention is passed as
+// it is: the library's safety check refuses it unless the policy turned the check off.
+func retainHours(snap *deltalog.Snapshot, p config.Policy) (*float64, error) {
+	if !p.Retention.Set {
+		return nil, nil
+	}
+	h := p.Retention.Hours
+	if _, set := snap.Metadata.Configuration[deltalog.PropDeletedFileRetention]; set {
+		d, err := snap.DeletedFileRetention()
+		if err != nil {
+			return nil, err
+		}
+		h = max(h, d.Hours())
+	}
+	return &h, nil
+}
+
+// request is the VACUUM of t's policy now: its retention, its mode (auto: FULL or LITE by the
+// last FULL run), its trash.
+func (r *runner) request(ctx context.Context, t *table, dt *deltavacuum.Table, dryRun bool) (session.VacuumRequest, error) {
+	snap, err := dt.Snapshot(ctx)
+	if err != nil {
+		return session.VacuumRequest{}, err
+	}
+	hours, err := retainHours(snap, t.cfg.Policy)
+	if err != nil {
+		return session.VacuumRequest{}, err
+	}
+	// The run plans from this snapshot, advanced by the commits made since (no second read).
+	req := session.VacuumRequest{DryRun: dryRun, RetainHours: hours, From: snap}
+	switch t.cfg.Policy.Mode {
+	case config.ModeLite:
+		req.Mode = "LITE"
+	case config.ModeAuto:
+		sch, err := r.st.Schedules(ctx)
+		if err != nil {
+			return session.VacuumRequest{}, err
+		}
+		req.Mode = strings.ToUpper(schedule.FullOrLite(sch[t.cfg.ID].LastFull, t.cfg.Policy.FullEvery, r.now()))
+	default:
+		req.Mode = "FULL"
+	}
+	if t.cfg.Policy.Trash {
+		req.Trash = undo.DefaultTrash
+	}
+	req.StaleRunAfter, req.LiteFallback = r.staleAfter, true
+	return req, nil
+}

@@ -1,0 +1,243 @@
+package service
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/deltavacuum/deltavacuum"
+	"github.com/deltavacuum/deltavacuum/run"
+	"github.com/deltavacuum/deltavacuum/service/config"
+	"github.com/deltavacuum/deltavacuum/service/state"
+	"github.com/deltavacuum/deltavacuum/session"
+	"github.com/deltavacuum/deltavacuum/undo"
+	"github.com/deltavacuum/deltavacuum/vacuum"
+)
+
+// Figures are the figures of a run kept in the state database (the files are in the
+// table's run record).
+type Figures struct {
+	Mode                  string   `json:"mode"`
+	RetentionHours        float64  `json:"retentionHours"`
+	NumFilesToDelete      int64    `json:"numFilesToDelete"`
+	SizeOfDataToDelete    int64    `json:"sizeOfDataToDelete"`
+	NumDeletedFiles       int64    `json:"numDeletedFiles"`
+	SizeOfDeletedData     int64    `json:"sizeOfDeletedData"`
+	NumDeletedDirectories int64    `json:"numDeletedDirectories"`
+	NumFailed             int      `json:"numFailed"`
+	StartVersion          *int64   `json:"startVersion,omitempty"`
+	Warnings              []string `json:"warnings,omitempty"`
+	// PlanDigest is the previewed plan the run was asked to execute; PlanChanged says the
+	// table had moved and the run deleted nothing.
+	PlanDigest  string `json:"planDigest,omitempty"`
+	PlanChanged bool   `json:"planChanged,omitempty"`
+}
+
+// start starts a run of t in the background and returns its id. trigger is "api" or
+// "schedule"; plan, when set, is the digest of the previewed plan the run must execute (the
+// library compares its new plan with it before deleting or committing anything). The table
+// must be idle in this service and by its lock. An error without a kind of its own is the
+// table's (errTable).
+func (r *runner) start(ctx context.Context, t *table, trigger, plan string) (string, error) {
+	id, err := r.startRun(ctx, t, trigger, plan)
+	return id, of(errTable, err)
+}
+
+func (r *runner) startRun(ctx context.Context, t *table, trigger, plan string) (string, error) {
+	if t.cfg.DryRunOnly {
+		return "", fmt.Errorf("table %s: %w", t.cfg.ID, errDryRunOnly)
+	}
+	now := r.now()
+	id := "serve-" + undo.NewID(now)
+	if !r.hold(t.cfg.ID, id) {
+		if r.closing() {
+			return "", errClosed
+		}
+		return "", fmt.Errorf("table %s: %w in this service", t.cfg.ID, ErrBusy)
+	}
+	held := true
+	defer func() {
+		if held {
+			r.release(t.cfg.ID)
+		}
+	}()
+	// The table outlives the request: a client an object store builds may keep the context
+	// it was made with (for refreshing credentials).
+	dt, err := r.tables.open(context.WithoutCancel(ctx), t)
+	if err != nil {
+		return "", err
+	}
+	// The table's lock, taken now (a table held by another process is refused at once), is
+	// the run's: it releases it when it ends.
+	lk, err := r.lock(ctx, t, dt, run.PurposeVacuum, undo.NewID(now))
+	if err != nil {
+		return "", fmt.Errorf("table %s: %w", t.cfg.ID, err)
+	}
+	locked := true
+	defer func() {
+		if locked {
+			// A ticket a failed release leaves behind goes stale without its heartbeat.
+			_ = lk.Release(ctx)
+		}
+	}()
+	req, err := r.request(ctx, t, dt, false)
+	if err != nil {
+		return "", err
+	}
+	req.ExpectPlan, req.Counters, req.Lock = plan, vacuum.NewCounters(), lk
+	if err := r.st.StartRun(ctx, state.Run{ID: id, Table: t.cfg.ID, Trigger: trigger, Mode: req.Mode, Started: now}); err != nil {
+		return "", err
+	}
+	runCtx, cancel := context.WithCancel(r.life.base)
+	ar := &activeRun{id: id, table: t.cfg.ID, cancel: cancel, counters: req.Counters}
+	r.mu.Lock()
+	r.holds.active[id] = ar
+	r.mu.Unlock()
+	r.m.inProgress.Inc()
+	r.log.Info("run started", "run", id, "table", t.cfg.ID, "trigger", trigger, "mode", req.Mode)
+	held, locked = false, false
+	r.life.wg.Add(1)
+	go r.execute(runCtx, ar, t, dt, req, trigger)
+	return id, nil
+}
+
+// vacuum runs req (a DRY RUN for a preview, a real run for start); a LITE the log cannot serve
+// runs FULL (run.Request.LiteFallback).
+func (r *runner) vacuum(ctx context.Context, t *table, dt *deltavacuum.Table, req session.VacuumRequest, id string) (*vacuum.Result, error) {
+	res, err := t.session.Vacuum(ctx, dt, req)
+	if req.Mode == "LITE" && res != nil && res.Plan != nil && res.Plan.Mode == vacuum.ModeFull {
+		r.log.Info("LITE cannot serve the table; ran FULL", "run", id, "table", t.cfg.ID, "dryRun", req.DryRun)
+	}
+	return res, err
+}
+
+// dryRun is the DRY RUN of t's policy now, each verdict of the planner passed to observe: the
+// plan of a preview, which a run started with its digest executes or refuses. Opening the
+// table or reading it is errTable, the dry run itself errPlan.
+func (r *runner) dryRun(ctx context.Context, t *table, observe func(vacuum.Verdict)) (*vacuum.Result, error) {
+	dt, err := r.tables.open(ctx, t)
+	if err != nil {
+		return nil, of(errTable, err)
+	}
+	req, err := r.request(ctx, t, dt, true)
+	if err != nil {
+		return nil, of(errTable, err)
+	}
+	req.Observe = observe
+	res, err := r.vacuum(ctx, t, dt, req, "")
+	return res, of(errPlan, err)
+}
+
+// execute runs the run ar in the background and records its end: the state database, the
+// metrics, the mode it ran in, the last FULL run of an auto policy; then it releases the
+// table, inspects it, and posts a failed run to the webhook.
+func (r *runner) execute(ctx context.Context, ar *activeRun, t *table, dt *deltavacuum.Table, req session.VacuumRequest, trigger string) {
+	defer r.life.wg.Done()
+	defer ar.cancel()
+	res, err := r.vacuum(ctx, t, dt, req, ar.id)
+	status, msg := state.StatusCompleted, ""
+	r.mu.Lock()
+	why := ar.cancelled
+	r.mu.Unlock()
+	switch {
+	case err != nil:
+		status, msg = state.StatusFailed, err.Error()
+	case res == nil || res.Status != vacuum.StatusCompleted:
+		status, msg = state.StatusFailed, "the run did not complete"
+		if res != nil && len(res.Failed) > 0 {
+			msg = fmt.Sprintf("%d files could not be deleted (first: %s: %s)", len(res.Failed), res.Failed[0].Path, res.Failed[0].Error)
+		}
+	}
+	// A cancellation that came after the last batch leaves a run the library (and the table's
+	// history) calls COMPLETED: everything planned was done, and the state says so too.
+	if why != "" && status == state.StatusFailed {
+		msg = why + ": " + msg
+	} else if why != "" {
+		r.log.Info("run completed before the cancellation took effect", "run", ar.id)
+	}
+	var figs []byte
+	recordID := ""
+	mode := ranMode(req, res)
+	if res != nil {
+		f := Figures{Mode: mode, NumDeletedFiles: res.NumDeletedFiles, SizeOfDeletedData: res.SizeOfDeletedData,
+			NumDeletedDirectories: res.NumDeletedDirectories, NumFailed: len(res.Failed), StartVersion: res.StartVersion, Warnings: res.Warnings}
+		if res.Plan != nil {
+			f.RetentionHours, f.NumFilesToDelete, f.SizeOfDataToDelete = res.RetentionHours, res.NumFilesToDelete, res.SizeOfDataToDelete
+		}
+		f.PlanDigest = req.ExpectPlan
+		figs, _ = json.Marshal(f)
+		figs = []byte(r.red.String(string(figs)))
+		recordID = res.RunID
+		r.m.deletedFiles.WithLabelValues(t.cfg.ID).Add(float64(res.NumDeletedFiles))
+		r.m.deletedBytes.WithLabelValues(t.cfg.ID).Add(float64(res.SizeOfDeletedData))
+	}
+	if res == nil {
+		figs = planChangedFigures(req, err)
+	}
+	bg := context.WithoutCancel(ctx)
+	r.recordMode(bg, ar.id, req.Mode, mode)
+	if err := r.st.EndRun(bg, ar.id, status, r.now(), figs, recordID, r.red.String(msg)); err != nil {
+		r.log.Error("recording the end of the run", "run", ar.id, "error", err.Error())
+	}
+	if status == state.StatusCompleted && mode == "FULL" && t.cfg.Policy.Mode == config.ModeAuto {
+		if err := r.st.SetLastFull(bg, t.cfg.ID, r.now()); err != nil {
+			r.log.Error("recording the FULL run", "table", t.cfg.ID, "error", err.Error())
+		}
+	}
+	r.m.runs.WithLabelValues(t.cfg.ID, trigger, status).Inc()
+	r.m.inProgress.Dec()
+	r.log.Info("run ended", "run", ar.id, "table", t.cfg.ID, "status", status, "error", msg)
+	r.mu.Lock()
+	delete(r.holds.active, ar.id)
+	r.mu.Unlock()
+	r.release(t.cfg.ID)
+	// The figures move with the run: the table is released first, the next run need not wait.
+	r.inspectLater(t, "after run "+ar.id, false)
+	if status == state.StatusFailed {
+		r.notifyFailed(ar.id, t)
+	}
+}
+
+// ranMode is the mode a run ran in: its plan's (FULL after a LITE the log could not serve),
+// else the one requested.
+func ranMode(req session.VacuumRequest, res *vacuum.Result) string {
+	if res != nil && res.Plan != nil && res.Plan.Mode != "" {
+		return string(res.Plan.Mode)
+	}
+	return req.Mode
+}
+
+// recordMode records the mode of run id in the state when it ran in another than it started.
+func (r *runner) recordMode(ctx context.Context, id, started, ran string) {
+	if ran == started {
+		return
+	}
+	if err := r.st.SetMode(ctx, id, ran); err != nil {
+		r.log.Error("recording the mode of the run", "run", id, "error", err.Error())
+	}
+}
+
+// planChangedFigures are the figures of a run the library refused because its plan was not
+// the previewed one (nil for any other failure without a result).
+func planChangedFigures(req session.VacuumRequest, err error) []byte {
+	var pc *vacuum.PlanChangedError
+	if !errors.As(err, &pc) {
+		return nil
+	}
+	b, _ := json.Marshal(Figures{Mode: req.Mode, PlanDigest: req.ExpectPlan, PlanChanged: true})
+	return b
+}
+
+// notifyFailed posts the failed run id of t to the webhook, in the background.
+func (r *runner) notifyFailed(id string, t *table) {
+	if r.hook == nil {
+		return
+	}
+	sr, err := r.st.Run(context.Background(), id)
+	if err != nil {
+		r.log.Warn("webhook: reading the run", "run", id, "error", err.Error())
+		return
+	}
+	r.hook.runFailed(r.life.base, sr, t.cfg)
+}

@@ -1,0 +1,206 @@
+package service
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/deltavacuum/deltavacuum"
+	"github.com/deltavacuum/deltavacuum/catalog"
+	"github.com/deltavacuum/deltavacuum/service/config"
+	"github.com/deltavacuum/deltavacuum/session"
+	"github.com/deltavacuum/deltavacuum/sql"
+	"github.com/deltavacuum/deltavacuum/storage/location"
+)
+
+// tables are the tables of the service, configured and discovered, each with its SQL session.
+// A table is opened only through its session (session.Session.OpenRef, as the CLI and SQL
+// statements open theirs), whose transport is the requests-per-second limit of its store.
+type tables struct {
+	*shared
+	cfg      *config.Config
+	limiters []*limiter // the stores' limits (config.Store), longest prefix first to none
+	// openHook, when set (by tests), opens the tables instead of their sessions.
+	openHook func(context.Context, *table) (*deltavacuum.Table, error)
+
+	mu   sync.Mutex
+	list []*table // the configuration's order, then discovery's
+	byID map[string]*table
+}
+
+// table is a configured (or discovered) table, ready to open.
+type table struct {
+	cfg     *config.Table
+	session *session.Session
+	ref     sql.TableRef // its path, or its name for the session's warehouse or catalog
+}
+
+// newTables sets up the configured tables and the stores' limits: the storage options of each
+// from the environment (their secrets given to the redactor). It opens no table.
+func newTables(sh *shared, cfg *config.Config, getenv func(string) string) (*tables, error) {
+	ts := &tables{shared: sh, cfg: cfg, byID: map[string]*table{}}
+	for i := range cfg.Tables {
+		t, err := ts.newTable(&cfg.Tables[i], getenv)
+		if err != nil {
+			return nil, err
+		}
+		ts.list = append(ts.list, t)
+		ts.byID[t.cfg.ID] = t
+	}
+	for _, st := range cfg.Stores {
+		l, err := newLimiter(st)
+		if err != nil {
+			return nil, err
+		}
+		ts.limiters = append(ts.limiters, l)
+	}
+	return ts, nil
+}
+
+// newTable makes a configured (or discovered) table ready to open: its storage options from
+// the environment (their secrets known to the redactor), its session and catalog.
+func (ts *tables) newTable(tc *config.Table, getenv func(string) string) (*table, error) {
+	o, err := ts.cfg.ResolveStorageOptions(tc, getenv)
+	if err != nil {
+		return nil, err
+	}
+	ts.redactOptions(o)
+	settings := map[string]string{}
+	if !tc.Policy.RetentionCheck {
+		settings[session.SettingRetentionCheck] = "false"
+	}
+	cat := &catalog.Catalog{Warehouse: tc.Warehouse, IsTable: session.IsTable(o)}
+	ts.red.AddURI(tc.Path)
+	ts.red.AddURI(tc.Warehouse)
+	if tc.Catalog != "" {
+		cf, err := catalog.LoadFile(tc.Catalog)
+		if err != nil {
+			return nil, fmt.Errorf("table %s: %w", tc.ID, err)
+		}
+		cat.Tables = cf.Tables
+		if cat.Warehouse == "" {
+			cat.Warehouse = cf.Warehouse
+		}
+		for _, loc := range cf.Tables {
+			ts.red.AddURI(loc)
+		}
+	}
+	sess, err := session.NewSession(session.Config{Catalog: cat, Settings: settings, Now: ts.now, StorageOptions: o,
+		Transport: ts.transport})
+	if err != nil {
+		return nil, fmt.Errorf("table %s: %w", tc.ID, err)
+	}
+	ref := sql.TableRef{Path: tc.Path}
+	if tc.Path == "" {
+		ref = sql.TableRef{Name: strings.Split(tc.Name, ".")}
+	}
+	return &table{cfg: tc, session: sess, ref: ref}, nil
+}
+
+// open opens table t: by path, or by name through its warehouse or catalog.
+func (ts *tables) open(ctx context.Context, t *table) (*deltavacuum.Table, error) {
+	if ts.openHook != nil {
+		return ts.openHook(ctx, t)
+	}
+	return t.open(ctx)
+}
+
+// open opens the table through its session.
+func (t *table) open(ctx context.Context) (*deltavacuum.Table, error) {
+	return t.session.OpenRef(ctx, t.ref)
+}
+
+// lookup returns the table of id (configured or discovered).
+func (ts *tables) lookup(id string) (*table, bool) {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	t, ok := ts.byID[id]
+	return t, ok
+}
+
+// all returns the tables now (discovery may change the set).
+func (ts *tables) all() []*table {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	return append([]*table(nil), ts.list...)
+}
+
+// redactOptions gives the redactor the secret values of o.
+func (ts *tables) redactOptions(o location.Options) {
+	for k, v := range o.Redacted() {
+		if v != o[k] {
+			ts.red.Add(o[k])
+		}
+	}
+}
+
+// refound replaces the tables a discover root found before (prev) with those it finds now
+// (found, by id, in the listing's order): a found table whose id another table has
+// (configured, or of another root; case aside too), or whose location another has, is left
+// out and logged. It returns the ids the root now has, the tables added and the ids removed.
+func (ts *tables) refound(root string, prev map[string]bool, found map[string]*table, order []string) (now map[string]bool, added []*table, removed []string) {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	// The locations the other tables (configured, or found under another root) have: a found
+	// table at one of them is that table under a second id, which the service would not hold
+	// as one (two runs at once, or the root's policy over the configured one).
+	taken := map[string]string{}
+	for _, t := range ts.list {
+		if !prev[t.cfg.ID] && t.cfg.Path != "" {
+			taken[config.LocationKey(t.cfg.Path)] = t.cfg.ID
+		}
+	}
+	for _, tid := range order {
+		t := found[tid]
+		if old, ok := ts.byID[tid]; ok {
+			if !prev[tid] {
+				// A configured table, or one of another root, has the id.
+				ts.log.Warn("a discovered table has the id of another table; it is left out", "root", root, "table", tid, "location", old.cfg.Path)
+				delete(found, tid)
+			}
+			continue
+		}
+		if other, ok := taken[config.LocationKey(t.cfg.Path)]; ok {
+			ts.log.Warn("a discovered table is another table of the configuration (the same location); it is left out", "root", root, "table", tid, "other", other, "location", t.cfg.Path)
+			delete(found, tid)
+			continue
+		}
+		if dup := ts.idTakenFold(tid); dup != "" {
+			ts.log.Warn("a discovered table has the id of another table (case aside); it is left out", "root", root, "table", tid, "other", dup)
+			delete(found, tid)
+			continue
+		}
+		ts.list = append(ts.list, t)
+		ts.byID[tid] = t
+		added = append(added, t)
+	}
+	for tid := range prev {
+		if _, ok := found[tid]; ok {
+			continue
+		}
+		delete(ts.byID, tid)
+		for i, t := range ts.list {
+			if t.cfg.ID == tid {
+				ts.list = append(ts.list[:i:i], ts.list[i+1:]...)
+				break
+			}
+		}
+		removed = append(removed, tid)
+	}
+	now = map[string]bool{}
+	for tid := range found {
+		now[tid] = true
+	}
+	return now, added, removed
+}
+
+// idTakenFold returns the id of a table whose id equals id case-insensitively (ts.mu held).
+func (ts *tables) idTakenFold(id string) string {
+	for other := range ts.byID {
+		if strings.EqualFold(other, id) {
+			return other
+		}
+	}
+	return ""
+}
