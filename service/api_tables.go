@@ -19,7 +19,7 @@ type TableInfo struct {
 	DryRunOnly bool          `json:"dryRunOnly"`
 	Policy     PolicyInfo    `json:"policy"`
 	Schedule   *ScheduleInfo `json:"schedule,omitempty"`
-	LastRun    *state.Run    `json:"lastRun,omitempty"`
+	LastRun    *RunDoc       `json:"lastRun,omitempty"`
 	Running    string        `json:"running,omitempty"`
 }
 
@@ -54,6 +54,8 @@ func (s *Server) tableInfos(ctx context.Context) []TableInfo {
 	busy := s.runner.held()
 	tables := s.tables.all()
 	handled := s.sched.handled(tables)
+	var last []state.Run // the tables' last runs, whose states are read at once
+	var at []int         // the place of each in out
 	for _, t := range tables {
 		c := t.cfg
 		info := TableInfo{ID: c.ID, Location: location.SafeURI(c.Path), Name: c.Name, DryRunOnly: c.DryRunOnly, Running: busy[c.ID]}
@@ -88,9 +90,13 @@ func (s *Server) tableInfos(ctx context.Context) []TableInfo {
 			info.Schedule = si
 		}
 		if runs, err := s.st.Runs(ctx, c.ID, 1); err == nil && len(runs) == 1 {
-			info.LastRun = &runs[0]
+			last = append(last, runs[0])
+			at = append(at, len(out))
 		}
 		out = append(out, info)
+	}
+	for i, d := range s.runner.docs(ctx, last) {
+		out[at[i]].LastRun = &d
 	}
 	return out
 }

@@ -28,6 +28,9 @@ type Figures struct {
 	NumFailed             int      `json:"numFailed"`
 	StartVersion          *int64   `json:"startVersion,omitempty"`
 	Warnings              []string `json:"warnings,omitempty"`
+	// NumChecksumCompanions counts the Hadoop checksum companions (.<name>.crc) of the
+	// planned files, deleted with them and not counted in the files.
+	NumChecksumCompanions int64 `json:"numChecksumCompanions,omitempty"`
 	// PlanDigest is the previewed plan the run was asked to execute; PlanChanged says the
 	// table had moved and the run deleted nothing.
 	PlanDigest  string `json:"planDigest,omitempty"`
@@ -49,7 +52,9 @@ func (r *runner) startRun(ctx context.Context, t *table, trigger, plan string) (
 		return "", fmt.Errorf("table %s: %w", t.cfg.ID, errDryRunOnly)
 	}
 	now := r.now()
-	id := "serve-" + undo.NewID(now)
+	// One id: the service's run, its lock ticket and its run record beside the table (what
+	// deltavacuum runs lists) are all named by it.
+	id := undo.NewID(now)
 	if !r.hold(t.cfg.ID, id) {
 		if r.closing() {
 			return "", errClosed
@@ -70,7 +75,7 @@ func (r *runner) startRun(ctx context.Context, t *table, trigger, plan string) (
 	}
 	// The table's lock, taken now (a table held by another process is refused at once), is
 	// the run's: it releases it when it ends.
-	lk, err := r.lock(ctx, t, dt, run.PurposeVacuum, undo.NewID(now))
+	lk, err := r.lock(ctx, t, dt, run.PurposeVacuum, id)
 	if err != nil {
 		return "", fmt.Errorf("table %s: %w", t.cfg.ID, err)
 	}
@@ -164,6 +169,7 @@ func (r *runner) execute(ctx context.Context, ar *activeRun, t *table, dt *delta
 			NumDeletedDirectories: res.NumDeletedDirectories, NumFailed: len(res.Failed), StartVersion: res.StartVersion, Warnings: res.Warnings}
 		if res.Plan != nil {
 			f.RetentionHours, f.NumFilesToDelete, f.SizeOfDataToDelete = res.RetentionHours, res.NumFilesToDelete, res.SizeOfDataToDelete
+			f.NumChecksumCompanions = companions(res.Plan)
 		}
 		f.PlanDigest = req.ExpectPlan
 		figs, _ = json.Marshal(f)
@@ -240,4 +246,16 @@ func (r *runner) notifyFailed(id string, t *table) {
 		return
 	}
 	r.hook.runFailed(r.life.base, sr, t.cfg)
+}
+
+// companions counts the checksum companions of the files of plan.
+func companions(plan *vacuum.Plan) int64 {
+	var n int64
+	_ = plan.Files.Each(func(f vacuum.File) error {
+		if f.Checksum != "" {
+			n++
+		}
+		return nil
+	})
+	return n
 }

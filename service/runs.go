@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/deltavacuum/deltavacuum/run"
 	"github.com/deltavacuum/deltavacuum/service/state"
 	"github.com/deltavacuum/deltavacuum/vacuum"
 )
@@ -43,10 +44,12 @@ func (s *Server) preview(w http.ResponseWriter, r *http.Request) {
 	s.writeJSON(w, http.StatusOK, previewAnswer{Result: p.Result, PlanDigest: p.Digest, PreviewURL: p.url()})
 }
 
-// RunStarted is the answer to a run request.
+// RunStarted is the answer to a run request: the run's id, the service's status of it
+// (RUNNING) and its state (planned: accepted, not yet recorded beside the table).
 type RunStarted struct {
 	ID     string `json:"id"`
 	Status string `json:"status"`
+	State  string `json:"state"`
 }
 
 func (s *Server) startRun(w http.ResponseWriter, r *http.Request) {
@@ -72,16 +75,16 @@ func (s *Server) startRun(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Location", "/api/runs/"+id)
-	s.writeJSON(w, http.StatusAccepted, RunStarted{ID: id, Status: state.StatusRunning})
+	s.writeJSON(w, http.StatusAccepted, RunStarted{ID: id, Status: state.StatusRunning, State: run.StatePlanned})
 }
 
 func (s *Server) getRun(w http.ResponseWriter, r *http.Request) {
-	run, err := s.st.Run(r.Context(), r.PathValue("id"))
+	d, err := s.runner.runDoc(r.Context(), r.PathValue("id"))
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	s.writeJSON(w, http.StatusOK, run)
+	s.writeJSON(w, http.StatusOK, d)
 }
 
 func (s *Server) cancelRun(w http.ResponseWriter, r *http.Request) {
