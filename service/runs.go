@@ -31,17 +31,21 @@ func (s *Server) preview(w http.ResponseWriter, r *http.Request) {
 	if t == nil {
 		return
 	}
-	var body struct{}
+	var body struct {
+		// RetentionHours, when set, is a one-off retention for this preview (and the run of
+		// its plan) instead of the policy's: see oneOffHours.
+		RetentionHours *float64 `json:"retentionHours"`
+	}
 	if err := decode(r, &body); err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	p, err := s.previewPlan(r.Context(), t)
+	p, err := s.previewPlan(r.Context(), t, body.RetentionHours)
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	s.writeJSON(w, http.StatusOK, previewAnswer{Result: p.Result, PlanDigest: p.Digest, PreviewURL: p.url()})
+	s.writeJSON(w, http.StatusOK, previewAnswer{Result: p.Result, PlanDigest: p.Digest, PreviewURL: p.url(), OneOffRetention: p.RetainHours != nil})
 }
 
 // RunStarted is the answer to a run request: the run's id, the service's status of it
@@ -69,7 +73,13 @@ func (s *Server) startRun(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, of(errInvalid, fmt.Errorf("table %s: plan %q is not the planDigest of a preview (POST /api/tables/%s/preview returns one)", t.cfg.ID, body.Plan, t.cfg.ID)))
 		return
 	}
-	id, err := s.runner.start(r.Context(), t, "api", body.Plan)
+	// The run of a preview carries its one-off retention, if it had one: the plan is made at
+	// that retention, and its digest holds it.
+	o := runOptions{Plan: body.Plan}
+	if p := s.web.find(t.cfg.ID, body.Plan); p != nil && body.Plan != "" {
+		o.RetainHours = p.RetainHours
+	}
+	id, err := s.runner.start(r.Context(), t, "api", o)
 	if err != nil {
 		s.fail(w, r, err)
 		return

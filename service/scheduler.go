@@ -118,7 +118,7 @@ func (c *scheduler) tick(ctx context.Context, now time.Time) {
 		if err := c.st.SetHandled(ctx, st.Table, st.Fire); err != nil {
 			c.log.Error("recording the schedule", "table", st.Table, "error", err.Error())
 		}
-		id, err := c.runner.start(ctx, t, "schedule", "")
+		id, err := c.runner.start(ctx, t, "schedule", runOptions{})
 		if err != nil {
 			// The fire is lost, not retried: the next one decides (docs/service.md).
 			c.misfires.WithLabelValues(st.Table).Inc()

@@ -287,9 +287,11 @@ type PreviewPage struct {
 	Version    int64       `json:"version"`
 	Mode       vacuum.Mode `json:"mode"`
 	Retention  float64     `json:"retentionHours"`
-	Cutoff     time.Time   `json:"cutoff"`
-	NumFiles   int64       `json:"numFilesToDelete"`
-	Bytes      int64       `json:"sizeOfDataToDelete"`
+	// OneOffRetention: Retention is the one asked for, not the policy's.
+	OneOffRetention bool      `json:"oneOffRetention"`
+	Cutoff          time.Time `json:"cutoff"`
+	NumFiles        int64     `json:"numFilesToDelete"`
+	Bytes           int64     `json:"sizeOfDataToDelete"`
 	// NumCompanions counts the checksum companions deleted with the files (not in NumFiles).
 	NumCompanions int64 `json:"numChecksumCompanions"`
 	// Trash is the folder a run of the plan moves the files into ("" : it deletes them).
@@ -330,7 +332,7 @@ func previewPageOf(p *preview, offset, limit, folders int) (PreviewPage, error) 
 		return PreviewPage{}, err
 	}
 	return PreviewPage{Table: p.Table, PlanDigest: p.Digest, At: p.At, Version: res.Version, Mode: res.Mode, Retention: res.RetentionHours,
-		Cutoff: res.Cutoff, NumFiles: res.NumFilesToDelete, Bytes: res.SizeOfDataToDelete, NumCompanions: p.Companions, Trash: res.Plan.Trash, Directories: len(res.Dirs),
+		Cutoff: res.Cutoff, NumFiles: res.NumFilesToDelete, Bytes: res.SizeOfDataToDelete, NumCompanions: p.Companions, Trash: res.Plan.Trash, Directories: len(res.Dirs), OneOffRetention: p.RetainHours != nil,
 		Kept: p.Kept, Folders: pageOf(p.Folders, 0, folders), Files: Page[vacuum.File]{Total: res.Files.Len(), Offset: offset, Limit: limit, Items: files}}, nil
 }
 

@@ -44,6 +44,9 @@ type preview struct {
 	// Companions counts the checksum companions deleted with the plan's files (not in its
 	// files, as VACUUM counts them).
 	Companions int64
+	// RetainHours is the one-off retention the preview was asked for (nil: the policy's);
+	// the run of its plan is made at it too.
+	RetainHours *float64
 }
 
 func (p *preview) url() string {
@@ -75,6 +78,8 @@ type previewAnswer struct {
 	*vacuum.Result
 	PlanDigest string `json:"planDigest"`
 	PreviewURL string `json:"previewUrl"`
+	// OneOffRetention: the retention is the one asked for, not the policy's.
+	OneOffRetention bool `json:"oneOffRetention"`
 }
 
 // folderOf is the folder of a table-relative path ("" for the root).
@@ -168,11 +173,11 @@ func (v *verdicts) folder(p string) *folderTotal {
 	return ft
 }
 
-// previewPlan makes the DRY RUN of t's policy (runner.dryRun), with the planner's verdicts,
-// and keeps it for the page.
-func (s *Server) previewPlan(ctx context.Context, t *table) (*preview, error) {
+// previewPlan makes the DRY RUN of t's policy (runner.dryRun), at the one-off retention
+// oneOff when set, with the planner's verdicts, and keeps it for the page.
+func (s *Server) previewPlan(ctx context.Context, t *table, oneOff *float64) (*preview, error) {
 	v := newVerdicts()
-	res, err := s.runner.dryRun(ctx, t, v.observe)
+	res, err := s.runner.dryRun(ctx, t, v.observe, oneOff)
 	if err != nil {
 		return nil, err
 	}
@@ -197,7 +202,7 @@ func (s *Server) previewPlan(ctx context.Context, t *table) (*preview, error) {
 	if err != nil {
 		return nil, of(errPlan, err)
 	}
-	p := &preview{Table: t.cfg.ID, Digest: vacuum.Digest(res.Plan), At: s.now(), Result: res, Observed: v.seen, Companions: companions}
+	p := &preview{Table: t.cfg.ID, Digest: vacuum.Digest(res.Plan), At: s.now(), Result: res, Observed: v.seen, Companions: companions, RetainHours: oneOff}
 	for _, ft := range v.folders {
 		p.Folders = append(p.Folders, *ft)
 	}

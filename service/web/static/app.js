@@ -55,11 +55,12 @@ function humanBytes(n) {
 
 function tablePath(id) { return "/api/tables/" + encodeURIComponent(id); }
 
-// Preview: POST .../preview, then open the preview's page.
-async function preview(table, button, extra) {
+// Preview: POST .../preview (with a one-off retention, when body has one), then open the
+// preview's page.
+async function preview(table, button, extra, body) {
   if (button) button.disabled = true;
   try {
-    const res = await api("POST", tablePath(table) + "/preview", {});
+    const res = await api("POST", tablePath(table) + "/preview", body || {});
     location.href = res.previewUrl + (extra || "");
   } catch (err) {
     if (button) button.disabled = false;
@@ -70,6 +71,21 @@ async function preview(table, button, extra) {
 function setupPreviewButtons() {
   document.querySelectorAll("[data-preview]").forEach((b) => {
     b.addEventListener("click", () => preview(b.dataset.preview, b));
+  });
+  // The table page's form: the retention field, when filled, is a one-off retention. The
+  // service checks it (a number, within the table's floor and the safety check): what is not
+  // a number is sent as written, for the service to refuse.
+  const form = $("preview-form");
+  if (form) form.addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    const v = $("retention").value.trim();
+    const body = {};
+    if (v !== "") {
+      const n = Number(v);
+      body.retentionHours = Number.isFinite(n) ? n : v;
+    }
+    $("action-error").hidden = true;
+    preview(form.dataset.table, $("preview"), "", body);
   });
   const ins = $("inspect");
   if (ins) ins.addEventListener("click", async () => {
