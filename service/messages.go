@@ -359,6 +359,7 @@ var messagesEN = map[string]string{
 	"table.policy":                "Policy and schedule",
 	"table.runs":                  "Runs",
 	"table.runs.none":             "No runs yet.",
+	"table.runs.all":              "Every run of this table",
 	"table.history":               "History (DESCRIBE HISTORY)",
 	"table.history.note":          "The newest {n} commits; older ones: GET /api/tables/{id}/history?offset={n}.",
 
@@ -447,6 +448,11 @@ var messagesEN = map[string]string{
 	"trigger.schedule":       "scheduled",
 
 	// The run page.
+	"runs.title":            "Runs of every table",
+	"runs.title.table":      "Runs of table {id}",
+	"runs.page":             "Runs {from}–{to} of {total}, newest first (page {page} of {pages}).",
+	"runs.all":              "all tables",
+	"runs.none":             "No runs yet.",
 	"run.title":             "Run {id}",
 	"run.table":             "Table {id}",
 	"run.started":           "started {at}",

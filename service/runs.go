@@ -88,6 +88,35 @@ func (s *Server) startRun(w http.ResponseWriter, r *http.Request) {
 	s.writeJSON(w, http.StatusAccepted, RunStarted{ID: id, Status: state.StatusRunning, State: run.StatePlanned})
 }
 
+// listRuns are the runs of every table (or of ?table=), newest first, each with its state:
+// ?offset= and ?limit= (1 to 1000, default 50) page them.
+func (s *Server) listRuns(w http.ResponseWriter, r *http.Request) {
+	offset, limit, ok := s.paging(w, r, 50, maxTableRuns)
+	if !ok {
+		return
+	}
+	table, err := strParam(r, "table")
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	page, err := s.runsPage(r, table, offset, limit)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	s.writeJSON(w, http.StatusOK, page)
+}
+
+// runsPage is a page of the runs of table ("" for every table), each with its state.
+func (s *Server) runsPage(r *http.Request, table string, offset, limit int) (Page[RunDoc], error) {
+	runs, total, err := s.st.RunsPage(r.Context(), table, offset, limit)
+	if err != nil {
+		return Page[RunDoc]{}, err
+	}
+	return Page[RunDoc]{Total: total, Offset: offset, Limit: limit, Items: s.runner.docs(r.Context(), runs)}, nil
+}
+
 func (s *Server) getRun(w http.ResponseWriter, r *http.Request) {
 	d, err := s.runner.runDoc(r.Context(), r.PathValue("id"))
 	if err != nil {

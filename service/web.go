@@ -64,6 +64,7 @@ func (s *Server) handlePages(mux *http.ServeMux) {
 		"GET /{$}":                         (*Server).tablesPage,
 		"GET /tables/{id}":                 (*Server).tablePage,
 		"GET /tables/{id}/previews/{plan}": (*Server).previewPage,
+		"GET /runs":                        (*Server).runsListPage,
 		"GET /runs/{id}":                   (*Server).runPage,
 		"GET /login":                       (*Server).loginPage,
 	} {
@@ -284,6 +285,45 @@ func (s *Server) previewPage(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	s.render(w, r, http.StatusOK, "preview.html", text("preview.title", "id", t.cfg.ID), d)
+}
+
+// runsPerPage is how many runs the runs page shows at a time.
+const runsPerPage = 50
+
+// runsListPage lists the runs of every table (or of ?table=), newest first, a page at a time
+// (?page=), as Fabric's Monitoring hub lists maintenance jobs: state, table, start, duration,
+// files, bytes, what an undo can do.
+func (s *Server) runsListPage(w http.ResponseWriter, r *http.Request) {
+	table, err := strParam(r, "table")
+	if err != nil {
+		s.errorPage(w, r, err, "")
+		return
+	}
+	pageNo, err := intParam(r, "page", 1, 1, maxOffset/runsPerPage)
+	if err != nil {
+		s.errorPage(w, r, err, "")
+		return
+	}
+	page, err := s.runsPage(r, table, (pageNo-1)*runsPerPage, runsPerPage)
+	if err != nil {
+		s.errorPage(w, r, err, "")
+		return
+	}
+	pages := max(1, (page.Total+runsPerPage-1)/runsPerPage)
+	if pageNo > pages {
+		s.errorPage(w, r, of(errInvalid, fmt.Errorf("parameter page=%d: there are %d pages of runs", pageNo, pages)), "")
+		return
+	}
+	title := text("runs.title")
+	if table != "" {
+		title = text("runs.title.table", "id", table)
+	}
+	q := ""
+	if table != "" {
+		q = "table=" + url.QueryEscape(table) + "&"
+	}
+	s.render(w, r, http.StatusOK, "runs.html", title, map[string]any{"Runs": runsTableOf(page.Items, table == ""), "Table": table,
+		"Total": page.Total, "From": page.Offset + 1, "To": page.Offset + len(page.Items), "Page": pageNo, "Pages": pages, "Query": q})
 }
 
 func (s *Server) loginPage(w http.ResponseWriter, r *http.Request) {

@@ -114,6 +114,18 @@ func intParam(r *http.Request, name string, def, lo, hi int) (int, error) {
 	return n, nil
 }
 
+// strParam reads the query parameter name ("" when absent), refusing it given twice.
+func strParam(r *http.Request, name string) (string, error) {
+	vals := r.URL.Query()[name]
+	if len(vals) > 1 {
+		return "", of(errInvalid, fmt.Errorf("parameter %s is given %d times: give it once", name, len(vals)))
+	}
+	if len(vals) == 0 {
+		return "", nil
+	}
+	return vals[0], nil
+}
+
 // limitOf reads ?limit= (1 to most, default def), answering 400 when it is refused.
 func (s *Server) limitOf(w http.ResponseWriter, r *http.Request, def, most int) (int, bool) {
 	n, err := intParam(r, "limit", def, 1, most)
