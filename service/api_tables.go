@@ -21,6 +21,10 @@ type TableInfo struct {
 	Schedule   *ScheduleInfo `json:"schedule,omitempty"`
 	LastRun    *RunDoc       `json:"lastRun,omitempty"`
 	Running    string        `json:"running,omitempty"`
+	// Health is ok, broken (the table cannot be opened or its log read: Broken says why) or
+	// unknown (the service has not opened it yet).
+	Health string  `json:"health"`
+	Broken *Broken `json:"broken,omitempty"`
 }
 
 // PolicyInfo is a table's policy.
@@ -59,6 +63,7 @@ func (s *Server) tableInfos(ctx context.Context) []TableInfo {
 	for _, t := range tables {
 		c := t.cfg
 		info := TableInfo{ID: c.ID, Location: location.SafeURI(c.Path), Name: c.Name, DryRunOnly: c.DryRunOnly, Running: busy[c.ID]}
+		info.Health, info.Broken = s.runner.healthOf(c.ID)
 		info.Policy = PolicyInfo{Retention: "table", RetentionCheck: c.Policy.RetentionCheck, Mode: string(c.Policy.Mode), Trash: c.Policy.Trash}
 		if c.Policy.Retention.Set {
 			info.Policy.Retention, info.Policy.RetentionHours = "hours", c.Policy.Retention.Hours

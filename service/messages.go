@@ -329,12 +329,16 @@ var messagesEN = map[string]string{
 	"legend.moved":       "bytes to move to the trash",
 
 	// A table's status.
-	"status.busy":       "busy",
-	"status.idle":       "idle",
-	"status.dryrunonly": "dry run only",
-	"status.run":        "run {id}",
-	"status.undo":       "undo of {run}",
-	"status.purge":      "trash purge",
+	"status.busy":         "busy",
+	"status.idle":         "idle",
+	"status.broken":       "broken",
+	"table.broken.reason": "Broken: {reason}",
+	"table.broken.at":     "seen {at}; the service looks again every hour, and at each run, preview and inspection",
+	"table.broken.banner": "This table is broken: it cannot be opened, or its log cannot be read ({reason}; seen {at}). Runs, previews and inspections of it fail until that is fixed.",
+	"status.dryrunonly":   "dry run only",
+	"status.run":          "run {id}",
+	"status.undo":         "undo of {run}",
+	"status.purge":        "trash purge",
 
 	// The tables page.
 	"tables.title":        "Tables",

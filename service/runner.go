@@ -76,7 +76,7 @@ type activeRun struct {
 func newRunner(sh *shared, cfg *config.Config, st *state.DB, ts *tables, m *runMetrics, hook *webhook) *runner {
 	r := &runner{shared: sh, st: st, tables: ts, m: m, hook: hook, staleAfter: cfg.StaleRunAfter,
 		holds:  holds{busy: map[string]string{}, active: map[string]*activeRun{}},
-		upkeep: upkeep{inspecting: map[string]string{}, again: map[string]string{}, inspected: map[string]time.Time{}, inspectFailed: map[string]time.Time{}, purged: map[string]time.Time{}}}
+		upkeep: upkeep{inspecting: map[string]string{}, again: map[string]string{}, health: map[string]health{}, inspected: map[string]time.Time{}, inspectFailed: map[string]time.Time{}, purged: map[string]time.Time{}}}
 	if r.staleAfter <= 0 {
 		r.staleAfter = config.DefaultStaleRunAfter
 	}

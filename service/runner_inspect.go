@@ -32,6 +32,8 @@ type upkeep struct {
 	inspected     map[string]time.Time
 	inspectFailed map[string]time.Time
 	purged        map[string]time.Time
+	health        map[string]health // what the last open and log read of each table found (runner_health.go)
+	checking      int               // the looks at tables' health in progress
 }
 
 // inspect inspects t at its policy's retention (GET /api/tables/{id}/inspect, and in the
@@ -43,11 +45,7 @@ func (r *runner) inspect(ctx context.Context, t *table) (*insight.Report, error)
 }
 
 func (r *runner) inspectTable(ctx context.Context, t *table) (*insight.Report, error) {
-	dt, err := r.tables.open(ctx, t)
-	if err != nil {
-		return nil, err
-	}
-	snap, err := dt.Snapshot(ctx)
+	dt, snap, err := r.snapshot(ctx, t)
 	if err != nil {
 		return nil, err
 	}

@@ -60,6 +60,7 @@ func oneOffHours(snap *deltalog.Snapshot, h float64) (*float64, error) {
 // checked by oneOffHours), its mode (auto: FULL or LITE by the last FULL run), its trash.
 func (r *runner) request(ctx context.Context, t *table, dt *deltavacuum.Table, dryRun bool, oneOff *float64) (session.VacuumRequest, error) {
 	snap, err := dt.Snapshot(ctx)
+	r.noteHealth(ctx, t, err)
 	if err != nil {
 		return session.VacuumRequest{}, err
 	}

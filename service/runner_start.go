@@ -81,6 +81,7 @@ func (r *runner) startRun(ctx context.Context, t *table, trigger string, o runOp
 	// it was made with (for refreshing credentials).
 	dt, err := r.tables.open(context.WithoutCancel(ctx), t)
 	if err != nil {
+		r.noteHealth(ctx, t, err)
 		return "", err
 	}
 	// The table's lock, taken now (a table held by another process is refused at once), is
@@ -135,6 +136,7 @@ func (r *runner) vacuum(ctx context.Context, t *table, dt *deltavacuum.Table, re
 func (r *runner) dryRun(ctx context.Context, t *table, observe func(vacuum.Verdict), oneOff *float64) (*vacuum.Result, error) {
 	dt, err := r.tables.open(ctx, t)
 	if err != nil {
+		r.noteHealth(ctx, t, err)
 		return nil, of(errTable, err)
 	}
 	req, err := r.request(ctx, t, dt, true, oneOff)

@@ -189,5 +189,6 @@ func (s *Server) Tick(ctx context.Context) {
 	s.disc.refresh(ctx, now)
 	s.runner.purgeTrash(ctx, now)
 	s.runner.inspectDue(ctx, now)
+	s.runner.checkDue(now)
 	s.sched.tick(ctx, now)
 }
