@@ -130,6 +130,19 @@ func (b *browser) shot(name string) {
 	_ = chromedp.Run(b.ctx, chromedp.EmulateViewport(1280, 900))
 }
 
+// timesOnOneLine checks, at a phone's width, that no time stamp of the page breaks across
+// lines (a <time> that wraps has more than one box).
+func (b *browser) timesOnOneLine() {
+	b.t.Helper()
+	var broken []string
+	b.run(chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(2), chromedp.EmulateMobile),
+		chromedp.Evaluate(`Array.from(document.querySelectorAll("time")).filter(e => e.getClientRects().length > 1).map(e => e.textContent)`, &broken),
+		chromedp.EmulateViewport(1280, 900))
+	if len(broken) > 0 {
+		b.t.Errorf("time stamps broken across lines at 390 px: %q", broken)
+	}
+}
+
 // gatedMover holds the moves into the trash (a run with trash: true moves, not deletes)
 // until released, as gatedStore holds deletes.
 type gatedMover struct{ *gatedStore }
