@@ -1,6 +1,7 @@
 package service
 
 import (
+	"context"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -11,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/deltavacuum/deltavacuum/run"
 	"github.com/deltavacuum/deltavacuum/undo"
@@ -211,6 +213,47 @@ func TestWords(t *testing.T) {
 	for _, m := range lang {
 		if regexp.MustCompile(`\b1 [a-z]+s\b`).MatchString(m) && !strings.Contains(m, "1 entry") {
 			t.Errorf("a message says one of a plural: %q", m)
+		}
+	}
+}
+
+// TestPagesSayWords: every page, in the states a run goes through, says words: no message
+// missing ([id]) or a value left out ({name}), no rule id (tombstone_in_retention), no reason
+// said twice ("untracked untracked"), no Go duration (24h0m0s), no "1 files", one run id.
+func TestPagesSayWords(t *testing.T) {
+	f := newFixture(t, "tables:\n  - {id: a, path: TABLES/a, policy: {trash: true}}\n  - {id: gone, path: TABLES/gone}\n", nil, nil)
+	if err := os.RemoveAll(filepath.Join(f.dir, "gone")); err != nil {
+		t.Fatal(err)
+	}
+	f.srv.Tick(context.Background())
+	f.srv.Wait()
+	plan, _ := previewDigest(t, f, "a")
+	pages := []string{"/", "/tables/a", "/tables/gone", "/tables/a/previews/" + plan, "/login", "/runs/nope"}
+	id := runPlan(t, f, plan)["id"].(string)
+	pages = append(pages, "/runs", "/runs?table=a", "/runs/"+id, "/runs/"+id+"?undo=dry")
+	html := map[string]string{}
+	for _, p := range pages {
+		_, body := f.do(t, "GET", p, "")
+		html[p] = body["text"].(string)
+	}
+	f.clock.set(t0.Add(10 * time.Second))
+	if code, _ := f.do(t, "POST", "/api/runs/"+id+"/undo", "{}"); code != 200 {
+		t.Fatal("undo failed")
+	}
+	f.srv.Wait()
+	for _, p := range []string{"/", "/tables/a", "/runs", "/runs/" + id} {
+		_, body := f.do(t, "GET", p, "")
+		html[p+" (undone)"] = body["text"].(string)
+	}
+	bad := regexp.MustCompile(`\[[a-z]+\.[a-z.-]+\]|\{[a-zA-Z0-9]+\}|tombstone_in_retention|not_older_than_cutoff|live_deletion_vector|untracked untracked|\b\d+h0m0s\b|\b1 files\b|serve-`)
+	for p, h := range html {
+		// The page's own words, not its data attribute of the script's messages.
+		if i := strings.Index(h, `data-messages="`); i >= 0 {
+			j := strings.Index(h[i+15:], `"`)
+			h = h[:i] + h[i+15+j:]
+		}
+		if m := bad.FindAllString(h, -1); len(m) > 0 {
+			t.Errorf("GET %s says %q", p, m)
 		}
 	}
 }
