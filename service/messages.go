@@ -96,11 +96,6 @@ func plural(id string, n int64, kv ...any) template.HTML {
 	return markup(pluralID(id, n), append([]any{"n", n}, kv...)...)
 }
 
-// pluralText is plural as plain text.
-func pluralText(id string, n int64, kv ...any) string {
-	return text(pluralID(id, n), append([]any{"n", n}, kv...)...)
-}
-
 func values(kv []any) map[string]any {
 	vals := make(map[string]any, len(kv)/2)
 	for i := 0; i+1 < len(kv); i += 2 {
