@@ -74,12 +74,14 @@ func (r *runner) doc(ctx context.Context, sr state.Run) RunDoc {
 	default:
 		var err error
 		sum, err = r.summary(ctx, sr)
-		if errors.Is(err, storage.ErrNotExist) || (err == nil && sum.ID == "") {
+		if errors.Is(err, storage.ErrNotExist) && sr.RecordID == "" {
+			// No record was written (the service keeps the id of the one a run wrote).
 			d.unrecorded()
 			d.UndoOffer = undoOfferOf(d)
 			return d
 		}
 		if err != nil {
+			// A record written and gone (the table removed?) is unreadable, not "none".
 			sum = undo.Summary{Record: undo.Record{ID: recordOf(sr)}, Err: err.Error()}
 		}
 		if ar != nil && sum.Err == "" && sum.Status == undo.StatusRunning {

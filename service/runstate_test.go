@@ -377,3 +377,17 @@ func TestUndoOfferOf(t *testing.T) {
 		})
 	}
 }
+
+// TestRunStateRecordGone: a run whose record was written is unreadable when the record can no
+// longer be read (its table removed), not a run that recorded nothing; nothing is offered.
+func TestRunStateRecordGone(t *testing.T) {
+	f := newFixture(t, "tables:\n  - {id: a, path: TABLES/a, policy: {trash: true, inspectEvery: off}}\n", nil, nil)
+	id := startRun(t, f, "a")
+	if err := os.RemoveAll(filepath.Join(f.dir, "a")); err != nil {
+		t.Fatal(err)
+	}
+	r := getRun(t, f, id)
+	if a, why := offer(r); r["state"] != run.StateUnreadable || a != "" || why != offerUnreadable {
+		t.Errorf("run of a removed table: %v; offer %q %q", r, a, why)
+	}
+}
