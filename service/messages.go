@@ -172,6 +172,11 @@ func whenHTML(v any) template.HTML {
 	return template.HTML(`<time datetime="` + t.UTC().Format(time.RFC3339) + `">` + html.EscapeString(s) + `</time>`)
 }
 
+// nowrapHTML is s kept on one line (an id is one token).
+func nowrapHTML(s string) template.HTML {
+	return template.HTML(`<span class="nowrap">` + html.EscapeString(s) + `</span>`)
+}
+
 // hoursText is a number of hours: "72 h".
 func hoursText(h float64) string {
 	return text("dur.h", "n", strconv.FormatFloat(h, 'f', -1, 64))

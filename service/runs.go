@@ -76,8 +76,10 @@ func (s *Server) startRun(w http.ResponseWriter, r *http.Request) {
 	// The run of a preview carries its one-off retention, if it had one: the plan is made at
 	// that retention, and its digest holds it.
 	o := runOptions{Plan: body.Plan}
-	if p := s.web.find(t.cfg.ID, body.Plan); p != nil && body.Plan != "" {
-		o.RetainHours = p.RetainHours
+	if body.Plan != "" {
+		if p := s.web.find(t.cfg.ID, body.Plan); p != nil {
+			o.RetainHours = p.RetainHours
+		}
 	}
 	id, err := s.runner.start(r.Context(), t, "api", o)
 	if err != nil {

@@ -49,6 +49,7 @@ var pages = template.Must(template.New("").Funcs(template.FuncMap{
 	"isRunID":    undo.ValidID,
 	"scriptText": scriptMessagesJSON,
 	"hold":       holdHTML,
+	"nowrap":     nowrapHTML,
 }).ParseFS(webFiles, "web/templates/*.html"))
 
 // handlePages adds the pages (GET only; their POSTs are the JSON API's) to mux.
