@@ -146,7 +146,10 @@ func (r *runner) dryRun(ctx context.Context, t *table, observe func(vacuum.Verdi
 	req.Observe = observe
 	res, err := r.vacuum(ctx, t, dt, req, "")
 	var re *vacuum.RetentionError
-	if oneOff != nil && (errors.As(err, &re) || errors.Is(err, vacuum.ErrNegativeRetention)) {
+	switch {
+	case oneOff != nil && errors.As(err, &re):
+		err = of(errInvalid, fmt.Errorf("retentionHours: %w\n(In this service the table's policy turns the check off: retentionCheck: disabled.)", err))
+	case oneOff != nil && errors.Is(err, vacuum.ErrNegativeRetention):
 		err = of(errInvalid, fmt.Errorf("retentionHours: %w", err))
 	}
 	return res, of(errPlan, err)
