@@ -19,8 +19,12 @@ type TableInfo struct {
 	DryRunOnly bool          `json:"dryRunOnly"`
 	Policy     PolicyInfo    `json:"policy"`
 	Schedule   *ScheduleInfo `json:"schedule,omitempty"`
-	LastRun    *state.Run    `json:"lastRun,omitempty"`
+	LastRun    *RunDoc       `json:"lastRun,omitempty"`
 	Running    string        `json:"running,omitempty"`
+	// Health is ok, broken (the table cannot be opened or its log read: Broken says why) or
+	// unknown (the service has not opened it yet).
+	Health string  `json:"health"`
+	Broken *Broken `json:"broken,omitempty"`
 }
 
 // PolicyInfo is a table's policy.
@@ -54,9 +58,12 @@ func (s *Server) tableInfos(ctx context.Context) []TableInfo {
 	busy := s.runner.held()
 	tables := s.tables.all()
 	handled := s.sched.handled(tables)
+	var last []state.Run // the tables' last runs, whose states are read at once
+	var at []int         // the place of each in out
 	for _, t := range tables {
 		c := t.cfg
 		info := TableInfo{ID: c.ID, Location: location.SafeURI(c.Path), Name: c.Name, DryRunOnly: c.DryRunOnly, Running: busy[c.ID]}
+		info.Health, info.Broken = s.runner.healthOf(c.ID)
 		info.Policy = PolicyInfo{Retention: "table", RetentionCheck: c.Policy.RetentionCheck, Mode: string(c.Policy.Mode), Trash: c.Policy.Trash}
 		if c.Policy.Retention.Set {
 			info.Policy.Retention, info.Policy.RetentionHours = "hours", c.Policy.Retention.Hours
@@ -88,9 +95,13 @@ func (s *Server) tableInfos(ctx context.Context) []TableInfo {
 			info.Schedule = si
 		}
 		if runs, err := s.st.Runs(ctx, c.ID, 1); err == nil && len(runs) == 1 {
-			info.LastRun = &runs[0]
+			last = append(last, runs[0])
+			at = append(at, len(out))
 		}
 		out = append(out, info)
+	}
+	for i, d := range s.runner.docs(ctx, last) {
+		out[at[i]].LastRun = &d
 	}
 	return out
 }

@@ -5,9 +5,10 @@
 // Each part owns its state: the Server the HTTP side (routes, the guard, answers), which only
 // decodes, calls and encodes; the runner (runner*.go, which knows no HTTP) a run from the
 // policy to its end, cancel, undo, the trash purge and the inspections, for the handlers and
-// the scheduler alike; the scheduler when scheduled runs start; the tables the configured
-// and discovered tables, each opened through its SQL session as the CLI opens its own;
-// discovery the discover roots. The runner's errors have kinds, and statusOf (status.go) is
+// the scheduler alike, the state of each run as it is shown (package run's, read from the
+// table's run record) and the tables' health; the scheduler when scheduled runs start; the
+// tables the configured and discovered tables, each opened through its SQL session as the CLI
+// opens its own; discovery the discover roots; messages.go the pages' words. The runner's errors have kinds, and statusOf (status.go) is
 // the one place a kind becomes an HTTP status.
 //
 // It decides nothing about what is deleted: every run, preview, inspection and undo goes

@@ -105,7 +105,7 @@ func TestPeriodicInspection(t *testing.T) {
 	if every["a"] != "24h0m0s" || every["never"] != "off" || every["often"] != "6h0m0s" {
 		t.Errorf("inspectEvery as listed: %v", every)
 	}
-	if _, page := f.do(t, "GET", "/tables/often", ""); !strings.Contains(page["text"].(string), "every 6h0m0s") {
+	if _, page := f.do(t, "GET", "/tables/often", ""); !strings.Contains(page["text"].(string), "every 6 h") {
 		t.Error("the table page does not say how often it is inspected")
 	}
 	tick(0) // none kept yet: due at once

@@ -8,6 +8,7 @@ import (
 
 	"github.com/deltavacuum/deltavacuum/service/config"
 	"github.com/deltavacuum/deltavacuum/service/state"
+	"github.com/deltavacuum/deltavacuum/undo"
 	"github.com/deltavacuum/deltavacuum/vacuum"
 )
 
@@ -38,6 +39,13 @@ type lifetime struct {
 	wg   sync.WaitGroup
 }
 
+// What holds a table besides a run (whose hold is its id): an undo of a run (holdUndo and the
+// run's id), a trash purge.
+const (
+	holdUndo  = "undo of "
+	holdPurge = "trash purge"
+)
+
 // holds are the tables this process holds (by a run, an undo or a trash purge), its runs in
 // progress, and whether it is shutting down; the scheduler's slots hear of each hold and
 // release.
@@ -61,13 +69,14 @@ type activeRun struct {
 	cancel    context.CancelFunc
 	cancelled string           // why it was cancelled, when it was
 	counters  *vacuum.Counters // the live progress (GET /api/runs/{id}/progress)
+	summary   *undo.Summary    // its run record, once read (RUNNING while it runs; runner_state.go)
 }
 
 // newRunner returns the runner of the tables, which records its runs in st.
 func newRunner(sh *shared, cfg *config.Config, st *state.DB, ts *tables, m *runMetrics, hook *webhook) *runner {
 	r := &runner{shared: sh, st: st, tables: ts, m: m, hook: hook, staleAfter: cfg.StaleRunAfter,
 		holds:  holds{busy: map[string]string{}, active: map[string]*activeRun{}},
-		upkeep: upkeep{inspecting: map[string]string{}, inspected: map[string]time.Time{}, inspectFailed: map[string]time.Time{}, purged: map[string]time.Time{}}}
+		upkeep: upkeep{inspecting: map[string]string{}, again: map[string]string{}, health: map[string]health{}, inspected: map[string]time.Time{}, inspectFailed: map[string]time.Time{}, purged: map[string]time.Time{}}}
 	if r.staleAfter <= 0 {
 		r.staleAfter = config.DefaultStaleRunAfter
 	}

@@ -24,11 +24,16 @@ const inspectRetryAfter = time.Hour
 // table was last inspected and when a background inspection of it last failed, and when each
 // table's trash was last purged (runner_purge.go).
 type upkeep struct {
-	inspecting    map[string]string
+	inspecting map[string]string
+	// again: an inspection asked for (after a run or an undo) while one of the table was in
+	// progress, which may have read the table before the change: it is taken when that ends.
+	again         map[string]string
 	periodic      int
 	inspected     map[string]time.Time
 	inspectFailed map[string]time.Time
 	purged        map[string]time.Time
+	health        map[string]health // what the last open and log read of each table found (runner_health.go)
+	checking      int               // the looks at tables' health in progress
 }
 
 // inspect inspects t at its policy's retention (GET /api/tables/{id}/inspect, and in the
@@ -40,11 +45,7 @@ func (r *runner) inspect(ctx context.Context, t *table) (*insight.Report, error)
 }
 
 func (r *runner) inspectTable(ctx context.Context, t *table) (*insight.Report, error) {
-	dt, err := r.tables.open(ctx, t)
-	if err != nil {
-		return nil, err
-	}
-	snap, err := dt.Snapshot(ctx)
+	dt, snap, err := r.snapshot(ctx, t)
 	if err != nil {
 		return nil, err
 	}
@@ -69,17 +70,24 @@ func (r *runner) inspectTable(ctx context.Context, t *table) (*insight.Report, e
 	return rep, nil
 }
 
-// inspectLater inspects t in the background, why being "after run ID" or "periodic": never
-// during shutdown (Shutdown waits for it, and cancels it with the runs), never two at once of
-// one table, and a periodic one only while no run or undo holds the table and fewer than
-// maxPeriodicInspections are in progress. False when it did not start. An error is logged.
+// inspectLater inspects t in the background, why being "after run ID", "after the undo of
+// ID" or "periodic": never during shutdown (Shutdown waits for it, and cancels it with the
+// runs), never two at once of one table (one after a change asked for meanwhile is taken when
+// the one in progress ends), and a periodic one only while no run or undo holds the table and
+// fewer than maxPeriodicInspections are in progress. False when it did not start. An error is
+// logged.
 func (r *runner) inspectLater(t *table, why string, periodic bool) bool {
 	id := t.cfg.ID
 	r.mu.Lock()
 	_, busy := r.holds.busy[id]
 	switch {
-	case r.holds.closed, r.upkeep.inspecting[id] != "",
-		periodic && (busy || r.upkeep.periodic >= maxPeriodicInspections):
+	case r.holds.closed, periodic && (busy || r.upkeep.periodic >= maxPeriodicInspections):
+		r.mu.Unlock()
+		return false
+	case r.upkeep.inspecting[id] != "":
+		if !periodic {
+			r.upkeep.again[id] = why
+		}
 		r.mu.Unlock()
 		return false
 	}
@@ -100,9 +108,14 @@ func (r *runner) inspectLater(t *table, why string, periodic bool) bool {
 		if err != nil {
 			r.upkeep.inspectFailed[id] = r.now()
 		}
+		next, again := r.upkeep.again[id]
+		delete(r.upkeep.again, id)
 		r.mu.Unlock()
 		if err != nil {
 			r.log.Warn("background inspection failed", "table", id, "why", why, "error", err.Error())
+		}
+		if again {
+			r.inspectLater(t, next, false)
 		}
 	}()
 	return true

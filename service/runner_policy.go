@@ -2,6 +2,8 @@ package service
 
 import (
 	"context"
+	"fmt"
+	"math"
 	"strings"
 
 	"github.com/deltavacuum/deltavacuum"
@@ -31,14 +33,41 @@ func retainHours(snap *deltalog.Snapshot, p config.Policy) (*float64, error) {
 	return &h, nil
 }
 
-// request is the VACUUM of t's policy now: its retention, its mode (auto: FULL or LITE by the
-// last FULL run), its trash.
-func (r *runner) request(ctx context.Context, t *table, dt *deltavacuum.Table, dryRun bool) (session.VacuumRequest, error) {
+// oneOffHours checks a one-off retention (a preview's retentionHours, and the run of its plan)
+// against what the service allows and the table's floor: a number from 0 to
+// config.MaxRetentionHours, never below a delta.deletedFileRetentionDuration the table sets
+// itself (the floor a policy's retention never goes below either). Below the table's
+// retention otherwise (its default), the library's safety check decides, as it does for the
+// CLI's --retain-hours: it refuses unless the policy turned it off. Refusals are errInvalid.
+func oneOffHours(snap *deltalog.Snapshot, h float64) (*float64, error) {
+	if math.IsNaN(h) || math.IsInf(h, 0) || h < 0 || h > config.MaxRetentionHours {
+		return nil, of(errInvalid, fmt.Errorf("retentionHours %v: give a number of hours from 0 to %d", h, config.MaxRetentionHours))
+	}
+	if _, set := snap.Metadata.Configuration[deltalog.PropDeletedFileRetention]; set {
+		d, err := snap.DeletedFileRetention()
+		if err != nil {
+			return nil, err
+		}
+		if h < d.Hours() {
+			return nil, of(errInvalid, fmt.Errorf("retentionHours %v is below the table's own retention of %v hours (%s): the service never goes below it, nor does a policy",
+				h, d.Hours(), deltalog.PropDeletedFileRetention))
+		}
+	}
+	return &h, nil
+}
+
+// request is the VACUUM of t's policy now: its retention (or the one-off retention given,
+// checked by oneOffHours), its mode (auto: FULL or LITE by the last FULL run), its trash.
+func (r *runner) request(ctx context.Context, t *table, dt *deltavacuum.Table, dryRun bool, oneOff *float64) (session.VacuumRequest, error) {
 	snap, err := dt.Snapshot(ctx)
+	r.noteHealth(ctx, t, err)
 	if err != nil {
 		return session.VacuumRequest{}, err
 	}
 	hours, err := retainHours(snap, t.cfg.Policy)
+	if oneOff != nil {
+		hours, err = oneOffHours(snap, *oneOff)
+	}
 	if err != nil {
 		return session.VacuumRequest{}, err
 	}

@@ -28,7 +28,7 @@ func (r *runner) purgeTrash(ctx context.Context, now time.Time) {
 		if done && now.Sub(last) < purgeEvery {
 			continue
 		}
-		if !r.hold(t.cfg.ID, "trash purge") {
+		if !r.hold(t.cfg.ID, holdPurge) {
 			continue // busy: the next tick tries again
 		}
 		r.purgeTable(ctx, t, now)

@@ -28,28 +28,43 @@ type Figures struct {
 	NumFailed             int      `json:"numFailed"`
 	StartVersion          *int64   `json:"startVersion,omitempty"`
 	Warnings              []string `json:"warnings,omitempty"`
+	// NumChecksumCompanions counts the Hadoop checksum companions (.<name>.crc) of the
+	// planned files, deleted with them and not counted in the files.
+	NumChecksumCompanions int64 `json:"numChecksumCompanions,omitempty"`
+	// OneOffRetention: the run's retention was a preview's one-off retentionHours, not the
+	// policy's.
+	OneOffRetention bool `json:"oneOffRetention,omitempty"`
 	// PlanDigest is the previewed plan the run was asked to execute; PlanChanged says the
 	// table had moved and the run deleted nothing.
 	PlanDigest  string `json:"planDigest,omitempty"`
 	PlanChanged bool   `json:"planChanged,omitempty"`
 }
 
+// runOptions are what a run is asked beyond its table's policy.
+type runOptions struct {
+	// Plan, when set, is the digest of the previewed plan the run must execute (the library
+	// compares its new plan with it before deleting or committing anything).
+	Plan string
+	// RetainHours, when set, is the one-off retention of that preview (oneOffHours).
+	RetainHours *float64
+}
+
 // start starts a run of t in the background and returns its id. trigger is "api" or
-// "schedule"; plan, when set, is the digest of the previewed plan the run must execute (the
-// library compares its new plan with it before deleting or committing anything). The table
-// must be idle in this service and by its lock. An error without a kind of its own is the
-// table's (errTable).
-func (r *runner) start(ctx context.Context, t *table, trigger, plan string) (string, error) {
-	id, err := r.startRun(ctx, t, trigger, plan)
+// "schedule". The table must be idle in this service and by its lock. An error without a kind
+// of its own is the table's (errTable).
+func (r *runner) start(ctx context.Context, t *table, trigger string, o runOptions) (string, error) {
+	id, err := r.startRun(ctx, t, trigger, o)
 	return id, of(errTable, err)
 }
 
-func (r *runner) startRun(ctx context.Context, t *table, trigger, plan string) (string, error) {
+func (r *runner) startRun(ctx context.Context, t *table, trigger string, o runOptions) (string, error) {
 	if t.cfg.DryRunOnly {
 		return "", fmt.Errorf("table %s: %w", t.cfg.ID, errDryRunOnly)
 	}
 	now := r.now()
-	id := "serve-" + undo.NewID(now)
+	// One id: the service's run, its lock ticket and its run record beside the table (what
+	// deltavacuum runs lists) are all named by it.
+	id := undo.NewID(now)
 	if !r.hold(t.cfg.ID, id) {
 		if r.closing() {
 			return "", errClosed
@@ -66,11 +81,12 @@ func (r *runner) startRun(ctx context.Context, t *table, trigger, plan string) (
 	// it was made with (for refreshing credentials).
 	dt, err := r.tables.open(context.WithoutCancel(ctx), t)
 	if err != nil {
+		r.noteHealth(ctx, t, err)
 		return "", err
 	}
 	// The table's lock, taken now (a table held by another process is refused at once), is
 	// the run's: it releases it when it ends.
-	lk, err := r.lock(ctx, t, dt, run.PurposeVacuum, undo.NewID(now))
+	lk, err := r.lock(ctx, t, dt, run.PurposeVacuum, id)
 	if err != nil {
 		return "", fmt.Errorf("table %s: %w", t.cfg.ID, err)
 	}
@@ -81,11 +97,11 @@ func (r *runner) startRun(ctx context.Context, t *table, trigger, plan string) (
 			_ = lk.Release(ctx)
 		}
 	}()
-	req, err := r.request(ctx, t, dt, false)
+	req, err := r.request(ctx, t, dt, false, o.RetainHours)
 	if err != nil {
 		return "", err
 	}
-	req.ExpectPlan, req.Counters, req.Lock = plan, vacuum.NewCounters(), lk
+	req.ExpectPlan, req.Counters, req.Lock = o.Plan, vacuum.NewCounters(), lk
 	if err := r.st.StartRun(ctx, state.Run{ID: id, Table: t.cfg.ID, Trigger: trigger, Mode: req.Mode, Started: now}); err != nil {
 		return "", err
 	}
@@ -98,7 +114,7 @@ func (r *runner) startRun(ctx context.Context, t *table, trigger, plan string) (
 	r.log.Info("run started", "run", id, "table", t.cfg.ID, "trigger", trigger, "mode", req.Mode)
 	held, locked = false, false
 	r.life.wg.Add(1)
-	go r.execute(runCtx, ar, t, dt, req, trigger)
+	go r.execute(runCtx, ar, t, dt, req, trigger, o.RetainHours != nil)
 	return id, nil
 }
 
@@ -112,27 +128,37 @@ func (r *runner) vacuum(ctx context.Context, t *table, dt *deltavacuum.Table, re
 	return res, err
 }
 
-// dryRun is the DRY RUN of t's policy now, each verdict of the planner passed to observe: the
-// plan of a preview, which a run started with its digest executes or refuses. Opening the
-// table or reading it is errTable, the dry run itself errPlan.
-func (r *runner) dryRun(ctx context.Context, t *table, observe func(vacuum.Verdict)) (*vacuum.Result, error) {
+// dryRun is the DRY RUN of t's policy now (at the one-off retention oneOff, when set), each
+// verdict of the planner passed to observe: the plan of a preview, which a run started with
+// its digest executes or refuses. Opening the table or reading it is errTable, the dry run
+// itself errPlan; a one-off retention the service or the library's safety check refuses is
+// errInvalid.
+func (r *runner) dryRun(ctx context.Context, t *table, observe func(vacuum.Verdict), oneOff *float64) (*vacuum.Result, error) {
 	dt, err := r.tables.open(ctx, t)
 	if err != nil {
+		r.noteHealth(ctx, t, err)
 		return nil, of(errTable, err)
 	}
-	req, err := r.request(ctx, t, dt, true)
+	req, err := r.request(ctx, t, dt, true, oneOff)
 	if err != nil {
 		return nil, of(errTable, err)
 	}
 	req.Observe = observe
 	res, err := r.vacuum(ctx, t, dt, req, "")
+	var re *vacuum.RetentionError
+	switch {
+	case oneOff != nil && errors.As(err, &re):
+		err = of(errInvalid, fmt.Errorf("retentionHours: %w\n(In this service the table's policy turns the check off: retentionCheck: disabled.)", err))
+	case oneOff != nil && errors.Is(err, vacuum.ErrNegativeRetention):
+		err = of(errInvalid, fmt.Errorf("retentionHours: %w", err))
+	}
 	return res, of(errPlan, err)
 }
 
 // execute runs the run ar in the background and records its end: the state database, the
 // metrics, the mode it ran in, the last FULL run of an auto policy; then it releases the
 // table, inspects it, and posts a failed run to the webhook.
-func (r *runner) execute(ctx context.Context, ar *activeRun, t *table, dt *deltavacuum.Table, req session.VacuumRequest, trigger string) {
+func (r *runner) execute(ctx context.Context, ar *activeRun, t *table, dt *deltavacuum.Table, req session.VacuumRequest, trigger string, oneOff bool) {
 	defer r.life.wg.Done()
 	defer ar.cancel()
 	res, err := r.vacuum(ctx, t, dt, req, ar.id)
@@ -164,8 +190,9 @@ func (r *runner) execute(ctx context.Context, ar *activeRun, t *table, dt *delta
 			NumDeletedDirectories: res.NumDeletedDirectories, NumFailed: len(res.Failed), StartVersion: res.StartVersion, Warnings: res.Warnings}
 		if res.Plan != nil {
 			f.RetentionHours, f.NumFilesToDelete, f.SizeOfDataToDelete = res.RetentionHours, res.NumFilesToDelete, res.SizeOfDataToDelete
+			f.NumChecksumCompanions = companions(res.Plan)
 		}
-		f.PlanDigest = req.ExpectPlan
+		f.PlanDigest, f.OneOffRetention = req.ExpectPlan, oneOff
 		figs, _ = json.Marshal(f)
 		figs = []byte(r.red.String(string(figs)))
 		recordID = res.RunID
@@ -240,4 +267,16 @@ func (r *runner) notifyFailed(id string, t *table) {
 		return
 	}
 	r.hook.runFailed(r.life.base, sr, t.cfg)
+}
+
+// companions counts the checksum companions of the files of plan.
+func companions(plan *vacuum.Plan) int64 {
+	var n int64
+	_ = plan.Files.Each(func(f vacuum.File) error {
+		if f.Checksum != "" {
+			n++
+		}
+		return nil
+	})
+	return n
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/deltavacuum/deltavacuum/run"
 	"github.com/deltavacuum/deltavacuum/service/state"
 	"github.com/deltavacuum/deltavacuum/vacuum"
 )
@@ -30,23 +31,29 @@ func (s *Server) preview(w http.ResponseWriter, r *http.Request) {
 	if t == nil {
 		return
 	}
-	var body struct{}
+	var body struct {
+		// RetentionHours, when set, is a one-off retention for this preview (and the run of
+		// its plan) instead of the policy's: see oneOffHours.
+		RetentionHours *float64 `json:"retentionHours"`
+	}
 	if err := decode(r, &body); err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	p, err := s.previewPlan(r.Context(), t)
+	p, err := s.previewPlan(r.Context(), t, body.RetentionHours)
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	s.writeJSON(w, http.StatusOK, previewAnswer{Result: p.Result, PlanDigest: p.Digest, PreviewURL: p.url()})
+	s.writeJSON(w, http.StatusOK, previewAnswer{Result: p.Result, PlanDigest: p.Digest, PreviewURL: p.url(), OneOffRetention: p.RetainHours != nil})
 }
 
-// RunStarted is the answer to a run request.
+// RunStarted is the answer to a run request: the run's id, the service's status of it
+// (RUNNING) and its state (planned: accepted, not yet recorded beside the table).
 type RunStarted struct {
 	ID     string `json:"id"`
 	Status string `json:"status"`
+	State  string `json:"state"`
 }
 
 func (s *Server) startRun(w http.ResponseWriter, r *http.Request) {
@@ -66,22 +73,59 @@ func (s *Server) startRun(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, of(errInvalid, fmt.Errorf("table %s: plan %q is not the planDigest of a preview (POST /api/tables/%s/preview returns one)", t.cfg.ID, body.Plan, t.cfg.ID)))
 		return
 	}
-	id, err := s.runner.start(r.Context(), t, "api", body.Plan)
+	// The run of a preview carries its one-off retention, if it had one: the plan is made at
+	// that retention, and its digest holds it.
+	o := runOptions{Plan: body.Plan}
+	if body.Plan != "" {
+		if p := s.web.find(t.cfg.ID, body.Plan); p != nil {
+			o.RetainHours = p.RetainHours
+		}
+	}
+	id, err := s.runner.start(r.Context(), t, "api", o)
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
 	w.Header().Set("Location", "/api/runs/"+id)
-	s.writeJSON(w, http.StatusAccepted, RunStarted{ID: id, Status: state.StatusRunning})
+	s.writeJSON(w, http.StatusAccepted, RunStarted{ID: id, Status: state.StatusRunning, State: run.StatePlanned})
 }
 
-func (s *Server) getRun(w http.ResponseWriter, r *http.Request) {
-	run, err := s.st.Run(r.Context(), r.PathValue("id"))
+// listRuns are the runs of every table (or of ?table=), newest first, each with its state:
+// ?offset= and ?limit= (1 to 1000, default 50) page them.
+func (s *Server) listRuns(w http.ResponseWriter, r *http.Request) {
+	offset, limit, ok := s.paging(w, r, 50, maxTableRuns)
+	if !ok {
+		return
+	}
+	table, err := strParam(r, "table")
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	s.writeJSON(w, http.StatusOK, run)
+	page, err := s.runsPage(r, table, offset, limit)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	s.writeJSON(w, http.StatusOK, page)
+}
+
+// runsPage is a page of the runs of table ("" for every table), each with its state.
+func (s *Server) runsPage(r *http.Request, table string, offset, limit int) (Page[RunDoc], error) {
+	runs, total, err := s.st.RunsPage(r.Context(), table, offset, limit)
+	if err != nil {
+		return Page[RunDoc]{}, err
+	}
+	return Page[RunDoc]{Total: total, Offset: offset, Limit: limit, Items: s.runner.docs(r.Context(), runs)}, nil
+}
+
+func (s *Server) getRun(w http.ResponseWriter, r *http.Request) {
+	d, err := s.runner.runDoc(r.Context(), r.PathValue("id"))
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	s.writeJSON(w, http.StatusOK, d)
 }
 
 func (s *Server) cancelRun(w http.ResponseWriter, r *http.Request) {

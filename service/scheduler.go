@@ -118,7 +118,7 @@ func (c *scheduler) tick(ctx context.Context, now time.Time) {
 		if err := c.st.SetHandled(ctx, st.Table, st.Fire); err != nil {
 			c.log.Error("recording the schedule", "table", st.Table, "error", err.Error())
 		}
-		id, err := c.runner.start(ctx, t, "schedule", "")
+		id, err := c.runner.start(ctx, t, "schedule", runOptions{})
 		if err != nil {
 			// The fire is lost, not retried: the next one decides (docs/service.md).
 			c.misfires.WithLabelValues(st.Table).Inc()
@@ -189,5 +189,6 @@ func (s *Server) Tick(ctx context.Context) {
 	s.disc.refresh(ctx, now)
 	s.runner.purgeTrash(ctx, now)
 	s.runner.inspectDue(ctx, now)
+	s.runner.checkDue(now)
 	s.sched.tick(ctx, now)
 }

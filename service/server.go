@@ -127,6 +127,7 @@ var routes = []route{
 	{"GET", "/api/tables/{id}/inspect", (*Server).inspect},
 	{"POST", "/api/tables/{id}/preview", (*Server).preview},
 	{"POST", "/api/tables/{id}/runs", (*Server).startRun},
+	{"GET", "/api/runs", (*Server).listRuns},
 	{"GET", "/api/runs/{id}", (*Server).getRun},
 	{"POST", "/api/runs/{id}/cancel", (*Server).cancelRun},
 	{"POST", "/api/runs/{id}/undo", (*Server).undoRun},

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/deltavacuum/deltavacuum/insight"
-	"github.com/deltavacuum/deltavacuum/service/state"
+	"github.com/deltavacuum/deltavacuum/undo"
 	"github.com/deltavacuum/deltavacuum/vacuum"
 )
 
@@ -26,19 +26,30 @@ import (
 var webFiles embed.FS
 
 var pages = template.Must(template.New("").Funcs(template.FuncMap{
-	"bytes":     humanBytes,
-	"num":       humanCount,
-	"when":      when,
-	"money":     money,
-	"price":     unitPrice,
-	"hours":     func(h float64) string { return strconv.FormatFloat(h, 'f', -1, 64) + " h" },
-	"reason":    reasonText,
-	"isVacuum":  func(op string) bool { return strings.HasPrefix(op, "VACUUM") },
-	"compact":   compactJSON,
-	"add":       func(a, b int) int { return a + b },
-	"sub":       func(a, b int) int { return a - b },
-	"hasPrefix": strings.HasPrefix,
-	"pathEsc":   url.PathEscape,
+	"bytes":      humanBytes,
+	"num":        humanCount,
+	"when":       whenHTML,
+	"money":      money,
+	"price":      unitPrice,
+	"hours":      hoursText,
+	"dur":        durationText,
+	"t":          markup,
+	"tt":         text,
+	"tn":         pluralAny,
+	"files":      filesHTML,
+	"state":      stateHTML,
+	"rule":       func(r string) string { return text("rule." + r) },
+	"reason":     reasonHTML,
+	"link":       linkHTML,
+	"isVacuum":   func(op string) bool { return strings.HasPrefix(op, "VACUUM") },
+	"compact":    compactJSON,
+	"add":        func(a, b int) int { return a + b },
+	"sub":        func(a, b int) int { return a - b },
+	"pathEsc":    url.PathEscape,
+	"isRunID":    undo.ValidID,
+	"scriptText": scriptMessagesJSON,
+	"hold":       holdHTML,
+	"nowrap":     nowrapHTML,
 }).ParseFS(webFiles, "web/templates/*.html"))
 
 // handlePages adds the pages (GET only; their POSTs are the JSON API's) to mux.
@@ -54,6 +65,7 @@ func (s *Server) handlePages(mux *http.ServeMux) {
 		"GET /{$}":                         (*Server).tablesPage,
 		"GET /tables/{id}":                 (*Server).tablePage,
 		"GET /tables/{id}/previews/{plan}": (*Server).previewPage,
+		"GET /runs":                        (*Server).runsListPage,
 		"GET /runs/{id}":                   (*Server).runPage,
 		"GET /login":                       (*Server).loginPage,
 	} {
@@ -135,27 +147,70 @@ func (s *Server) tablesPage(w http.ResponseWriter, r *http.Request) {
 		}
 		rows = append(rows, row)
 	}
-	s.render(w, r, http.StatusOK, "tables.html", "Tables", map[string]any{"Rows": rows, "Price": price})
+	s.render(w, r, http.StatusOK, "tables.html", text("tables.title"), map[string]any{"Rows": rows, "Price": price})
 }
 
 func defaultPrice() insight.Price {
 	return insight.Price{PerGBMonth: insight.DefaultPricePerGBMonth, Currency: insight.DefaultCurrency, Source: insight.DefaultPriceSource}
 }
 
-// runRow is a run with its figures decoded.
+// runRow is a run with its state and its figures decoded.
 type runRow struct {
-	state.Run
+	RunDoc
 	F Figures
 }
 
-func runRowOf(run state.Run) runRow {
-	rr := runRow{Run: run}
-	_ = json.Unmarshal(run.Figures, &rr.F)
+func runRowOf(d RunDoc) runRow {
+	rr := runRow{RunDoc: d}
+	_ = json.Unmarshal(d.Figures, &rr.F)
 	return rr
 }
 
-// historyShown is how many commits the table page shows.
-const historyShown = 50
+// Duration is how long the run took (so far, while it runs), in words.
+func (rr runRow) Duration() string {
+	if rr.Ended == nil {
+		return ""
+	}
+	return durationText(rr.Ended.Sub(rr.Started).Round(time.Second))
+}
+
+// Companions are the checksum companions that went with the files the run deleted: all
+// of them when it deleted every planned file.
+func (rr runRow) Companions() int64 {
+	if rr.F.NumDeletedFiles == rr.F.NumFilesToDelete {
+		return rr.F.NumChecksumCompanions
+	}
+	return 0
+}
+
+// Via is how an undo brings the run's files back, in words ("" when it cannot).
+func (rr runRow) Via() string {
+	if rr.Undo == nil || rr.Undo.Via == "" {
+		return ""
+	}
+	return text("via." + rr.Undo.Via)
+}
+
+// runsTable is the runs table of a page: the table page's (without the table column) and
+// the runs page's.
+type runsTable struct {
+	Rows      []runRow
+	ShowTable bool
+}
+
+func runsTableOf(docs []RunDoc, showTable bool) runsTable {
+	rt := runsTable{ShowTable: showTable}
+	for _, d := range docs {
+		rt.Rows = append(rt.Rows, runRowOf(d))
+	}
+	return rt
+}
+
+// historyShown is how many commits the table page shows, runsShown how many runs.
+const (
+	historyShown = 50
+	runsShown    = 50
+)
 
 func (s *Server) tablePage(w http.ResponseWriter, r *http.Request) {
 	t := s.pageTable(w, r)
@@ -178,17 +233,15 @@ func (s *Server) tablePage(w http.ResponseWriter, r *http.Request) {
 	} else {
 		d["History"] = h
 	}
-	runs, err := s.st.Runs(r.Context(), t.cfg.ID, 50)
+	runs, err := s.st.Runs(r.Context(), t.cfg.ID, runsShown)
 	if err != nil {
 		s.errorPage(w, r, err, t.cfg.ID)
 		return
 	}
-	var rows []runRow
-	for _, run := range runs {
-		rows = append(rows, runRowOf(run))
+	if len(runs) > 0 {
+		d["Runs"] = runsTableOf(s.runner.docs(r.Context(), runs), false)
 	}
-	d["Runs"] = rows
-	s.render(w, r, http.StatusOK, "table.html", t.cfg.ID, d)
+	s.render(w, r, http.StatusOK, "table.html", text("table.title", "id", t.cfg.ID), d)
 }
 
 // filesPerPage is the page size of a preview's file list.
@@ -232,16 +285,46 @@ func (s *Server) previewPage(w http.ResponseWriter, r *http.Request) {
 			d["Moved"] = run.ID
 		}
 	}
-	s.render(w, r, http.StatusOK, "preview.html", "Preview of "+t.cfg.ID, d)
+	s.render(w, r, http.StatusOK, "preview.html", text("preview.title", "id", t.cfg.ID), d)
 }
 
-func (s *Server) runPage(w http.ResponseWriter, r *http.Request) {
-	run, err := s.st.Run(r.Context(), r.PathValue("id"))
+// runsPerPage is how many runs the runs page shows at a time.
+const runsPerPage = 50
+
+// runsListPage lists the runs of every table (or of ?table=), newest first, a page at a time
+// (?page=), as Fabric's Monitoring hub lists maintenance jobs: state, table, start, duration,
+// files, bytes, what an undo can do.
+func (s *Server) runsListPage(w http.ResponseWriter, r *http.Request) {
+	table, err := strParam(r, "table")
 	if err != nil {
 		s.errorPage(w, r, err, "")
 		return
 	}
-	s.render(w, r, http.StatusOK, "run.html", "Run "+run.ID, map[string]any{"R": runRowOf(*run)})
+	pageNo, err := intParam(r, "page", 1, 1, maxOffset/runsPerPage)
+	if err != nil {
+		s.errorPage(w, r, err, "")
+		return
+	}
+	page, err := s.runsPage(r, table, (pageNo-1)*runsPerPage, runsPerPage)
+	if err != nil {
+		s.errorPage(w, r, err, "")
+		return
+	}
+	pages := max(1, (page.Total+runsPerPage-1)/runsPerPage)
+	if pageNo > pages {
+		s.errorPage(w, r, of(errInvalid, fmt.Errorf("parameter page=%d: there are %d pages of runs", pageNo, pages)), "")
+		return
+	}
+	title := text("runs.title")
+	if table != "" {
+		title = text("runs.title.table", "id", table)
+	}
+	q := ""
+	if table != "" {
+		q = "table=" + url.QueryEscape(table) + "&"
+	}
+	s.render(w, r, http.StatusOK, "runs.html", title, map[string]any{"Runs": runsTableOf(page.Items, table == ""), "Table": table,
+		"Total": page.Total, "From": page.Offset + 1, "To": page.Offset + len(page.Items), "Page": pageNo, "Pages": pages, "Query": q})
 }
 
 func (s *Server) loginPage(w http.ResponseWriter, r *http.Request) {
@@ -253,7 +336,7 @@ func (s *Server) loginPage(w http.ResponseWriter, r *http.Request) {
 		strings.ContainsFunc(next, func(c rune) bool { return c <= ' ' || c == 0x7f }) {
 		next = "/"
 	}
-	s.render(w, r, http.StatusOK, "login.html", "Log in", map[string]any{"Next": next, "NoToken": s.auth.token == ""})
+	s.render(w, r, http.StatusOK, "login.html", text("login.title"), map[string]any{"Next": next, "NoToken": s.auth.token == ""})
 }
 
 // humanBytes is n in binary units.
@@ -329,23 +412,4 @@ func compactJSON(b json.RawMessage) string {
 		return s
 	}
 	return ""
-}
-
-// reasonText says why a preview deletes f: the planner's reason, with its age.
-func reasonText(f vacuum.File, cutoff time.Time) string {
-	age := ""
-	if !f.ModificationTime.IsZero() {
-		age = ", last modified " + when(f.ModificationTime) + ", before the cutoff " + when(cutoff)
-	}
-	switch f.Reason {
-	case vacuum.ReasonTombstone:
-		return "removed from the table by a tombstone older than the retention" + age
-	case vacuum.ReasonUntracked:
-		return "untracked: named by no action of the log" + age
-	case vacuum.ReasonChangeData:
-		return "change data (_change_data/) no action protects" + age
-	case vacuum.ReasonDeletionVector:
-		return "a deletion vector no action names" + age
-	}
-	return string(f.Reason) + age
 }

@@ -114,6 +114,18 @@ func intParam(r *http.Request, name string, def, lo, hi int) (int, error) {
 	return n, nil
 }
 
+// strParam reads the query parameter name ("" when absent), refusing it given twice.
+func strParam(r *http.Request, name string) (string, error) {
+	vals := r.URL.Query()[name]
+	if len(vals) > 1 {
+		return "", of(errInvalid, fmt.Errorf("parameter %s is given %d times: give it once", name, len(vals)))
+	}
+	if len(vals) == 0 {
+		return "", nil
+	}
+	return vals[0], nil
+}
+
 // limitOf reads ?limit= (1 to most, default def), answering 400 when it is refused.
 func (s *Server) limitOf(w http.ResponseWriter, r *http.Request, def, most int) (int, bool) {
 	n, err := intParam(r, "limit", def, 1, most)
@@ -262,10 +274,7 @@ func (s *Server) tableRuns(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	if runs == nil {
-		runs = []state.Run{}
-	}
-	s.writeJSON(w, http.StatusOK, map[string]any{"table": t.cfg.ID, "runs": runs})
+	s.writeJSON(w, http.StatusOK, map[string]any{"table": t.cfg.ID, "runs": s.runner.docs(r.Context(), runs)})
 }
 
 // previewOf returns the kept preview the path names, or answers 400 or 404.
@@ -284,15 +293,21 @@ func (s *Server) previewOf(w http.ResponseWriter, r *http.Request, t *table) *pr
 
 // PreviewPage is a page of a kept preview's files, with its figures and folder totals.
 type PreviewPage struct {
-	Table       string            `json:"table"`
-	PlanDigest  string            `json:"planDigest"`
-	At          time.Time         `json:"at"`
-	Version     int64             `json:"version"`
-	Mode        vacuum.Mode       `json:"mode"`
-	Retention   float64           `json:"retentionHours"`
-	Cutoff      time.Time         `json:"cutoff"`
-	NumFiles    int64             `json:"numFilesToDelete"`
-	Bytes       int64             `json:"sizeOfDataToDelete"`
+	Table      string      `json:"table"`
+	PlanDigest string      `json:"planDigest"`
+	At         time.Time   `json:"at"`
+	Version    int64       `json:"version"`
+	Mode       vacuum.Mode `json:"mode"`
+	Retention  float64     `json:"retentionHours"`
+	// OneOffRetention: Retention is the one asked for, not the policy's.
+	OneOffRetention bool      `json:"oneOffRetention"`
+	Cutoff          time.Time `json:"cutoff"`
+	NumFiles        int64     `json:"numFilesToDelete"`
+	Bytes           int64     `json:"sizeOfDataToDelete"`
+	// NumCompanions counts the checksum companions deleted with the files (not in NumFiles).
+	NumCompanions int64 `json:"numChecksumCompanions"`
+	// Trash is the folder a run of the plan moves the files into ("" : it deletes them).
+	Trash       string            `json:"trash,omitempty"`
 	Directories int               `json:"numDirectoriesToDelete"`
 	Kept        []ruleCount       `json:"keptByRule"`
 	Folders     Page[folderTotal] `json:"folders"`
@@ -329,13 +344,13 @@ func previewPageOf(p *preview, offset, limit, folders int) (PreviewPage, error) 
 		return PreviewPage{}, err
 	}
 	return PreviewPage{Table: p.Table, PlanDigest: p.Digest, At: p.At, Version: res.Version, Mode: res.Mode, Retention: res.RetentionHours,
-		Cutoff: res.Cutoff, NumFiles: res.NumFilesToDelete, Bytes: res.SizeOfDataToDelete, Directories: len(res.Dirs),
+		Cutoff: res.Cutoff, NumFiles: res.NumFilesToDelete, Bytes: res.SizeOfDataToDelete, NumCompanions: p.Companions, Trash: res.Plan.Trash, Directories: len(res.Dirs), OneOffRetention: p.RetainHours != nil,
 		Kept: p.Kept, Folders: pageOf(p.Folders, 0, folders), Files: Page[vacuum.File]{Total: res.Files.Len(), Offset: offset, Limit: limit, Items: files}}, nil
 }
 
-// Progress is a run and, while it runs in this service, its live counters.
+// Progress is a run with its state and, while it runs in this service, its live counters.
 type Progress struct {
-	Run      *state.Run       `json:"run"`
+	Run      RunDoc           `json:"run"`
 	Progress *vacuum.Snapshot `json:"progress,omitempty"`
 }
 
@@ -347,13 +362,13 @@ func (s *Server) progress(w http.ResponseWriter, r *http.Request) {
 		sn := c.Snapshot()
 		snap = &sn
 	}
-	run, err := s.st.Run(r.Context(), id)
+	d, err := s.runner.runDoc(r.Context(), id)
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	if run.Status != state.StatusRunning {
+	if d.Status != state.StatusRunning {
 		snap = nil
 	}
-	s.writeJSON(w, http.StatusOK, Progress{Run: run, Progress: snap})
+	s.writeJSON(w, http.StatusOK, Progress{Run: d, Progress: snap})
 }

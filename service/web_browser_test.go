@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -129,6 +130,19 @@ func (b *browser) shot(name string) {
 	_ = chromedp.Run(b.ctx, chromedp.EmulateViewport(1280, 900))
 }
 
+// timesOnOneLine checks, at a phone's width, that no time stamp of the page breaks across
+// lines (a <time> that wraps has more than one box).
+func (b *browser) timesOnOneLine() {
+	b.t.Helper()
+	var broken []string
+	b.run(chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(2), chromedp.EmulateMobile),
+		chromedp.Evaluate(`Array.from(document.querySelectorAll("time")).filter(e => e.getClientRects().length > 1).map(e => e.textContent)`, &broken),
+		chromedp.EmulateViewport(1280, 900))
+	if len(broken) > 0 {
+		b.t.Errorf("time stamps broken across lines at 390 px: %q", broken)
+	}
+}
+
 // gatedMover holds the moves into the trash (a run with trash: true moves, not deletes)
 // until released, as gatedStore holds deletes.
 type gatedMover struct{ *gatedStore }
@@ -141,9 +155,36 @@ func (g gatedMover) Move(ctx context.Context, from, to string) error {
 	return g.Store.Move(ctx, from, to)
 }
 
+// nav opens path and waits until the page's script is ready (its buttons work).
+func (b *browser) nav(path string) {
+	b.t.Helper()
+	b.run(chromedp.Navigate(b.base+path), b.ready())
+}
+
+// ready waits for the page's script to have set up its buttons.
+func (b *browser) ready() chromedp.Action {
+	return chromedp.WaitVisible(`body[data-ready="1"]`, chromedp.ByQuery)
+}
+
+// attr is the attribute name of the first element sel matches, once it is there.
+func (b *browser) attr(sel, name string) string {
+	b.t.Helper()
+	var v string
+	b.run(chromedp.WaitReady(sel, chromedp.ByQuery), chromedp.AttributeValue(sel, name, &v, nil, chromedp.ByQuery))
+	return v
+}
+
+// has reports whether sel matches an element now.
+func (b *browser) has(sel string) bool {
+	b.t.Helper()
+	var n int
+	b.run(chromedp.Evaluate(`document.querySelectorAll(`+strconv.Quote(sel)+`).length`, &n))
+	return n > 0
+}
+
 // TestBrowserPreviewRunUndo: the tables page, the table page, the preview, Run now with the
-// run's live progress and its result, the files gone, then the undo (a dry run first) and
-// the files back.
+// run's live progress and its result, the files moved to the trash, then the undo (a dry run
+// first) and the files back.
 func TestBrowserPreviewRunUndo(t *testing.T) {
 	f := newFixture(t, "tables:\n  - {id: a, path: TABLES/a, policy: {trash: true, retention: merge-heavy-fact, retentionCheck: disabled}}\n", nil, nil)
 	a := filepath.Join(f.dir, "a")
@@ -156,34 +197,37 @@ func TestBrowserPreviewRunUndo(t *testing.T) {
 	}
 	b := newBrowser(t, f.http.URL)
 
-	b.run(chromedp.Navigate(b.base + "/"))
+	b.nav("/")
 	if got := b.text(`#tables tr[data-table="a"] td[data-label="Reclaimable now"]`); !strings.Contains(got, "12 files") {
 		t.Errorf("tables page, reclaimable: %q", got)
 	}
 	b.shot("tables")
-	b.run(chromedp.Click(`#tables a[href="/tables/a"]`, chromedp.ByQuery), chromedp.WaitVisible(`#bytes-chart svg`, chromedp.ByQuery))
+	b.run(chromedp.Click(`#tables a[href="/tables/a"]`, chromedp.ByQuery), b.ready(), chromedp.WaitVisible(`#bytes-chart svg`, chromedp.ByQuery))
 	if got := b.text("#whatif"); !strings.Contains(got, "merge-heavy-fact") && !strings.Contains(got, "72 h") {
 		t.Errorf("what-if table: %q", got)
 	}
 	b.shot("table")
 
-	b.run(chromedp.Click("#preview", chromedp.ByQuery), chromedp.WaitVisible("#run-now", chromedp.ByQuery))
-	if got := b.text("#num-files"); got != "12" {
+	b.run(chromedp.Click("#preview", chromedp.ByQuery), chromedp.WaitVisible("#run-now", chromedp.ByQuery), b.ready())
+	if got := b.attr("#summary", "data-files"); got != "12" {
 		t.Errorf("the preview deletes %q files, want 12", got)
 	}
-	if got := b.text("#files"); !strings.Contains(got, "stray-00003.parquet") || !strings.Contains(got, "untracked") || !strings.Contains(got, "old.parquet") {
+	if got := b.text("#summary"); !strings.Contains(got, "moves 12 files") {
+		t.Errorf("the preview of a trashed run: %q", got)
+	}
+	if got := b.text("#files"); !strings.Contains(got, "stray-00003.parquet") || !strings.Contains(got, "no commit names it") || !strings.Contains(got, "old.parquet") || strings.Contains(got, "untracked") {
 		t.Errorf("the preview's files: %q", got)
 	}
 	b.shot("preview")
 
 	b.run(chromedp.Click("#run-now", chromedp.ByQuery), chromedp.WaitVisible(`#run[data-phase="deleting"]`, chromedp.ByQuery))
-	if got := b.text("#run-counts"); !strings.Contains(got, "of 12 files deleted") {
+	if got := b.text("#run-counts"); !strings.Contains(got, "of 12 files moved to the trash") {
 		t.Errorf("progress: %q", got)
 	}
 	b.shot("run-progress")
 	close(g.release)
-	b.run(chromedp.WaitVisible(`#run[data-status="COMPLETED"]`, chromedp.ByQuery), chromedp.WaitVisible("#undo-dry", chromedp.ByQuery))
-	if got := b.text("#run-counts"); !strings.Contains(got, "12 files deleted") {
+	b.run(chromedp.WaitVisible(`#run[data-state="completed"]`, chromedp.ByQuery), chromedp.WaitVisible("#undo-dry", chromedp.ByQuery), b.ready())
+	if got := b.text("#run-counts"); !strings.Contains(got, "12 files moved to the trash") {
 		t.Errorf("result: %q", got)
 	}
 	b.shot("run-completed")
@@ -192,24 +236,31 @@ func TestBrowserPreviewRunUndo(t *testing.T) {
 		t.Fatalf("after the run: %d stray files left, old.parquet there: %v", left, exists(t, filepath.Join(a, "old.parquet")))
 	}
 
-	b.run(chromedp.Click("#undo-dry", chromedp.ByQuery), chromedp.WaitVisible(`#undo[data-undo="dry"]`, chromedp.ByQuery))
+	b.run(chromedp.Click("#undo-dry", chromedp.ByQuery), chromedp.WaitVisible(`#undo[data-undo="dry"]`, chromedp.ByQuery), b.ready())
 	if got := b.text("#undo-summary"); !strings.Contains(got, "would restore 12 files") {
 		t.Errorf("undo dry run: %q", got)
+	}
+	if got := b.text("#undo-run"); got != "Restore 12 files" {
+		t.Errorf("the restore button says %q", got)
 	}
 	if countStray(t, a) != 0 {
 		t.Fatal("the undo's dry run restored files")
 	}
 	b.shot("undo-dry-run")
-	b.run(chromedp.Click("#undo-run", chromedp.ByQuery), chromedp.WaitVisible(`#undo[data-undo="done"]`, chromedp.ByQuery))
-	if got := b.text("#undo-summary"); !strings.Contains(got, "restored 12 files") {
+	b.run(chromedp.Click("#undo-run", chromedp.ByQuery), chromedp.WaitVisible(`#run[data-state="undone"]`, chromedp.ByQuery), b.ready())
+	if got := b.text("#last-undo-summary"); !strings.Contains(got, "restored 12 files") {
 		t.Errorf("undo: %q", got)
+	}
+	if b.has("#undo-dry") || b.has("#undo-run") {
+		t.Error("the page of an undone run offers an undo")
 	}
 	b.shot("undo-done")
 	if countStray(t, a) != 10 || !exists(t, filepath.Join(a, "old.parquet")) {
 		t.Errorf("after the undo: %d stray files, old.parquet there: %v", countStray(t, a), exists(t, filepath.Join(a, "old.parquet")))
 	}
 	// The history shows the run's VACUUM START and END.
-	b.run(chromedp.Navigate(b.base + "/tables/a"))
+	f.srv.Wait()
+	b.nav("/tables/a")
 	if got := b.text("#history tr.vacuum"); !strings.Contains(got, "VACUUM END") {
 		t.Errorf("history: %q", got)
 	}
@@ -222,18 +273,19 @@ func TestBrowserTableMoved(t *testing.T) {
 	f := newFixture(t, "tables:\n  - {id: a, path: TABLES/a}\n", nil, nil)
 	a := filepath.Join(f.dir, "a")
 	b := newBrowser(t, f.http.URL)
-	b.run(chromedp.Navigate(b.base+"/tables/a"), chromedp.Click("#preview", chromedp.ByQuery), chromedp.WaitVisible("#run-now", chromedp.ByQuery))
-	if got := b.text("#num-files"); got != "2" {
+	b.nav("/tables/a")
+	b.run(chromedp.Click("#preview", chromedp.ByQuery), chromedp.WaitVisible("#run-now", chromedp.ByQuery), b.ready())
+	if got := b.attr("#summary", "data-files"); got != "2" {
 		t.Fatalf("the preview deletes %q files, want 2", got)
 	}
 	var first string
 	b.run(chromedp.AttributeValue("#run-now", "data-plan", &first, nil, chromedp.ByQuery))
 	manyStray(t, a, 1) // the table moves
-	b.run(chromedp.Click("#run-now", chromedp.ByQuery), chromedp.WaitVisible("#moved", chromedp.ByQuery))
+	b.run(chromedp.Click("#run-now", chromedp.ByQuery), chromedp.WaitVisible("#moved", chromedp.ByQuery), b.ready())
 	if got := b.text("#moved"); !strings.Contains(got, "deleted nothing") {
 		t.Errorf("banner: %q", got)
 	}
-	if got := b.text("#num-files"); got != "3" {
+	if got := b.attr("#summary", "data-files"); got != "3" {
 		t.Errorf("the new preview deletes %q files, want 3", got)
 	}
 	var second string
@@ -259,7 +311,7 @@ func TestBrowserLogin(t *testing.T) {
 	const token = "br0wser-t0ken-0123456789"
 	f := newFixture(t, "listen: 127.0.0.1:0\ntoken: ${DV_TOKEN}\ntables:\n  - {id: a, path: TABLES/a}\n", map[string]string{"DV_TOKEN": token}, nil)
 	b := newBrowser(t, f.http.URL)
-	b.run(chromedp.Navigate(b.base+"/tables/a"), chromedp.WaitVisible("#token", chromedp.ByQuery))
+	b.run(chromedp.Navigate(b.base+"/tables/a"), chromedp.WaitVisible("#token", chromedp.ByQuery), b.ready())
 	b.run(chromedp.SendKeys("#token", "not-the-token", chromedp.ByQuery), chromedp.Click("#login-submit", chromedp.ByQuery))
 	if got := b.text("#login-error"); !strings.Contains(got, "not the token") {
 		t.Errorf("a wrong token: %q", got)
@@ -267,11 +319,11 @@ func TestBrowserLogin(t *testing.T) {
 	b.shot("login")
 	var html string
 	b.run(chromedp.SetValue("#token", token, chromedp.ByQuery), chromedp.Click("#login-submit", chromedp.ByQuery),
-		chromedp.WaitVisible("#preview", chromedp.ByQuery), chromedp.OuterHTML("html", &html, chromedp.ByQuery))
+		chromedp.WaitVisible("#preview", chromedp.ByQuery), b.ready(), chromedp.OuterHTML("html", &html, chromedp.ByQuery))
 	if strings.Contains(html, token) {
 		t.Error("the token is in the page")
 	}
-	b.run(chromedp.Click("#preview", chromedp.ByQuery), chromedp.WaitVisible("#run-now", chromedp.ByQuery))
+	b.run(chromedp.Click("#preview", chromedp.ByQuery), chromedp.WaitVisible("#run-now", chromedp.ByQuery), b.ready())
 	b.run(chromedp.Click("#logout", chromedp.ByQuery), chromedp.WaitVisible("#token", chromedp.ByQuery))
 	b.run(chromedp.Navigate(b.base+"/"), chromedp.WaitVisible("#token", chromedp.ByQuery))
 }

@@ -39,13 +39,13 @@ func bytesChart(pts []InspectionPoint) template.HTML {
 	if len(pts) == 0 {
 		return ""
 	}
-	live := series{Name: "live bytes", Color: colorLive}
-	recl := series{Name: "reclaimable bytes", Color: colorReclaim}
+	live := series{Name: text("chart.live"), Color: colorLive}
+	recl := series{Name: text("chart.reclaimable"), Color: colorReclaim}
 	for _, p := range pts {
 		live.Points = append(live.Points, chartPoint{p.At, float64(p.LiveBytes)})
 		recl.Points = append(recl.Points, chartPoint{p.At, float64(p.ReclaimableBytes)})
 	}
-	return lineChart("Live and reclaimable bytes at each inspection", []series{live, recl})
+	return lineChart(text("chart.bytes.title"), []series{live, recl})
 }
 
 // forecastChart draws the newest inspection's forecast: what a VACUUM at the same retention
@@ -54,12 +54,12 @@ func forecastChart(last *insight.Report) template.HTML {
 	if last == nil || len(last.Forecast) == 0 {
 		return ""
 	}
-	fc := series{Name: "reclaimable bytes, forecast (no new commits)", Color: colorForecast, Dashed: true}
+	fc := series{Name: text("chart.forecast"), Color: colorForecast, Dashed: true}
 	fc.Points = append(fc.Points, chartPoint{last.Now, float64(last.Reclaimable.Bytes)})
 	for _, d := range last.Forecast {
 		fc.Points = append(fc.Points, chartPoint{d.Clock, float64(d.Total.Bytes)})
 	}
-	return lineChart("Forecast of the reclaimable bytes", []series{fc})
+	return lineChart(text("chart.forecast.title"), []series{fc})
 }
 
 // lineChart draws the series on a time axis, from 0 to the largest value.
@@ -81,7 +81,8 @@ func lineChart(title string, all []series) template.HTML {
 		maxV = 1
 	}
 	span := t1.Sub(t0)
-	if span <= 0 {
+	single := span <= 0 // one moment (one inspection): drawn in the middle, at its time
+	if single {
 		span = time.Hour
 		t0 = t0.Add(-span / 2)
 	}
@@ -102,8 +103,14 @@ func lineChart(title string, all []series) template.HTML {
 	if span < time.Hour {
 		layout = "2006-01-02 15:04:05"
 	}
-	fmt.Fprintf(&b, `<text x="%d" y="%d" font-size="11" fill="%s">%s</text>`, padL, chartH-padB+16, colorAxisBg, html.EscapeString(t0.UTC().Format(layout)))
-	fmt.Fprintf(&b, `<text x="%d" y="%d" font-size="11" text-anchor="end" fill="%s">%s</text>`, chartW-padR, chartH-padB+16, colorAxisBg, html.EscapeString(t1.UTC().Format(layout)+" UTC"))
+	if single {
+		// The time axis is the one moment, labelled under its point: the ends of a padded
+		// axis would name times nothing was measured at.
+		fmt.Fprintf(&b, `<text x="%.1f" y="%d" font-size="11" text-anchor="middle" fill="%s">%s</text>`, x(t1), chartH-padB+16, colorAxisBg, html.EscapeString(t1.UTC().Format(layout)+" UTC"))
+	} else {
+		fmt.Fprintf(&b, `<text x="%d" y="%d" font-size="11" fill="%s">%s</text>`, padL, chartH-padB+16, colorAxisBg, html.EscapeString(t0.UTC().Format(layout)))
+		fmt.Fprintf(&b, `<text x="%d" y="%d" font-size="11" text-anchor="end" fill="%s">%s</text>`, chartW-padR, chartH-padB+16, colorAxisBg, html.EscapeString(t1.UTC().Format(layout)+" UTC"))
+	}
 	for _, s := range all {
 		var pts []string
 		for _, p := range s.Points {
@@ -114,11 +121,9 @@ func lineChart(title string, all []series) template.HTML {
 			dash = ` stroke-dasharray="6 4"`
 		}
 		fmt.Fprintf(&b, `<polyline class="series" data-series="%s" fill="none" stroke="%s" stroke-width="2"%s points="%s"/>`, html.EscapeString(s.Name), s.Color, dash, strings.Join(pts, " "))
-		{
-			for _, p := range s.Points {
-				fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="3" fill="%s"><title>%s: %s</title></circle>`, x(p.T), y(p.V), s.Color,
-					html.EscapeString(p.T.UTC().Format("2006-01-02 15:04")), html.EscapeString(humanBytes(int64(p.V))))
-			}
+		for _, p := range s.Points {
+			fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="3" fill="%s"><title>%s: %s</title></circle>`, x(p.T), y(p.V), s.Color,
+				html.EscapeString(p.T.UTC().Format("2006-01-02 15:04")), html.EscapeString(humanBytes(int64(p.V))))
 		}
 	}
 	// Legend.
@@ -144,8 +149,8 @@ func shareBar(live, reclaim int64) template.HTML {
 	}
 	w := 100 * float64(reclaim) / float64(total)
 	return template.HTML(fmt.Sprintf(`<svg class="bar" viewBox="0 0 100 8" preserveAspectRatio="none" role="img" aria-label="%s" xmlns="http://www.w3.org/2000/svg"><rect width="100" height="8" fill="%s"/><rect x="%.2f" width="%.2f" height="8" fill="%s"/><title>%s</title></svg>`,
-		html.EscapeString(fmt.Sprintf("%.1f%% of the bytes is reclaimable", w)), colorLive, 100-w, w, colorReclaim,
-		html.EscapeString(fmt.Sprintf("live %s, reclaimable %s", humanBytes(live), humanBytes(reclaim)))))
+		html.EscapeString(text("bar.label", "share", fmt.Sprintf("%.1f", w))), colorLive, 100-w, w, colorReclaim,
+		html.EscapeString(text("bar.title", "live", humanBytes(live), "reclaimable", humanBytes(reclaim)))))
 }
 
 // foldersChart draws the bytes a preview deletes in its first folders as horizontal bars.
@@ -163,11 +168,12 @@ func foldersChart(fs []folderTotal) template.HTML {
 	const rowH, labelW, barW = 22, 220, 300
 	h := rowH*len(rows) + 8
 	var b strings.Builder
-	fmt.Fprintf(&b, `<svg class="chart" viewBox="0 0 %d %d" role="img" aria-label="bytes to delete by folder" xmlns="http://www.w3.org/2000/svg"><title>bytes to delete by folder</title>`, labelW+barW+90, h)
+	title := html.EscapeString(text("chart.folders.title"))
+	fmt.Fprintf(&b, `<svg class="chart" viewBox="0 0 %d %d" role="img" aria-label="%s" xmlns="http://www.w3.org/2000/svg"><title>%s</title>`, labelW+barW+90, h, title, title)
 	for i, f := range rows {
 		name := f.Path
 		if name == "" {
-			name = "(table root)"
+			name = text("preview.root")
 		}
 		if r := []rune(name); len(r) > 34 {
 			name = "…" + string(r[len(r)-33:])

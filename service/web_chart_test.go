@@ -33,6 +33,13 @@ func TestCharts(t *testing.T) {
 	if strings.Contains(evil, "<script>") || !strings.Contains(evil, "&lt;script&gt;") {
 		t.Errorf("labels not escaped: %s", evil)
 	}
+	// One inspection: drawn in the middle, labelled with its own time only (not with the ends
+	// of a padded axis, which name times nothing was measured at).
+	one := string(bytesChart(pts[:1]))
+	if !strings.Contains(one, `<circle cx="347.0"`) || strings.Count(one, " UTC</text>") != 1 ||
+		!strings.Contains(one, `x="347.0" y="216" font-size="11" text-anchor="middle" fill="#8a8f98">2026-05-01 00:00 UTC</text>`) {
+		t.Errorf("one inspection is not drawn at its time: %s", one)
+	}
 	if bar := string(shareBar(75, 25)); !strings.Contains(bar, `x="75.00" width="25.00"`) {
 		t.Errorf("share bar: %s", bar)
 	}

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"hash/maphash"
 	"net/url"
 	"slices"
 	"strings"
@@ -40,6 +41,12 @@ type preview struct {
 	Kept    []ruleCount
 	// Observed is false when the planner listed nothing (LITE): Kept is then empty.
 	Observed bool
+	// Companions counts the checksum companions deleted with the plan's files (not in its
+	// files, as VACUUM counts them).
+	Companions int64
+	// RetainHours is the one-off retention the preview was asked for (nil: the policy's);
+	// the run of its plan is made at it too.
+	RetainHours *float64
 }
 
 func (p *preview) url() string {
@@ -48,11 +55,14 @@ func (p *preview) url() string {
 
 // folderTotal is what a preview deletes and keeps in one folder.
 type folderTotal struct {
-	Path        string         `json:"path"`
-	DeleteFiles int64          `json:"deleteFiles"`
-	DeleteBytes int64          `json:"deleteBytes"`
-	KeptFiles   int64          `json:"keptFiles"`
-	KeptByRule  map[string]int `json:"keptByRule,omitempty"`
+	Path        string `json:"path"`
+	DeleteFiles int64  `json:"deleteFiles"`
+	DeleteBytes int64  `json:"deleteBytes"`
+	// DeleteCompanions counts the checksum companions deleted with the files (not among
+	// DeleteFiles, nor among the kept files).
+	DeleteCompanions int64          `json:"deleteChecksumCompanions,omitempty"`
+	KeptFiles        int64          `json:"keptFiles"`
+	KeptByRule       map[string]int `json:"keptByRule,omitempty"`
 }
 
 // ruleCount is a number of listed files a rule of the planner decided.
@@ -68,6 +78,8 @@ type previewAnswer struct {
 	*vacuum.Result
 	PlanDigest string `json:"planDigest"`
 	PreviewURL string `json:"previewUrl"`
+	// OneOffRetention: the retention is the one asked for, not the policy's.
+	OneOffRetention bool `json:"oneOffRetention"`
 }
 
 // folderOf is the folder of a table-relative path ("" for the root).
@@ -83,12 +95,34 @@ type verdicts struct {
 	folders map[string]*folderTotal
 	rules   map[vacuum.Rule]*ruleCount
 	seen    bool
+	// crcs are the hidden checksum companions (.<name>.crc) the planner kept, by the hash of
+	// their key: a hidden name is never a candidate, but the plan deletes a companion with
+	// its file, and then it is not kept (deleted sorts them out).
+	seed maphash.Seed
+	crcs []crcSeen
+}
+
+// crcSeen is a hidden checksum companion the planner kept: its key's hash and its size (-1
+// once found deleted with its file).
+type crcSeen struct{ h, size uint64 }
+
+func newVerdicts() *verdicts {
+	return &verdicts{folders: map[string]*folderTotal{}, rules: map[vacuum.Rule]*ruleCount{}, seed: maphash.MakeSeed()}
+}
+
+// isCompanion: a name of the form of a Hadoop checksum companion.
+func isCompanion(key string) bool {
+	base := key[strings.LastIndexByte(key, '/')+1:]
+	return strings.HasPrefix(base, ".") && strings.HasSuffix(base, ".crc")
 }
 
 func (v *verdicts) observe(vd vacuum.Verdict) {
 	v.seen = true
 	if vd.Object.IsDir || vd.Deletes() {
 		return
+	}
+	if vd.Rule == vacuum.RuleHidden && isCompanion(vd.Object.Key) {
+		v.crcs = append(v.crcs, crcSeen{h: maphash.String(v.seed, vd.Object.Key), size: uint64(max(vd.Object.Size, 0))})
 	}
 	r := v.rules[vd.Rule]
 	if r == nil {
@@ -105,6 +139,31 @@ func (v *verdicts) observe(vd vacuum.Verdict) {
 	ft.KeptByRule[string(vd.Rule)]++
 }
 
+// deleted counts the companion key, which the plan deletes with its file: deleted, not kept
+// (a hidden name the planner's verdict kept).
+func (v *verdicts) deleted(key string) {
+	ft := v.folder(folderOf(key))
+	ft.DeleteCompanions++
+	h := maphash.String(v.seed, key)
+	i, ok := slices.BinarySearchFunc(v.crcs, h, func(c crcSeen, h uint64) int { return cmp.Compare(c.h, h) })
+	if !ok || v.crcs[i].size == ^uint64(0) {
+		return // LITE lists nothing, and a companion found late in the listing may be unseen
+	}
+	size := int64(v.crcs[i].size)
+	v.crcs[i].size = ^uint64(0)
+	if r := v.rules[vacuum.RuleHidden]; r != nil {
+		r.Files--
+		r.Bytes -= size
+		if r.Files <= 0 {
+			delete(v.rules, vacuum.RuleHidden)
+		}
+	}
+	ft.KeptFiles--
+	if ft.KeptByRule[string(vacuum.RuleHidden)]--; ft.KeptByRule[string(vacuum.RuleHidden)] <= 0 {
+		delete(ft.KeptByRule, string(vacuum.RuleHidden))
+	}
+}
+
 func (v *verdicts) folder(p string) *folderTotal {
 	ft := v.folders[p]
 	if ft == nil {
@@ -114,11 +173,11 @@ func (v *verdicts) folder(p string) *folderTotal {
 	return ft
 }
 
-// previewPlan makes the DRY RUN of t's policy (runner.dryRun), with the planner's verdicts,
-// and keeps it for the page.
-func (s *Server) previewPlan(ctx context.Context, t *table) (*preview, error) {
-	v := &verdicts{folders: map[string]*folderTotal{}, rules: map[vacuum.Rule]*ruleCount{}}
-	res, err := s.runner.dryRun(ctx, t, v.observe)
+// previewPlan makes the DRY RUN of t's policy (runner.dryRun), at the one-off retention
+// oneOff when set, with the planner's verdicts, and keeps it for the page.
+func (s *Server) previewPlan(ctx context.Context, t *table, oneOff *float64) (*preview, error) {
+	v := newVerdicts()
+	res, err := s.runner.dryRun(ctx, t, v.observe, oneOff)
 	if err != nil {
 		return nil, err
 	}
@@ -126,17 +185,24 @@ func (s *Server) previewPlan(ctx context.Context, t *table) (*preview, error) {
 		return nil, of(errPlan, errors.New("the dry run returned no plan"))
 	}
 	// What is deleted is the plan's (a nested table found late in the listing takes back a
-	// verdict); what is kept, the planner's verdicts.
+	// verdict, and a checksum companion goes with its file); what is kept, the planner's
+	// verdicts less those.
+	slices.SortFunc(v.crcs, func(a, b crcSeen) int { return cmp.Compare(a.h, b.h) })
+	var companions int64
 	err = res.Files.Each(func(f vacuum.File) error {
 		ft := v.folder(folderOf(f.Path))
 		ft.DeleteFiles++
 		ft.DeleteBytes += f.Size
+		if f.Checksum != "" {
+			companions++
+			v.deleted(f.Checksum)
+		}
 		return nil
 	})
 	if err != nil {
 		return nil, of(errPlan, err)
 	}
-	p := &preview{Table: t.cfg.ID, Digest: vacuum.Digest(res.Plan), At: s.now(), Result: res, Observed: v.seen}
+	p := &preview{Table: t.cfg.ID, Digest: vacuum.Digest(res.Plan), At: s.now(), Result: res, Observed: v.seen, Companions: companions, RetainHours: oneOff}
 	for _, ft := range v.folders {
 		p.Folders = append(p.Folders, *ft)
 	}

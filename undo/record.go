@@ -335,23 +335,7 @@ func List(ctx context.Context, store storage.Store) ([]Summary, error) {
 	sort.Strings(ids)
 	out := make([]Summary, 0, len(ids))
 	for _, id := range ids {
-		s := Summary{Record: Record{ID: id}}
-		r, err := readHeader(ctx, store, id)
-		if err != nil {
-			s.Err = err.Error()
-		} else {
-			s.Record = *r
-		}
-		if undone[id] {
-			if rep, err := ReadReport(ctx, store, id); err == nil {
-				s.LastUndo = &UndoOutcome{At: rep.At, Via: rep.Via, NumRestored: rep.NumRestored, NumPresent: rep.NumPresent, NumLost: rep.NumLost, NumFailed: rep.NumFailed}
-				if s.UndoComplete = s.LastUndo.Complete(); s.UndoComplete {
-					t := rep.At
-					s.Undone = &t
-				}
-			}
-		}
-		out = append(out, s)
+		out = append(out, summaryOf(ctx, store, id, undone[id]))
 	}
 	// Ids have one-second resolution: runs of one second are ordered by their start time.
 	sort.SliceStable(out, func(i, j int) bool {
@@ -362,6 +346,56 @@ func List(ctx context.Context, store storage.Store) ([]Summary, error) {
 		return a.ID < b.ID
 	})
 	return out, nil
+}
+
+// SummaryOf returns the summary of run id alone, as List has it, reading its header and the
+// report of its last undo only (not every record of the table, nor the files of this one).
+// ErrNotExist (wrapped) when the table has no record of that run.
+func SummaryOf(ctx context.Context, store storage.Store, id string) (Summary, error) {
+	if !ValidID(id) {
+		return Summary{}, fmt.Errorf("%q is not a run id (they look like 20261201T153000Z-1a2b3c4d)", id)
+	}
+	s := Summary{Record: Record{ID: id}}
+	r, err := readHeader(ctx, store, id)
+	switch {
+	case errors.Is(err, storage.ErrNotExist):
+		return Summary{}, fmt.Errorf("run record %s of %s: %w", recordKey(id), store.Location(), err)
+	case err != nil:
+		s.Err = err.Error()
+	default:
+		s.Record = *r
+	}
+	// A report that cannot be read is passed over, as List passes it over.
+	if rep, err := ReadReport(ctx, store, id); err == nil {
+		s.setUndo(rep)
+	}
+	return s, nil
+}
+
+// summaryOf is the summary of run id (undone: a report of its undo is kept).
+func summaryOf(ctx context.Context, store storage.Store, id string, undone bool) Summary {
+	s := Summary{Record: Record{ID: id}}
+	r, err := readHeader(ctx, store, id)
+	if err != nil {
+		s.Err = err.Error()
+	} else {
+		s.Record = *r
+	}
+	if undone {
+		if rep, err := ReadReport(ctx, store, id); err == nil {
+			s.setUndo(rep)
+		}
+	}
+	return s
+}
+
+// setUndo sets what the last undo of the run did, from its report.
+func (s *Summary) setUndo(rep *Report) {
+	s.LastUndo = &UndoOutcome{At: rep.At, Via: rep.Via, NumRestored: rep.NumRestored, NumPresent: rep.NumPresent, NumLost: rep.NumLost, NumFailed: rep.NumFailed}
+	if s.UndoComplete = s.LastUndo.Complete(); s.UndoComplete {
+		t := rep.At
+		s.Undone = &t
+	}
 }
 
 // readHeader reads the first line of a record only.

@@ -39,10 +39,15 @@ name with a warehouse or catalog, with its policy and schedule) or discover root
 listen, token, maxConcurrentRuns, storageOptions (taken from environment variables), stores,
 webhook and staleRunAfter. serve --check --config FILE says what is wrong in a file.
 
+With --check it validates the file, then opens each configured table read-only (the
+latest snapshot of its log; nothing is written) and says which is broken and why (a location
+that does not exist, a folder that is not a Delta table, a name the catalog does not resolve,
+refused credentials): it exits 1 when one is, so that a pipeline checking the file catches it.
+
 On SIGINT or SIGTERM it stops starting runs, lets each run in progress stop after its current
 batch of deletes (VACUUM END and the run are recorded FAILED), and exits.`,
 		Example: `  deltavacuum serve --config maintenance.yaml
-  deltavacuum serve --config maintenance.yaml --check`,
+  deltavacuum serve --config maintenance.yaml --check   # exit 1 when a table is broken`,
 		Args: exactArgs(0, "no arguments (the tables are in --config)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if cfgPath == "" {
@@ -56,17 +61,38 @@ batch of deletes (VACUUM END and the run are recorded FAILED), and exits.`,
 				fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s: %s\n", cfgPath, w)
 			}
 			if check {
-				fmt.Fprintf(cmd.OutOrStdout(), "%s: valid, %d tables, %d discover roots\n", cfgPath, len(cfg.Tables), len(cfg.Discover))
-				return nil
+				return checkServe(cmd, cfgPath, cfg)
 			}
 			return serve(cmd.Context(), cmd, cfg, drainFor, nil)
 		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&cfgPath, "config", "", "the maintenance.yaml file")
-	f.BoolVar(&check, "check", false, "validate the file and exit")
+	f.BoolVar(&check, "check", false, "validate the file, open each configured table read-only, and exit (1 when a table is broken)")
 	f.DurationVar(&drainFor, "shutdown-timeout", 10*time.Minute, "how long to wait on shutdown for runs to stop after their batch")
 	return cmd
+}
+
+// checkServe is serve --check: the file is valid (it parsed), and each configured table opens
+// and its log reads (service.CheckTables: read-only, nothing written); a broken table is
+// named with why, and makes the check fail (exit 1), so that a pipeline checking the file
+// catches a table that does not exist or is not a Delta table.
+func checkServe(cmd *cobra.Command, cfgPath string, cfg *config.Config) error {
+	out := cmd.OutOrStdout()
+	fmt.Fprintf(out, "%s: valid, %d tables, %d discover roots (not listed by --check)\n", cfgPath, len(cfg.Tables), len(cfg.Discover))
+	broken := 0
+	for _, c := range service.CheckTables(cmd.Context(), cfg, nil) {
+		if c.Broken != "" {
+			broken++
+			fmt.Fprintf(out, "table %s (%s): broken: %s\n", c.ID, c.Where, c.Broken)
+			continue
+		}
+		fmt.Fprintf(out, "table %s (%s): ok, version %d\n", c.ID, c.Where, c.Version)
+	}
+	if broken > 0 {
+		return fmt.Errorf("%s: the file is valid, but %d of %d tables are broken (above): serve would start, and list them as broken", cfgPath, broken, len(cfg.Tables))
+	}
+	return nil
 }
 
 // serve runs the service of cfg until ctx ends; ready, when set, is told the address it listens on.

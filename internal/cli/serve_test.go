@@ -8,12 +8,15 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/deltavacuum/deltavacuum/internal/fixtures"
 )
 
 func TestServeConfig(t *testing.T) {
 	dir := t.TempDir()
 	good := filepath.Join(dir, "good.yaml")
 	bad := filepath.Join(dir, "bad.yaml")
+	copyTo(t, filepath.Join(dir, "a"))
 	os.WriteFile(good, []byte("listen: 127.0.0.1:0\ndataDir: state\ntables:\n  - {id: a, path: "+filepath.Join(dir, "a")+"}\n"), 0o600)
 	os.WriteFile(bad, []byte("dataDir: state\ntables:\n  - {id: a, path: /a, retain: 5}\n"), 0o600)
 
@@ -23,11 +26,42 @@ func TestServeConfig(t *testing.T) {
 	if code, _, stderr := run(t, "serve", "--config", bad); code != 1 || !strings.Contains(stderr, `line 3: table: unknown key "retain"`) {
 		t.Errorf("bad file: got %d %q", code, stderr)
 	}
-	if code, stdout, _ := run(t, "serve", "--config", good, "--check"); code != 0 || !strings.Contains(stdout, "valid, 1 tables") {
+	if code, stdout, _ := run(t, "serve", "--config", good, "--check"); code != 0 || !strings.Contains(stdout, "valid, 1 tables") || !strings.Contains(stdout, "table a ("+filepath.Join(dir, "a")+"): ok, version ") {
 		t.Errorf("--check: got %d %q", code, stdout)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "state")); err == nil {
 		t.Error("--check created the data directory")
+	}
+}
+
+// TestServeCheckBrokenTables: serve --check opens each configured table read-only; a
+// location that does not exist and a folder that is not a Delta table are named broken, with
+// why, and the check exits 1 though the file is valid. Nothing is written to the tables.
+func TestServeCheckBrokenTables(t *testing.T) {
+	dir := t.TempDir()
+	copyTo(t, filepath.Join(dir, "a"))
+	plain := filepath.Join(dir, "plain")
+	os.MkdirAll(plain, 0o755)
+	os.WriteFile(filepath.Join(plain, "x.parquet"), []byte("x"), 0o644)
+	cfg := filepath.Join(dir, "m.yaml")
+	os.WriteFile(cfg, []byte("dataDir: state\ntables:\n  - {id: a, path: "+filepath.Join(dir, "a")+"}\n"+
+		"  - {id: gone, path: "+filepath.Join(dir, "gone")+"}\n  - {id: plain, path: "+plain+"}\n"), 0o600)
+	before := fixtures.Files(t, dir)
+	code, stdout, stderr := run(t, "serve", "--config", cfg, "--check")
+	if code != ExitFailure {
+		t.Errorf("exit %d, want %d", code, ExitFailure)
+	}
+	for _, want := range []string{"valid, 3 tables", "table a (", "): ok, version ", "table gone (" + filepath.Join(dir, "gone") + "): broken: ", "does not exist",
+		"table plain (" + plain + "): broken: ", "is not a Delta table"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout)
+		}
+	}
+	if !strings.Contains(stderr, "2 of 3 tables are broken") {
+		t.Errorf("stderr: %q", stderr)
+	}
+	if after := fixtures.Files(t, dir); len(after) != len(before) {
+		t.Errorf("--check wrote or deleted files: %d before, %d after", len(before), len(after))
 	}
 }
 

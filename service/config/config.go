@@ -737,8 +737,9 @@ func (p *parser) policy(n *yaml.Node) Policy {
 	return pol
 }
 
-// maxRetentionHours is a hundred years: more is a typing mistake.
-const maxRetentionHours = 100 * 366 * 24
+// MaxRetentionHours is a hundred years: more is a typing mistake (in a policy, and in a
+// one-off retention of the service's preview).
+const MaxRetentionHours = 100 * 366 * 24
 
 func (p *parser) retention(v *yaml.Node) Retention {
 	if v.Kind != yaml.ScalarNode {
@@ -759,8 +760,8 @@ func (p *parser) retention(v *yaml.Node) Retention {
 		return Retention{Preset: pr.Name, Hours: pr.Hours, Set: true}
 	case "!!int", "!!float":
 		h, err := strconv.ParseFloat(v.Value, 64)
-		if err != nil || math.IsNaN(h) || math.IsInf(h, 0) || h < 0 || h > maxRetentionHours {
-			p.errf(v, "retention %s hours must be a number from 0 to %d", v.Value, maxRetentionHours)
+		if err != nil || math.IsNaN(h) || math.IsInf(h, 0) || h < 0 || h > MaxRetentionHours {
+			p.errf(v, "retention %s hours must be a number from 0 to %d", v.Value, MaxRetentionHours)
 			return Retention{}
 		}
 		if n := vacuum.RetentionNote(fmt.Sprintf("line %d: retention %s", v.Line, v.Value), time.Duration(h*float64(time.Hour))); n != "" {

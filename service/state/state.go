@@ -278,6 +278,30 @@ func (s *DB) Runs(ctx context.Context, table string, limit int) ([]Run, error) {
 	return out, rows.Err()
 }
 
+// RunsPage returns a page of the runs of table (every table when ""), newest first: limit
+// runs after the first offset, and how many there are in all.
+func (s *DB) RunsPage(ctx context.Context, table string, offset, limit int) ([]Run, int, error) {
+	var total int
+	if err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM runs WHERE (? = '' OR table_id = ?)`, table, table).Scan(&total); err != nil {
+		return nil, 0, fmt.Errorf("state: %w", err)
+	}
+	rows, err := s.db.QueryContext(ctx,
+		`SELECT `+runColumns+` FROM runs WHERE (? = '' OR table_id = ?) ORDER BY started_ms DESC, id DESC LIMIT ? OFFSET ?`, table, table, limit, offset)
+	if err != nil {
+		return nil, 0, fmt.Errorf("state: %w", err)
+	}
+	defer rows.Close()
+	out := []Run{}
+	for rows.Next() {
+		r, err := scanRun(rows)
+		if err != nil {
+			return nil, 0, fmt.Errorf("state: %w", err)
+		}
+		out = append(out, r)
+	}
+	return out, total, rows.Err()
+}
+
 // ScheduleState is how far a table's schedule is handled.
 type ScheduleState struct {
 	// Handled: the fires up to it are done (run or lost).

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -242,5 +243,50 @@ func TestOneProcessPerDataDir(t *testing.T) {
 		t.Errorf("after the first closed: %v", err)
 	} else {
 		second.Close()
+	}
+}
+
+// TestRunsPage: the runs of every table (or one), newest first, a page at a time, with the
+// count of all of them.
+func TestRunsPage(t *testing.T) {
+	ctx := context.Background()
+	db := open(t, t.TempDir())
+	for i := range 7 {
+		table := []string{"a", "b"}[i%2]
+		id := fmt.Sprintf("r%d", i)
+		if err := db.StartRun(ctx, Run{ID: id, Table: table, Trigger: "api", Mode: "FULL", Started: t0.Add(time.Duration(i) * time.Minute)}); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.EndRun(ctx, id, StatusCompleted, t0.Add(time.Duration(i)*time.Minute+time.Second), nil, "", ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ids := func(runs []Run) (out []string) {
+		for _, r := range runs {
+			out = append(out, r.ID)
+		}
+		return out
+	}
+	for _, c := range []struct {
+		table         string
+		offset, limit int
+		want          []string
+		total         int
+	}{
+		{"", 0, 3, []string{"r6", "r5", "r4"}, 7},
+		{"", 3, 3, []string{"r3", "r2", "r1"}, 7},
+		{"", 6, 3, []string{"r0"}, 7},
+		{"", 9, 3, nil, 7},
+		{"a", 0, 10, []string{"r6", "r4", "r2", "r0"}, 4},
+		{"b", 1, 1, []string{"r3"}, 3},
+		{"nope", 0, 10, nil, 0},
+	} {
+		runs, total, err := db.RunsPage(ctx, c.table, c.offset, c.limit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := ids(runs); total != c.total || !cmp.Equal(got, c.want) || runs == nil {
+			t.Errorf("RunsPage(%q, %d, %d) = %v (%d in all), want %v (%d)", c.table, c.offset, c.limit, got, total, c.want, c.total)
+		}
 	}
 }

@@ -1,7 +1,24 @@
 // deltavacuum serve: the page's script. Vanilla, no build step. Every POST is JSON to the
 // service's own API (same origin), so the API's guard (token or login cookie, Content-Type,
-// cross-origin protection) covers the page too.
+// cross-origin protection) covers the page too. Its words are the service's catalogue
+// (service/messages.go): the layout gives it the messages it uses, in data-messages.
 "use strict";
+
+let messages = {};
+
+// msg is message id with its values ({name} in the message).
+function msg(id, vals) {
+  const m = messages[id];
+  if (m === undefined) return "[" + id + "]";
+  return m.replace(/\{([a-zA-Z0-9]+)\}/g, (p, name) => (vals && name in vals ? String(vals[name]) : p));
+}
+
+// plural is the form of id for the count n (id.one for 1, id.other otherwise), with {n} set.
+function plural(id, n, vals) {
+  return msg(id + (n === 1 ? ".one" : ".other"), Object.assign({ n: count(n) }, vals || {}));
+}
+
+function count(n) { return Number(n).toLocaleString("en-US"); }
 
 async function api(method, path, body) {
   const opts = { method, headers: {}, credentials: "same-origin" };
@@ -11,7 +28,7 @@ async function api(method, path, body) {
   }
   const resp = await fetch(path, opts);
   let data = null;
-  try { data = await resp.json(); } catch (e) { data = { error: "the service answered " + resp.status }; }
+  try { data = await resp.json(); } catch (e) { data = { error: msg("js.error.status", { status: resp.status }) }; }
   if (!resp.ok) {
     const err = new Error((data && data.error) || ("HTTP " + resp.status));
     err.status = resp.status;
@@ -38,11 +55,12 @@ function humanBytes(n) {
 
 function tablePath(id) { return "/api/tables/" + encodeURIComponent(id); }
 
-// Preview: POST .../preview, then open the preview's page.
-async function preview(table, button, extra) {
+// Preview: POST .../preview (with a one-off retention, when body has one), then open the
+// preview's page.
+async function preview(table, button, extra, body) {
   if (button) button.disabled = true;
   try {
-    const res = await api("POST", tablePath(table) + "/preview", {});
+    const res = await api("POST", tablePath(table) + "/preview", body || {});
     location.href = res.previewUrl + (extra || "");
   } catch (err) {
     if (button) button.disabled = false;
@@ -53,6 +71,21 @@ async function preview(table, button, extra) {
 function setupPreviewButtons() {
   document.querySelectorAll("[data-preview]").forEach((b) => {
     b.addEventListener("click", () => preview(b.dataset.preview, b));
+  });
+  // The table page's form: the retention field, when filled, is a one-off retention. The
+  // service checks it (a number, within the table's floor and the safety check): what is not
+  // a number is sent as written, for the service to refuse.
+  const form = $("preview-form");
+  if (form) form.addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    const v = $("retention").value.trim();
+    const body = {};
+    if (v !== "") {
+      const n = Number(v);
+      body.retentionHours = Number.isFinite(n) ? n : v;
+    }
+    $("action-error").hidden = true;
+    preview(form.dataset.table, $("preview"), "", body);
   });
   const ins = $("inspect");
   if (ins) ins.addEventListener("click", async () => {
@@ -70,7 +103,7 @@ function setupRunNow() {
     b.disabled = true;
     try {
       const res = await api("POST", tablePath(b.dataset.table) + "/runs", { plan: b.dataset.plan });
-      location.href = "/runs/" + encodeURIComponent(res.id);
+      location.href = "/runs/" + encodeURIComponent(res.id) + "?started=1";
     } catch (err) {
       b.disabled = false;
       showError($("action-error"), err);
@@ -78,106 +111,82 @@ function setupRunNow() {
   });
 }
 
-// The run page polls GET /api/runs/{id}/progress until the run ends.
+// The run page polls GET /api/runs/{id}/progress while the run is in progress, then shows the
+// page again: the server says the run's state, its figures and what an undo can do. A run
+// whose table changed since its preview deleted nothing: the page opens a new preview.
 function setupRun() {
   const card = $("run");
   if (!card) return;
   const id = card.dataset.run;
-  const status = $("run-status"), phase = $("run-phase"), bar = $("run-progress"), counts = $("run-counts");
+  const state = $("run-state"), phase = $("run-phase"), bar = $("run-progress"), counts = $("run-counts");
   const cancel = $("cancel");
   if (cancel) cancel.addEventListener("click", async () => {
     cancel.disabled = true;
     try { await api("POST", "/api/runs/" + encodeURIComponent(id) + "/cancel", {}); }
     catch (err) { showError($("run-error"), err); }
   });
-  function setStatus(s) {
-    status.replaceChildren();
+  // A run just started from a preview is followed even when it ended before the page
+  // showed (a table that changed since the preview: the page opens the new preview).
+  const started = new URLSearchParams(location.search).has("started");
+  if (card.dataset.status !== "RUNNING" && !started) return;
+  function setState(s) {
+    if (card.dataset.state === s) return;
     const span = document.createElement("span");
-    span.className = "status status-" + s;
-    span.textContent = s;
-    status.appendChild(span);
-    card.dataset.status = s;
+    span.className = "state state-" + s.replace(/ /g, "-");
+    span.dataset.state = s;
+    span.textContent = msg("state." + s);
+    state.replaceChildren(span);
+    card.dataset.state = s;
   }
   async function poll() {
     let data;
     try { data = await api("GET", "/api/runs/" + encodeURIComponent(id) + "/progress"); }
     catch (err) { showError($("run-error"), err); setTimeout(poll, 2000); return; }
     const run = data.run, p = data.progress;
-    setStatus(run.status);
+    setState(run.state);
     if (run.status === "RUNNING") {
       if (p) {
-        phase.textContent = p.phase;
+        phase.textContent = msg("js.phase." + p.phase);
         card.dataset.phase = p.phase;
         bar.hidden = false;
         bar.max = Math.max(p.candidates, 1);
         bar.value = p.deleted;
-        counts.textContent = p.deleted + " of " + p.candidates + " files deleted (" + humanBytes(p.deletedBytes) + ")" +
-          (p.failed ? ", " + p.failed + " failed" : "") + " · " + p.listed + " entries listed";
+        const verb = card.dataset.trash || run.trash ? "js.progress.moved" : "js.progress.deleted";
+        counts.textContent = plural(verb, p.candidates, { done: count(p.deleted), bytes: humanBytes(p.deletedBytes) }) +
+          (p.failed ? msg("js.progress.failed", { n: count(p.failed) }) : "") + plural("js.progress.listed", p.listed);
       }
       setTimeout(poll, 400);
       return;
     }
-    phase.textContent = "";
-    bar.hidden = true;
-    if (cancel) cancel.hidden = true;
     const f = run.figures || {};
-    counts.textContent = (f.numDeletedFiles || 0) + " files deleted (" + humanBytes(f.sizeOfDeletedData || 0) + ") of " +
-      (f.numFilesToDelete || 0) + " planned (" + humanBytes(f.sizeOfDataToDelete || 0) + ")";
-    if (run.error) { const e = $("run-error"); e.textContent = run.error; e.hidden = false; }
     if (f.planChanged) {
+      phase.textContent = "";
+      bar.hidden = true;
       $("run-moved").hidden = false;
       preview(run.table, null, "?moved=" + encodeURIComponent(run.id));
       return;
     }
-    if (run.recordId) { $("record").textContent = run.recordId; $("undo").hidden = false; }
+    location.replace("/runs/" + encodeURIComponent(id));
   }
   poll();
 }
 
-// Undo: a dry run first, then the restore.
+// Undo: the page shows the dry run (?undo=dry); Restore runs the undo, then shows the run
+// again with what came back.
 function setupUndo() {
-  const sec = $("undo");
-  if (!sec) return;
-  const id = sec.dataset.run;
-  const dry = $("undo-dry"), run = $("undo-run");
-  function show(rep) {
-    const verb = rep.dryRun ? "would restore" : "restored";
-    $("undo-summary").textContent = (rep.dryRun ? "Dry run: " : "Done: ") + verb + " " + rep.numRestored + " files (" +
-      humanBytes(rep.bytesRestored) + ") via " + rep.via + "; " + rep.numPresent + " already there, " +
-      rep.numNotRestorable + " not restorable, " + rep.numFailed + " failed.";
-    sec.dataset.undo = rep.dryRun ? "dry" : "done";
-    const body = $("undo-files");
-    body.replaceChildren();
-    const files = rep.files || [];
-    files.slice(0, 200).forEach((f) => {
-      const tr = document.createElement("tr");
-      [["Path", f.path], ["Size", humanBytes(f.size)], ["Outcome", f.outcome + (f.why ? ": " + f.why : "")]].forEach(([label, v]) => {
-        const td = document.createElement("td");
-        td.dataset.label = label;
-        td.textContent = v;
-        tr.appendChild(td);
-      });
-      body.appendChild(tr);
-    });
-    const more = $("undo-more");
-    more.hidden = files.length <= 200;
-    more.textContent = (files.length - 200) + " more files are not shown.";
-    $("undo-report").hidden = false;
-  }
-  dry.addEventListener("click", async () => {
-    dry.disabled = true;
-    try {
-      const rep = await api("POST", "/api/runs/" + encodeURIComponent(id) + "/undo", { dryRun: true });
-      show(rep);
-      run.textContent = "Restore " + rep.numRestored + " files";
-      run.hidden = false;
-    } catch (err) { showError($("undo-error"), err); }
-    dry.disabled = false;
-  });
+  const run = $("undo-run");
+  if (!run) return;
+  const id = run.dataset.run;
   run.addEventListener("click", async () => {
     run.disabled = true;
-    try { show(await api("POST", "/api/runs/" + encodeURIComponent(id) + "/undo", {})); run.hidden = true; }
-    catch (err) { run.disabled = false; showError($("undo-error"), err); if (err.data && err.data.report) show(err.data.report); }
+    try {
+      await api("POST", "/api/runs/" + encodeURIComponent(id) + "/undo", {});
+      location.replace("/runs/" + encodeURIComponent(id));
+    } catch (err) {
+      if (err.data && err.data.report) { location.replace("/runs/" + encodeURIComponent(id)); return; }
+      run.disabled = false;
+      showError($("undo-error"), err);
+    }
   });
 }
 
@@ -197,9 +206,11 @@ function setupLogin() {
 }
 
 document.addEventListener("DOMContentLoaded", () => {
+  try { messages = JSON.parse(document.body.dataset.messages || "{}"); } catch (e) { messages = {}; }
   setupPreviewButtons();
   setupRunNow();
   setupRun();
   setupUndo();
   setupLogin();
+  document.body.dataset.ready = "1"; // the buttons work from now on (the browser tests wait for it)
 });

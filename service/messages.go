@@ -1,0 +1,568 @@
+package service
+
+import (
+	"encoding/json"
+	"fmt"
+	"html"
+	"html/template"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/deltavacuum/deltavacuum/vacuum"
+)
+
+// The words of the pages, in one place: every string a page shows (its templates, its script,
+// and the Go that fills them) is a message here, keyed by id. Another language is another map
+// of the same ids (catalogueTest checks that every id a page uses is here). A message names
+// its values in braces ({files}); a count has two forms, ID.one and ID.other, of which
+// plural picks one (and sets {n}).
+//
+// lang is the catalogue the pages use: English, the only one so far.
+var lang = messagesEN
+
+// placeholder is a value's place in a message.
+var placeholder = regexp.MustCompile(`\{[a-zA-Z0-9]+\}`)
+
+// text returns message id with its values (kv: name, value, name, value…) as plain text: a
+// number is written with thousands separated. An unknown id is returned in brackets, so that
+// a missing message shows (and the catalogue's test fails) rather than an empty place.
+func text(id string, kv ...any) string {
+	m, ok := lang[id]
+	if !ok {
+		return "[" + id + "]"
+	}
+	vals := values(kv)
+	return placeholder.ReplaceAllStringFunc(m, func(p string) string {
+		v, ok := vals[p[1:len(p)-1]]
+		if !ok {
+			return p
+		}
+		switch x := v.(type) {
+		case template.HTML:
+			return string(x)
+		case string:
+			return x
+		}
+		return plainValue(v)
+	})
+}
+
+// markup returns message id with its values as HTML: the message and every value escaped,
+// except a value that is template.HTML already (a link, a time stamp), which is kept.
+func markup(id string, kv ...any) template.HTML {
+	m, ok := lang[id]
+	if !ok {
+		return template.HTML(html.EscapeString("[" + id + "]"))
+	}
+	vals := values(kv)
+	var b strings.Builder
+	last := 0
+	for _, loc := range placeholder.FindAllStringIndex(m, -1) {
+		b.WriteString(html.EscapeString(m[last:loc[0]]))
+		name := m[loc[0]+1 : loc[1]-1]
+		v, ok := vals[name]
+		switch x := v.(type) {
+		case template.HTML:
+			b.WriteString(string(x))
+		case string:
+			b.WriteString(html.EscapeString(x))
+		case time.Time, *time.Time:
+			b.WriteString(string(whenHTML(x)))
+		default:
+			if ok {
+				b.WriteString(html.EscapeString(plainValue(v)))
+			} else {
+				b.WriteString(html.EscapeString(m[loc[0]:loc[1]]))
+			}
+		}
+		last = loc[1]
+	}
+	b.WriteString(html.EscapeString(m[last:]))
+	return template.HTML(b.String())
+}
+
+// pluralID is the form of message id for the count n: id.one for 1, id.other otherwise.
+func pluralID(id string, n int64) string {
+	if n == 1 {
+		return id + ".one"
+	}
+	return id + ".other"
+}
+
+// plural is markup of the form of id for n, with {n} set to n.
+func plural(id string, n int64, kv ...any) template.HTML {
+	return markup(pluralID(id, n), append([]any{"n", n}, kv...)...)
+}
+
+func values(kv []any) map[string]any {
+	vals := make(map[string]any, len(kv)/2)
+	for i := 0; i+1 < len(kv); i += 2 {
+		if k, ok := kv[i].(string); ok {
+			vals[k] = kv[i+1]
+		}
+	}
+	return vals
+}
+
+func plainValue(v any) string {
+	switch x := v.(type) {
+	case int:
+		return humanCount(int64(x))
+	case int64:
+		return humanCount(x)
+	case float64:
+		return strconv.FormatFloat(x, 'f', -1, 64)
+	case time.Time:
+		return when(x)
+	case fmt.Stringer:
+		return x.String()
+	}
+	return fmt.Sprint(v)
+}
+
+// scriptMessages are the messages the page's script uses (ids starting with "js.", and the
+// states): the layout gives them to it in a data attribute.
+func scriptMessages() map[string]string {
+	out := map[string]string{}
+	for k, v := range lang {
+		if strings.HasPrefix(k, "js.") || strings.HasPrefix(k, "state.") {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// pluralAny is plural for a count of any integer type (the templates').
+func pluralAny(id string, n any, kv ...any) template.HTML {
+	switch x := n.(type) {
+	case int:
+		return plural(id, int64(x), kv...)
+	case int64:
+		return plural(id, x, kv...)
+	}
+	return markup(id + ".other")
+}
+
+// filesHTML says n files and, when there are any, the checksum companions that go with
+// them: "4 files (+1 checksum companion)". The companions are never counted as files: a
+// run counts its files without them, as VACUUM does.
+func filesHTML(n, companions int64) template.HTML {
+	if companions <= 0 {
+		return plural("n.files", n)
+	}
+	return markup("files.with.companions", "files", plural("n.files", n), "companions", plural("n.companions", companions))
+}
+
+// whenHTML is a time stamp that never breaks across lines: <time> (the style sheet keeps it
+// on one line), in UTC to the second; nothing for the zero time.
+func whenHTML(v any) template.HTML {
+	s := when(v)
+	if s == "" {
+		return ""
+	}
+	var t time.Time
+	switch x := v.(type) {
+	case time.Time:
+		t = x
+	case *time.Time:
+		t = *x
+	}
+	return template.HTML(`<time datetime="` + t.UTC().Format(time.RFC3339) + `">` + html.EscapeString(s) + `</time>`)
+}
+
+// nowrapHTML is s kept on one line (an id is one token).
+func nowrapHTML(s string) template.HTML {
+	return template.HTML(`<span class="nowrap">` + html.EscapeString(s) + `</span>`)
+}
+
+// hoursText is a number of hours: "72 h".
+func hoursText(h float64) string {
+	return text("dur.h", "n", strconv.FormatFloat(h, 'f', -1, 64))
+}
+
+// durationText says a duration (time.Duration, or its String form as the API lists it) in
+// hours, minutes and seconds, as a person writes it: "24 h", "1 h 30 min", "20 min".
+func durationText(v any) string {
+	var d time.Duration
+	switch x := v.(type) {
+	case time.Duration:
+		d = x
+	case string:
+		var err error
+		if d, err = time.ParseDuration(x); err != nil {
+			return x
+		}
+	default:
+		return fmt.Sprint(v)
+	}
+	var parts []string
+	h, m, sec := int64(d/time.Hour), int64(d%time.Hour/time.Minute), int64(d%time.Minute/time.Second)
+	if h > 0 {
+		parts = append(parts, text("dur.h", "n", h))
+	}
+	if m > 0 {
+		parts = append(parts, text("dur.min", "n", m))
+	}
+	if sec > 0 || len(parts) == 0 {
+		parts = append(parts, text("dur.s", "n", sec))
+	}
+	return strings.Join(parts, " ")
+}
+
+// stateHTML is the badge of a run's state (package run's states, and the service's planned).
+func stateHTML(state string) template.HTML {
+	class := strings.ReplaceAll(state, " ", "-")
+	return template.HTML(`<span class="state state-` + html.EscapeString(class) + `" data-state="` + html.EscapeString(state) + `">` +
+		html.EscapeString(text("state."+state)) + `</span>`)
+}
+
+// reasonHTML says in words why a preview deletes f, with its age against the cutoff.
+func reasonHTML(f vacuum.File, cutoff time.Time) template.HTML {
+	words := markup("reason." + string(f.Reason))
+	if f.ModificationTime.IsZero() {
+		return words
+	}
+	return words + template.HTML(`<div class="sub">`) + markup("reason.age", "modified", f.ModificationTime, "cutoff", cutoff) + template.HTML(`</div>`)
+}
+
+// linkHTML is a link to a page elsewhere (opened apart, without a referrer).
+func linkHTML(href, label string) template.HTML {
+	if !strings.HasPrefix(href, "https://") {
+		return template.HTML(html.EscapeString(label))
+	}
+	return template.HTML(`<a href="` + html.EscapeString(href) + `" rel="noreferrer noopener" target="_blank">` + html.EscapeString(label) + `</a>`)
+}
+
+// scriptMessagesJSON is scriptMessages as JSON, for the layout's data attribute.
+func scriptMessagesJSON() string {
+	b, _ := json.Marshal(scriptMessages())
+	return string(b)
+}
+
+// offerWhy says in words why an undo is, or is not, offered for the run d.
+func offerWhy(o UndoOffer, d RunDoc) string {
+	detail := d.recovery.Detail
+	if d.Undo != nil && detail == "" {
+		detail = d.Undo.Why
+	}
+	return text("undo."+o.Reason, "detail", detail, "error", d.StateDetail)
+}
+
+// messagesEN is the English catalogue.
+var messagesEN = map[string]string{
+	"lang": "en",
+
+	// The layout.
+	"nav.tables": "Tables",
+	"nav.runs":   "Runs",
+	"nav.logout": "Log out",
+	"foot":       "deltavacuum serve · metrics at /metrics · the API: docs/openapi.yaml",
+	"list.sep":   ", ",
+
+	// Counts: .one for 1, .other for any other number.
+	"n.files.one":           "1 file",
+	"n.files.other":         "{n} files",
+	"n.companions.one":      "1 checksum companion",
+	"n.companions.other":    "{n} checksum companions",
+	"files.with.companions": "{files} (+{companions})",
+	"n.dirs.one":            "1 directory",
+	"n.dirs.other":          "{n} directories",
+	"dur.h":                 "{n} h",
+	"dur.min":               "{n} min",
+	"dur.s":                 "{n} s",
+
+	// Column headers (and the labels of a table's cells on a phone).
+	"col.table":       "Table",
+	"col.live":        "Live",
+	"col.reclaimable": "Reclaimable now",
+	"col.cost":        "Cost / month",
+	"col.lastrun":     "Last run",
+	"col.nextrun":     "Next run",
+	"col.status":      "Status",
+	"col.run":         "Run",
+	"col.state":       "State",
+	"col.started":     "Started",
+	"col.duration":    "Duration",
+	"col.files":       "Files",
+	"col.bytes":       "Bytes",
+	"col.undo":        "Undo",
+	"col.trigger":     "Trigger",
+	"col.retention":   "Retention",
+	"col.preset":      "Preset",
+	"col.timetravel":  "Time travel back to",
+	"col.safety":      "Safety check",
+	"col.version":     "Version",
+	"col.time":        "Time",
+	"col.operation":   "Operation",
+	"col.parameters":  "Parameters",
+	"col.metrics":     "Metrics",
+	"col.folder":      "Folder (partition)",
+	"col.deleted":     "Deleted",
+	"col.moved":       "Moved to the trash",
+	"col.kept":        "Kept",
+	"col.path":        "Path",
+	"col.size":        "Size",
+	"col.reason":      "Why",
+	"col.outcome":     "Outcome",
+
+	// The price: one line, with links.
+	"price.line":    "Costs at {price} per GB-month: the 2024 list price of {s3} and {onelake} (serve has no price setting; check your provider's).",
+	"price.s3":      "Amazon S3 Standard",
+	"price.onelake": "Microsoft OneLake",
+
+	// The charts.
+	"chart.live":           "live bytes",
+	"chart.reclaimable":    "reclaimable bytes",
+	"chart.bytes.title":    "Live and reclaimable bytes at each inspection",
+	"chart.forecast":       "reclaimable bytes, forecast (no new commits)",
+	"chart.forecast.title": "Forecast of the reclaimable bytes",
+	"chart.folders.title":  "bytes to delete by folder",
+	"bar.label":            "{share}% of the bytes is reclaimable now",
+	"bar.title":            "live {live}, reclaimable now {reclaimable}",
+
+	// The legends of the bars.
+	"legend.live":        "live bytes",
+	"legend.reclaimable": "reclaimable now",
+	"legend.deleted":     "bytes to delete",
+	"legend.moved":       "bytes to move to the trash",
+
+	// A table's status.
+	"status.busy":         "busy",
+	"status.idle":         "idle",
+	"status.broken":       "broken",
+	"table.broken.reason": "Broken: {reason}",
+	"table.broken.at":     "seen {at}; the service looks again every hour, and at each run, preview and inspection",
+	"table.broken.banner": "This table is broken: it cannot be opened, or its log cannot be read ({reason}; seen {at}). Runs, previews and inspections of it fail until that is fixed.",
+	"status.dryrunonly":   "dry run only",
+	"status.run":          "run {id}",
+	"status.undo":         "undo of {run}",
+	"status.purge":        "trash purge",
+
+	// The tables page.
+	"tables.title":        "Tables",
+	"tables.notinspected": "not inspected yet",
+	"tables.norun":        "none",
+	"tables.nosched":      "scheduler not started",
+	"tables.noschedule":   "no schedule",
+	"tables.none":         "No tables are configured.",
+
+	// The table page.
+	"table.title":                 "Table {id}",
+	"table.preview":               "Preview (DRY RUN)",
+	"table.inspect":               "Inspect now",
+	"table.storage":               "Storage over time",
+	"table.retention.label":       "at a retention of",
+	"table.retention.placeholder": "the policy's",
+	"table.retention.help":        "Hours, for this preview and the run of its plan only; empty: the policy's. Never below a retention the table sets itself; below the table's retention, the safety check refuses it unless the policy turned the check off.",
+	"table.figures":               "Live {live} ({livefiles}) · reclaimable now {reclaimable} ({reclaimablefiles}) at a retention of {retention}, {cost} per month · inspected {at}, version {version}",
+	"table.chart.note":            "Each inspection adds a point: after every run and every undo, on the policy's period, and Inspect now.",
+	"table.forecast":              "Forecast",
+	"table.notinspected":          "Not inspected yet: Inspect now records the figures, and each inspection adds a point.",
+	"table.policy":                "Policy and schedule",
+	"table.runs":                  "Runs",
+	"table.runs.none":             "No runs yet.",
+	"table.runs.all":              "Every run of this table",
+	"table.history":               "History (DESCRIBE HISTORY)",
+	"table.history.note":          "The newest {n} commits; older ones: GET /api/tables/{id}/history?offset={n}.",
+
+	"policy.retention":        "Retention",
+	"policy.retention.table":  "the table's own (delta.deletedFileRetentionDuration)",
+	"policy.retention.preset": "{preset} ({hours})",
+	"policy.check.off":        "retention check disabled",
+	"policy.mode":             "Mode",
+	"policy.fullevery":        "FULL every {every}",
+	"policy.trash":            "Trash",
+	"policy.trash.on":         "files are moved to the trash (_deltavacuum/trash/), where an undo finds them",
+	"policy.trash.off":        "files are deleted",
+	"policy.inspections":      "Inspections",
+	"policy.inspect.off":      "after each run and undo, and when asked",
+	"policy.inspect.every":    "after each run and undo, and every {every}",
+	"policy.dryrunonly":       "Dry run only",
+	"policy.dryrunonly.yes":   "yes: never run",
+	"policy.dryrunonly.no":    "no",
+	"policy.schedule":         "Schedule",
+	"policy.window":           "window {window}",
+	"policy.jitter":           "jitter {jitter}",
+	"policy.next":             "next {at}",
+	"policy.noschedule":       "none (runs through the API or this page only)",
+
+	"whatif.title":   "What if the retention were…",
+	"whatif.version": "version {version}",
+	"whatif.below":   "refused: below the table's retention",
+	"whatif.ok":      "passes",
+
+	// The preview page.
+	"preview.title":             "Preview of {id}",
+	"preview.moved":             "The table changed since the preview run {id} was asked to execute: that run deleted nothing. This is the new preview; check it, then run it.",
+	"preview.what":              "A VACUUM {mode} at a retention of {retention} (cutoff {cutoff}) of version {version}, planned {at},",
+	"preview.deletes":           "deletes {files} ({bytes}) and {dirs}.",
+	"preview.moves":             "moves {files} ({bytes}) to the trash {trash}, and deletes {dirs}.",
+	"preview.digest":            "Plan {digest}. Run now executes exactly this plan: it plans again, and deletes only if the new plan is this one.",
+	"preview.dryrunonly":        "This table is dry run only: it is never run.",
+	"preview.oneoff":            "A one-off retention of {retention}, not the policy's: Run now runs this plan at it, once.",
+	"preview.run":               "Run now",
+	"preview.again":             "Preview again",
+	"preview.back":              "Back to the table",
+	"preview.byfolder":          "By folder",
+	"preview.root":              "(table root)",
+	"preview.morefolders.one":   "1 more folder is not shown (GET /api/tables/{table}/previews/{digest} has the first 100).",
+	"preview.morefolders.other": "{n} more folders are not shown (GET /api/tables/{table}/previews/{digest} has the first 100).",
+	"preview.kept":              "Kept, and why",
+	"preview.keptnone":          "nothing listed is kept",
+	"preview.lite":              "A LITE plan lists nothing: the files it keeps are not counted.",
+	"preview.files.deleted":     "Files to delete",
+	"preview.files.moved":       "Files to move to the trash",
+	"preview.page":              "Files {from}–{to} of {total} (page {page} of {pages}).",
+	"preview.with":              "with its checksum companion {file}",
+	"preview.nothing":           "Nothing to delete.",
+	"pager.prev":                "← previous",
+	"pager.next":                "next →",
+
+	// Why a listed file is kept (vacuum.Rule), in plain words.
+	"rule.hidden":                       "hidden (a name starting with _ or .)",
+	"rule.nested_table":                 "in another table nested inside",
+	"rule.directory":                    "a folder",
+	"rule.live":                         "in the table now",
+	"rule.live_deletion_vector":         "a deletion vector of a file in the table",
+	"rule.tombstone_in_retention":       "removed, but within the retention",
+	"rule.deletion_vector_in_retention": "a deletion vector of a file removed within the retention",
+	"rule.not_older_than_cutoff":        "newer than the cutoff",
+	"rule.protected_in_other_spelling":  "a file of the table under another spelling",
+	"rule.protected_path_below":         "on the path of a file of the table",
+	"rule.unreferenced":                 "deleted",
+
+	// Why a file is deleted (vacuum.Reason), in plain words.
+	"reason.tombstone":       "removed from the table longer ago than the retention",
+	"reason.untracked":       "never part of the table: no commit names it",
+	"reason.change_data":     "change data (_change_data/) no commit keeps",
+	"reason.deletion_vector": "a deletion vector no commit names",
+	"reason.age":             "last modified {modified}, before the cutoff {cutoff}",
+
+	// A run's state (package run's, and the service's planned).
+	"state.planned":          "planned",
+	"state.running":          "running",
+	"state.completed":        "completed",
+	"state.failed":           "failed",
+	"state.partially undone": "partially undone",
+	"state.undone":           "undone",
+	"state.unreadable":       "unreadable",
+	"trigger.api":            "started through the API",
+	"trigger.schedule":       "scheduled",
+
+	// The run page.
+	"runs.title":            "Runs of every table",
+	"runs.title.table":      "Runs of table {id}",
+	"runs.page":             "Runs {from}–{to} of {total}, newest first (page {page} of {pages}).",
+	"runs.all":              "all tables",
+	"runs.none":             "No runs yet.",
+	"run.title":             "Run {id}",
+	"run.table":             "Table {id}",
+	"run.started":           "started {at}",
+	"run.ended":             "ended {at}",
+	"run.state":             "State:",
+	"run.cancel":            "Cancel",
+	"run.moved.banner":      "The table changed since the preview: this run deleted nothing. Making a new preview…",
+	"run.planchanged":       "The table changed since the preview: this run deleted nothing. Preview the table again, then run the new plan.",
+	"run.planchanged.short": "the table changed since the preview: nothing deleted",
+	"run.moved.short":       "moved to the trash",
+	"run.oneoff":            "Run at a one-off retention of {retention} (its preview's), not the policy's.",
+	"detail.planned":        "Accepted: it is planning, and the table holds no record of it yet.",
+	"detail.running":        "In progress.",
+	"detail.completed":      "Completed.",
+	"detail.failed":         "Failed: it did not do everything it planned (the error says why).",
+	"detail.interrupted":    "Interrupted: its record says it was running, and no process runs it any more.",
+	"detail.undone":         "Undone {at}: all {files} back.",
+	"detail.partial":        "The undo of {at} brought {back} of {all} back.",
+	"detail.unreadable":     "Its run record cannot be read: {error}",
+	"counts.deleted":        "{files} deleted ({bytes}) of {planned} planned ({plannedbytes}).",
+	"counts.moved":          "{files} moved to the trash ({bytes}) of {planned} planned ({plannedbytes}).",
+
+	// The undo, on the run page.
+	"undo.title":                  "Undo",
+	"undo.dry":                    "Undo… (see what would come back first)",
+	"undo.again.dry":              "Undo again… (see what would come back first)",
+	"undo.cancel":                 "Do not restore",
+	"undo.restore":                "Restore {files}",
+	"undo.companion":              "checksum companion",
+	"undo.last.title":             "The last undo",
+	"undo.more.one":               "1 more file is not shown.",
+	"undo.more.other":             "{n} more files are not shown.",
+	"undo.summary.dry":            "Dry run: would restore {files} ({bytes}) from the {via}.",
+	"undo.summary.done":           "At {at}: restored {files} ({bytes}) from the {via}.",
+	"undo.summary.rest":           " Besides: {rest}.",
+	"undo.summary.present":        "{files} already there",
+	"undo.summary.not restorable": "{files} cannot come back (not restorable)",
+	"undo.summary.failed":         "{files} failed",
+	"outcome.restored":            "restored",
+	"outcome.would restore":       "would restore",
+	"outcome.present":             "already there",
+	"outcome.not restorable":      "cannot come back (not restorable)",
+	"outcome.failed":              "failed: undoing again retries it",
+	"via.trash":                   "trash",
+	"via.store recovery":          "store's recovery",
+	"via.":                        "",
+	"undoability.yes":             "What it deletes can come back: the {via} keeps it.",
+	"undoability.no":              "What it deletes cannot come back.",
+	"undoability.unknown":         "Whether what it deletes can come back is not known.",
+
+	// Why an undo is offered, or not (UndoOffer.Reason).
+	"undo.running":         "The run is in progress: cancel it, then undo.",
+	"undo.unreadable":      "Its run record cannot be read, so nothing tells what to bring back: {error}.",
+	"undo.no-record":       "The table keeps no run record of it: it deleted nothing, so there is nothing to undo.",
+	"undo.undone":          "Undone: every file it deleted is back.",
+	"undo.nothing-kept":    "It cannot be undone: nothing kept the files it deleted ({detail}). A policy with trash: true moves them to the trash instead, where an undo finds them.",
+	"undo.rest-lost":       "The files still missing cannot come back: nothing keeps them any more (the trash was purged, or the store no longer keeps them). Undoing again would not help.",
+	"undo.purged":          "It cannot be undone any more: its trash was purged once the table's undo window ({window}) had passed.",
+	"undo.nothing-deleted": "It deleted nothing: there is nothing to undo.",
+	"undo.retry":           "Some files failed to come back: undoing again retries them.",
+	"undo.unknown":         "Whether the store keeps deleted files could not be read ({detail}): an undo may bring nothing back. See what would come back first.",
+	"undo.possible":        "Bring back what this run deleted. See what would come back first.",
+	"undo.interrupted":     "The run was interrupted before it ended: an undo brings back what of its planned files is missing, where the trash or the store keeps them.",
+
+	// The undo column of the runs tables (UndoOffer.Reason).
+	"undocol.running":         "not yet",
+	"undocol.unreadable":      "unknown",
+	"undocol.no-record":       "nothing to undo",
+	"undocol.undone":          "undone",
+	"undocol.nothing-kept":    "cannot be undone",
+	"undocol.rest-lost":       "the rest cannot come back",
+	"undocol.purged":          "trash purged",
+	"undocol.nothing-deleted": "nothing to undo",
+	"undocol.retry":           "undo again",
+	"undocol.unknown":         "may be undone",
+	"undocol.possible":        "can be undone ({via})",
+	"undocol.interrupted":     "can be undone ({via})",
+
+	// The error page.
+	"error.back":    "Back to table {table}",
+	"error.preview": "Preview {table} again",
+	"error.all":     "All tables",
+
+	// The login page.
+	"login.title":   "Log in",
+	"login.notoken": "This service has no token configured: there is nothing to log in to.",
+	"login.open":    "Open the tables.",
+	"login.intro":   "Give the token of this service (the variable the token: key of maintenance.yaml names). It is kept in an HttpOnly, SameSite=Strict cookie of this browser and sent with each request.",
+	"login.token":   "Token",
+	"login.submit":  "Log in",
+
+	// The page's script.
+	"js.progress.deleted.one":            "{done} of 1 file deleted ({bytes})",
+	"js.progress.deleted.other":          "{done} of {n} files deleted ({bytes})",
+	"js.progress.moved.one":              "{done} of 1 file moved to the trash ({bytes})",
+	"js.progress.moved.other":            "{done} of {n} files moved to the trash ({bytes})",
+	"js.progress.failed":                 ", {n} failed",
+	"js.progress.listed.one":             " · 1 entry listed",
+	"js.progress.listed.other":           " · {n} entries listed",
+	"js.phase.starting":                  "starting",
+	"js.phase.reading the log":           "reading the log",
+	"js.phase.listing":                   "listing the table",
+	"js.phase.looking for nested tables": "looking for nested tables",
+	"js.phase.re-checking the log":       "re-checking the log",
+	"js.phase.recording the run":         "recording the run",
+	"js.phase.deleting":                  "deleting",
+	"js.phase.done":                      "done",
+	"js.error.status":                    "the service answered {status}",
+}

@@ -1,0 +1,190 @@
+package service
+
+import (
+	"html"
+	"html/template"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/deltavacuum/deltavacuum/run"
+	"github.com/deltavacuum/deltavacuum/undo"
+)
+
+// undoFilesShown is how many files of an undo report the run page lists.
+const undoFilesShown = 200
+
+// undoFiles are the first files of an undo report, for the page's list.
+type undoFiles struct {
+	Rows []undo.FileResult
+	More int
+}
+
+func undoFilesOf(rep *undo.Report) undoFiles {
+	uf := undoFiles{Rows: rep.Files}
+	if len(uf.Rows) > undoFilesShown {
+		uf.Rows, uf.More = uf.Rows[:undoFilesShown], len(rep.Files)-undoFilesShown
+	}
+	return uf
+}
+
+// outcomeCount is how many files, and checksum companions among the run record's entries,
+// had one outcome in an undo: a run counts its files without their companions, and so does
+// every page that speaks of them.
+type outcomeCount struct{ files, companions int64 }
+
+// undoCounts counts a report's files by outcome, companions (size -1) apart.
+func undoCounts(rep *undo.Report) map[string]outcomeCount {
+	out := map[string]outcomeCount{}
+	for _, f := range rep.Files {
+		c := out[f.Outcome]
+		if f.Size < 0 {
+			c.companions++
+		} else {
+			c.files++
+		}
+		out[f.Outcome] = c
+	}
+	return out
+}
+
+// undoSummary says what an undo did (or, dry, would do), in the same files and companions
+// the run counts.
+func undoSummary(rep *undo.Report) template.HTML {
+	c := undoCounts(rep)
+	restored := c[undo.OutcomeRestored]
+	id := "undo.summary.done"
+	if rep.DryRun {
+		restored, id = c[undo.OutcomeWouldRestore], "undo.summary.dry"
+	}
+	rest := []template.HTML{}
+	for _, o := range []string{undo.OutcomePresent, undo.OutcomeLost, undo.OutcomeFailed} {
+		if n := c[o]; n.files+n.companions > 0 {
+			rest = append(rest, markup("undo.summary."+o, "files", filesHTML(n.files, n.companions)))
+		}
+	}
+	sum := markup(id, "files", filesHTML(restored.files, restored.companions), "bytes", humanBytes(rep.BytesRestored), "via", text("via."+rep.Via), "at", rep.At)
+	if len(rest) > 0 {
+		var parts []string
+		for _, r := range rest {
+			parts = append(parts, string(r))
+		}
+		sum += markup("undo.summary.rest", "rest", template.HTML(strings.Join(parts, text("list.sep"))))
+	}
+	return sum
+}
+
+// restoreLabel is the label of the button that restores what a dry run would restore.
+func restoreLabel(rep *undo.Report) template.HTML {
+	c := undoCounts(rep)[undo.OutcomeWouldRestore]
+	return markup("undo.restore", "files", filesHTML(c.files, c.companions))
+}
+
+// runDetail says the state of the run page's run in words: how many files it deleted (or
+// moved to the trash), and what its undo brought back (from the last undo's report, whose
+// counts are the run's files and companions).
+func runDetail(rr runRow, last *undo.Report) template.HTML {
+	switch rr.State {
+	case run.StatePlanned:
+		return markup("detail.planned")
+	case run.StateRunning:
+		return markup("detail.running")
+	case run.StateUnreadable:
+		return markup("detail.unreadable", "error", rr.StateDetail)
+	case run.StateUndone, run.StatePartiallyUndone:
+		if last == nil {
+			return template.HTML(html.EscapeString(rr.StateDetail))
+		}
+		c := undoCounts(last)
+		back := c[undo.OutcomeRestored]
+		back.files += c[undo.OutcomePresent].files
+		back.companions += c[undo.OutcomePresent].companions
+		if rr.State == run.StateUndone {
+			return markup("detail.undone", "at", last.At, "files", filesHTML(back.files, back.companions))
+		}
+		all := back
+		for _, o := range []string{undo.OutcomeLost, undo.OutcomeFailed} {
+			all.files += c[o].files
+			all.companions += c[o].companions
+		}
+		return markup("detail.partial", "at", last.At, "back", filesHTML(back.files, back.companions), "all", filesHTML(all.files, all.companions))
+	}
+	if rr.Interrupted {
+		return markup("detail.interrupted")
+	}
+	if rr.State == run.StateFailed {
+		return markup("detail.failed")
+	}
+	return markup("detail.completed")
+}
+
+// runCounts says what the run deleted (or moved to the trash) of what it planned.
+func runCounts(rr runRow) template.HTML {
+	f := rr.F
+	if rr.Status == "RUNNING" || f.PlanChanged {
+		return ""
+	}
+	id := "counts.deleted"
+	if rr.Trash != "" {
+		id = "counts.moved"
+	}
+	return markup(id, "files", filesHTML(f.NumDeletedFiles, rr.Companions()), "bytes", humanBytes(f.SizeOfDeletedData),
+		"planned", filesHTML(f.NumFilesToDelete, f.NumChecksumCompanions), "plannedbytes", humanBytes(f.SizeOfDataToDelete))
+}
+
+// runPage shows a run: its state, what it deleted, what an undo can do and what the last one
+// did; ?undo=dry adds the undo's dry run (what would come back) and the button that restores.
+func (s *Server) runPage(w http.ResponseWriter, r *http.Request) {
+	d, err := s.runner.runDoc(r.Context(), r.PathValue("id"))
+	if err != nil {
+		s.errorPage(w, r, err, "")
+		return
+	}
+	rr := runRowOf(d)
+	body := map[string]any{"R": rr, "RecoveryDetail": d.recovery.Detail}
+	if t, ok := s.tables.lookup(d.Table); ok && t.cfg.Policy.UndoWindow > 0 {
+		body["UndoWindow"] = durationText(t.cfg.Policy.UndoWindow)
+	}
+	var last *undo.Report
+	if d.LastUndo != nil {
+		if last, err = s.runner.lastUndo(r.Context(), d.Run); err == nil {
+			body["Last"], body["LastSummary"], body["LastFiles"] = last, undoSummary(last), undoFilesOf(last)
+		}
+	}
+	body["Detail"], body["Counts"] = runDetail(rr, last), runCounts(rr)
+	if r.URL.Query().Get("undo") == "dry" {
+		if d.UndoOffer.Action == "" {
+			s.errorPage(w, r, of(errConflict, &offerError{d.UndoOffer.Why}), d.Table)
+			return
+		}
+		rep, err := s.runner.undo(r.Context(), d.ID, true)
+		if err != nil {
+			s.errorPage(w, r, err, d.Table)
+			return
+		}
+		body["Dry"], body["DrySummary"], body["RestoreLabel"], body["DryFiles"] = rep, undoSummary(rep), restoreLabel(rep), undoFilesOf(rep)
+	}
+	s.render(w, r, http.StatusOK, "run.html", text("run.title", "id", d.ID), body)
+}
+
+// offerError is the refusal of an undo the run's state does not offer.
+type offerError struct{ why string }
+
+func (e *offerError) Error() string { return e.why }
+
+// holdHTML says what holds a table in this service (runner.hold): a run, the undo of a run
+// (each linked to its page), or a trash purge.
+func holdHTML(what string) template.HTML {
+	link := func(id string) template.HTML {
+		return template.HTML(`<a href="/runs/`+html.EscapeString(url.PathEscape(id))+`">`) + markup("status.run", "id", id) + `</a>`
+	}
+	switch {
+	case undo.ValidID(what):
+		return link(what)
+	case strings.HasPrefix(what, holdUndo):
+		return markup("status.undo", "run", link(strings.TrimPrefix(what, holdUndo)))
+	case what == holdPurge:
+		return markup("status.purge")
+	}
+	return template.HTML(html.EscapeString(what))
+}
