@@ -168,7 +168,9 @@ tables:
 				t.Errorf("undo did not bring the files back: %v", rep)
 			}
 
-			// Every request of the table goes through the store's limiter.
+			// Every request of the table goes through the store's limiter (the inspection after
+			// the undo, in the background, ended first: it shares the limiter).
+			f.srv.Wait()
 			l := f.srv.tables.limiters[0]
 			tb, _ := f.srv.tables.lookup("r")
 			dt, err := f.srv.tables.open(ctx, tb)
