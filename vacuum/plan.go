@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"hash/maphash"
-	"math"
 	"strings"
 	"time"
 
@@ -49,9 +48,6 @@ var ErrCannotVacuumLite = errors.New("[DELTA_CANNOT_VACUUM_LITE] VACUUM LITE can
 
 // ErrInventoryWithLite is the refusal of LITE together with an inventory.
 var ErrInventoryWithLite = errors.New("Inventory option is not compatible with LITE")
-
-// RetentionCheckKey is the session setting that turns the retention safety check off.
-const RetentionCheckKey = "spark.databricks.delta.retentionDurationCheck.enabled"
 
 // Options control a plan.
 type Options struct {
@@ -173,21 +169,6 @@ type Plan struct {
 // shares it. It may be called more than once.
 func (p *Plan) Close() error { return p.Files.Close() }
 
-// RetentionError is the refusal of the retention safety check.
-type RetentionError struct {
-	Table          string
-	RetentionHours float64
-	TableHours     float64
-}
-
-func (e *RetentionError) Error() string {
-	return fmt.Sprintf("table %s: refusing to vacuum with a retention of %g hours, shorter than the table's retention of %g hours (delta.deletedFileRetentionDuration). "+
-		"If writers are still writing to this table, files they are about to commit could be deleted and the table corrupted. "+
-		"If you are certain no operation (insert, upsert, delete, optimize) is running on this table, turn the check off by setting:\n"+
-		"%s = false\nIf you are not sure, use a retention of at least %d hours.",
-		e.Table, e.RetentionHours, e.TableHours, RetentionCheckKey, int64(math.Ceil(e.TableHours)))
-}
-
 // LinkIntoTableError is the refusal of a table whose live files have two names: a symbolic
 // link inside it, through which the log names live files, points to another place inside it.
 type LinkIntoTableError struct {
@@ -198,36 +179,6 @@ func (e *LinkIntoTableError) Error() string {
 	return fmt.Sprintf("table %s: %s is a symbolic link to a folder inside the table, and the log names live files through it: "+
 		"a listing that never follows links sees those files a second time under their real names, where no action names them. "+
 		"Nothing was deleted. Replace the link with the folder it points to (or rewrite the table), then vacuum again", e.Table, e.Link)
-}
-
-// ErrNegativeRetention is the refusal of RETAIN with a negative number of hours.
-var ErrNegativeRetention = errors.New("Retention period for Vacuum can't be less than 0 hours.")
-
-// retention resolves the retention of a run and applies the safety check.
-func retention(snap *deltalog.Snapshot, opts Options) (run, table time.Duration, err error) {
-	table, err = snap.DeletedFileRetention()
-	if err != nil {
-		return 0, 0, err
-	}
-	if opts.RetainHours == nil {
-		return table, table, nil
-	}
-	h := *opts.RetainHours
-	if math.IsNaN(h) {
-		return 0, 0, fmt.Errorf("table %s: the retention is not a number (NaN); give RETAIN n HOURS (--retain-hours n) with n a number of hours, 0 or more", snap.Location)
-	}
-	if h < 0 {
-		return 0, 0, fmt.Errorf("table %s: %w", snap.Location, ErrNegativeRetention)
-	}
-	if math.IsInf(h, 1) || h > float64(math.MaxInt64/int64(time.Hour)) {
-		return 0, 0, fmt.Errorf("table %s: retention of %g hours is too large", snap.Location, h)
-	}
-	// Rounded half up to whole hours, as the reference did.
-	run = time.Duration(math.Floor(h+0.5)) * time.Hour
-	if !opts.DisableRetentionCheck && run < table {
-		return 0, 0, &RetentionError{Table: snap.Location, RetentionHours: run.Hours(), TableHours: table.Hours()}
-	}
-	return run, table, nil
 }
 
 // Planner holds what a plan is computed from; NewPlanner reads the snapshot and applies every
