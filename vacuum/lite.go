@@ -7,13 +7,12 @@ import (
 	"time"
 
 	"github.com/deltavacuum/deltavacuum/deltalog"
-	"github.com/deltavacuum/deltavacuum/storage"
 )
 
 // planLite takes the candidates from the log (section 9): the remove actions (and their
 // deletion-vector files) and cdc actions of the commits after the last vacuum up to the
-// newest commit at or before the cutoff, minus the protected set. It lists nothing outside
-// _delta_log/ and never deletes directories or untracked files.
+// newest commit at or before the cutoff (liteWindow), minus what the rules of liteKeeps keep.
+// It lists nothing outside _delta_log/ and never deletes directories or untracked files.
 func (p *Planner) planLite(ctx context.Context, plan *Plan, times []deltalog.CommitTime) (*Plan, error) {
 	plan.Source = "log"
 	if plan.LatestCommitOutsideRetention == nil {
@@ -24,31 +23,9 @@ func (p *Planner) planLite(ctx context.Context, plan *Plan, times []deltalog.Com
 	if err != nil {
 		return nil, err
 	}
-	if lastVacuum != nil && p.opts.Version != nil && *lastVacuum > p.snap.Version {
-		return nil, fmt.Errorf("table %s: %s says VACUUM covered the log up to version %d, after the pinned version %d: pin version %d or later for VACUUM LITE",
-			p.snap.Location, deltalog.LastVacuumInfoKey, *lastVacuum, p.snap.Version, *lastVacuum)
-	}
-	if lastVacuum != nil && (*lastVacuum > p.snap.Version || *lastVacuum < -1) {
-		// A vacuum can only have covered commits that exist. A version beyond the log (the
-		// file was copied from another table, or the log restored from an older copy) would
-		// make every LITE run a silent no-op.
-		return nil, fmt.Errorf("table %s: %s is corrupt: it says VACUUM covered the log up to version %d, but the log ends at version %d. Run VACUUM FULL once: it deletes what LITE would and rewrites the file",
-			p.snap.Location, deltalog.LastVacuumInfoKey, *lastVacuum, p.snap.Version)
-	}
-	earliest := times[0].Version
-	// The reference also refuses at lastVacuum == earliest-1, which is safe: every commit
-	// after the last vacuum is still in the log [safer].
-	if earliest > 0 && (lastVacuum == nil || *lastVacuum < earliest-1) {
-		covered := "no earlier VACUUM is recorded in _delta_log/_last_vacuum_info"
-		if lastVacuum != nil {
-			covered = fmt.Sprintf("the last VACUUM covered commits up to %d", *lastVacuum)
-		}
-		return nil, fmt.Errorf("table %s: %w The log starts at version %d and %s, so files removed by the commits cleaned up in between are named nowhere. Run VACUUM FULL once (it records how far it got); later LITE runs continue from there",
-			p.snap.Location, ErrCannotVacuumLite, earliest, covered)
-	}
-	start := earliest
-	if lastVacuum != nil && *lastVacuum+1 > start {
-		start = *lastVacuum + 1
+	start, err := liteWindow(p.snap.Location, p.snap.Version, p.opts.Version != nil, lastVacuum, times[0].Version)
+	if err != nil {
+		return nil, err
 	}
 	plan.EligibleStartVersion, plan.EligibleEndVersion = &start, &last
 	if start > last {
@@ -65,12 +42,12 @@ func (p *Planner) planLite(ctx context.Context, plan *Plan, times []deltalog.Com
 	// stat is a cheap system call; object stores have no such companions.
 	localDisk := strings.HasPrefix(p.snap.Location, "file:")
 	add := func(key string, size int64, reason Reason, at time.Time) error {
-		if key == "" || p.hidden.hiddenPath(key) || !p.opts.Shard.Owns(key) {
+		if key == "" || !p.opts.Shard.Owns(key) {
 			return nil
 		}
 		h := p.hash(key)
-		if p.keep.has(h) || p.keptByFold(key) || p.keepDir.has(p.hash(key+"/")) {
-			return nil // protected; or a protected path passes through it (a folder that is a link)
+		if p.liteKeeps(key, h) != "" {
+			return nil
 		}
 		eligible := p.eligible(h, at)
 		if i, ok := index[h]; ok {
@@ -85,12 +62,11 @@ func (p *Planner) planLite(ctx context.Context, plan *Plan, times []deltalog.Com
 			// than the cutoff, and FULL's age rule keeps it [safer]. (On object stores it
 			// would be one request per candidate; LITE trusts the log there, as the
 			// reference does.)
-			if o, err := p.store.Stat(ctx, key); err == nil && !o.ModTime.Before(p.cutoff) {
+			if o, err := p.store.Stat(ctx, key); err == nil && !p.oldEnough(o.ModTime) {
 				delete(index, h)
 				return nil
 			}
-			crc := storage.Dir(key) + "." + storage.Base(key) + ".crc"
-			if _, err := p.store.Stat(ctx, crc); err == nil && !p.protected(crc) {
+			if crc := checksumCompanion(key); p.companionExists(ctx, crc) {
 				f.Checksum = crc
 			}
 		}
@@ -114,7 +90,7 @@ func (p *Planner) planLite(ctx context.Context, plan *Plan, times []deltalog.Com
 			if r.CDC {
 				return add(r.Key, r.Size, ReasonChangeData, commitTime[r.Version])
 			}
-			if r.DeletionTimestamp >= cutoffMs {
+			if !tombstoneExpired(r.DeletionTimestamp, cutoffMs) {
 				return nil
 			}
 			removed := time.UnixMilli(r.DeletionTimestamp)
@@ -129,4 +105,11 @@ func (p *Planner) planLite(ctx context.Context, plan *Plan, times []deltalog.Com
 		}
 	}
 	return plan, nil
+}
+
+// companionExists reports whether a checksum companion that goes with its file is on local
+// disk: there, and not protected by the log itself (rules_checksum.go).
+func (p *Planner) companionExists(ctx context.Context, crc string) bool {
+	_, err := p.store.Stat(ctx, crc)
+	return err == nil && !p.protected(crc)
 }

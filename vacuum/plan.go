@@ -12,21 +12,6 @@ import (
 	"github.com/deltavacuum/deltavacuum/storage"
 )
 
-// Reason says why a file is deleted.
-type Reason string
-
-// The reasons a file is deleted.
-const (
-	// ReasonTombstone: named by a remove whose deletionTimestamp is before the cutoff.
-	ReasonTombstone Reason = "tombstone"
-	// ReasonChangeData: a change-data file under _change_data/.
-	ReasonChangeData Reason = "change_data"
-	// ReasonDeletionVector: a deletion_vector_*.bin file that no action names.
-	ReasonDeletionVector Reason = "deletion_vector"
-	// ReasonUntracked: a file no action names.
-	ReasonUntracked Reason = "untracked"
-)
-
 // Mode is the kind of VACUUM.
 type Mode string
 
@@ -169,18 +154,6 @@ type Plan struct {
 // shares it. It may be called more than once.
 func (p *Plan) Close() error { return p.Files.Close() }
 
-// LinkIntoTableError is the refusal of a table whose live files have two names: a symbolic
-// link inside it, through which the log names live files, points to another place inside it.
-type LinkIntoTableError struct {
-	Table, Link string
-}
-
-func (e *LinkIntoTableError) Error() string {
-	return fmt.Sprintf("table %s: %s is a symbolic link to a folder inside the table, and the log names live files through it: "+
-		"a listing that never follows links sees those files a second time under their real names, where no action names them. "+
-		"Nothing was deleted. Replace the link with the folder it points to (or rewrite the table), then vacuum again", e.Table, e.Link)
-}
-
 // Planner holds what a plan is computed from; NewPlanner reads the snapshot and applies every
 // refusal, before anything outside _delta_log/ is listed.
 type Planner struct {
@@ -254,15 +227,6 @@ func NewPlannerFor(ctx context.Context, store storage.Store, snap *deltalog.Snap
 	return p, nil
 }
 
-func containsFold(list []string, s string) bool {
-	for _, x := range list {
-		if strings.EqualFold(strings.TrimSpace(x), s) {
-			return true
-		}
-	}
-	return false
-}
-
 // Snapshot returns the snapshot the plan is made from.
 func (p *Planner) Snapshot() *deltalog.Snapshot { return p.snap }
 
@@ -270,65 +234,6 @@ func (p *Planner) Snapshot() *deltalog.Snapshot { return p.snap }
 func (p *Planner) Cutoff() time.Time { return p.cutoff }
 
 func (p *Planner) hash(key string) uint64 { return maphash.String(p.seed, key) }
-
-// protect streams the snapshot's file actions into the protected sets. Every path is decoded
-// here, so a bad log path refuses the run before anything is listed.
-func (p *Planner) protect(ctx context.Context) error {
-	p.keepDir = newKeySet()
-	cutoffMs := p.cutoff.UnixMilli()
-	err := p.snap.Files(ctx, p.store, func(f deltalog.File) error {
-		live := !f.Removed || f.DeletionTimestamp >= cutoffMs
-		mark := func(key string) {
-			if key == "" || !p.opts.Shard.Owns(key) {
-				return // another shard's: never listed here (shard.go)
-			}
-			if !live {
-				p.expired.add(p.hash(key), f.DeletionTimestamp)
-				return
-			}
-			h := p.hash(key)
-			if p.opts.Observe != nil {
-				kind := protectLive
-				if f.Removed {
-					kind = protectRetained
-				}
-				if key == f.DVKey && key != f.Key {
-					kind++ // the DV variant of either
-				}
-				p.why.add(h, kind, f.DeletionTimestamp) // and keep is made from it (seal)
-			} else {
-				p.keep.add(h)
-			}
-			p.protectFolded(key)
-			p.protectAncestors(key)
-		}
-		mark(f.Key)
-		mark(f.DVKey)
-		for _, key := range f.OtherKeys {
-			mark(key)
-		}
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	if p.opts.Observe != nil {
-		p.keep = p.why.seal()
-	} else {
-		p.keep.seal()
-	}
-	p.keepFolded.seal()
-	p.expired.seal()
-	return nil
-}
-
-func (p *Planner) protectAncestors(key string) {
-	for i := strings.LastIndexByte(key, '/'); i > 0; i = strings.LastIndexByte(key[:i], '/') {
-		if !p.keepDir.add(p.hash(key[:i+1])) {
-			return // this ancestor, and so all above it, already protected
-		}
-	}
-}
 
 // dirState tracks one directory of the walk, to find those that are or become empty.
 type dirState struct {
@@ -405,38 +310,9 @@ func (p *Planner) newPlan() *Plan {
 	}
 }
 
-// eligible is the time from which a file whose key hashes to h counts as old, given its
-// modification time (zero in LITE): the newest of that and the deletion times of the expired
-// tombstones that name it.
-func (p *Planner) eligible(h uint64, modTime time.Time) since {
-	s := sinceOf(modTime)
-	if ts, ok := p.expired.newest(h); ok {
-		return max(s, sinceOf(time.UnixMilli(ts)))
-	}
-	return s
-}
-
-// protected reports whether the log protects key itself, in this spelling or a folded one.
-func (p *Planner) protected(key string) bool {
-	return p.keep.has(p.hash(key)) || p.keptByFold(key)
-}
-
-// since is a time as Unix nanoseconds, 8 bytes where a time.Time takes 24 (a plan holds one
-// per candidate); 0 is unknown.
-type since int64
-
-func sinceOf(t time.Time) since {
-	if t.IsZero() {
-		return 0
-	}
-	return since(t.UnixNano())
-}
-
-// youngAt reports whether the time is not before cutoff, or unknown: a file so eligible is
-// kept when the cutoff moves back to it.
-func (s since) youngAt(cutoff time.Time) bool { return s == 0 || int64(s) >= cutoff.UnixNano() }
-
-// planListing decides from a listing (or an inventory laid out as one), as FULL does.
+// planListing decides from a listing (or an inventory laid out as one), as FULL does: each
+// entry is classified once (classify); the walk keeps the folders it is in, to delete those
+// left empty, the pairs of checksum companions, and the counters.
 func (p *Planner) planListing(ctx context.Context, plan *Plan, walker Walker) (*Plan, error) {
 	stack := []*dirState{{key: ""}} // the root is never deleted
 	nested := ""                    // the folder of a nested table being skipped
@@ -447,13 +323,9 @@ func (p *Planner) planListing(ctx context.Context, plan *Plan, walker Walker) (*
 			nested = ""
 			return // another table: never deleted
 		}
-		parent := stack[len(stack)-1]
-		empty := d.children == d.removed
-		// A directory whose own name the log protects as a file is not deleted either (an
-		// inventory row that calls a live file a directory).
-		if empty && !p.keepDir.has(p.hash(d.key)) && !p.protected(strings.TrimSuffix(d.key, "/")) && (d.children > 0 || d.modTime.Before(p.cutoff)) {
+		if p.dirDeletable(d) {
 			plan.Dirs = append(plan.Dirs, Dir{Path: strings.TrimSuffix(d.key, "/"), eligible: sinceOf(d.modTime)})
-			parent.removed++
+			stack[len(stack)-1].removed++
 		}
 	}
 	counters := p.opts.Counters
@@ -466,104 +338,56 @@ func (p *Planner) planListing(ctx context.Context, plan *Plan, walker Walker) (*
 		}
 		parent := stack[len(stack)-1]
 		parent.children++
-		if nested != "" && strings.HasPrefix(o.Key, nested) {
-			p.observe(o, 0, -1, RuleNestedTable, "")
-			if o.IsDir {
-				return storage.SkipDir
-			}
-			return nil
+		d, err := p.classify(o, parent.key, nested)
+		if err != nil {
+			return err
 		}
-		name := o.Name()
-		if p.hidden.hidden(name) {
-			if name == "_delta_log" && parent.key != "" {
-				// A folder with a _delta_log of its own (a directory, or a link to one) is
-				// another Delta table (saved into this one by mistake): its files are live in
-				// it. Take back what was planned in it already (names sorting before
-				// "_delta_log") and skip the rest.
-				nested = parent.key
-				plan.NestedTables = append(plan.NestedTables, strings.TrimSuffix(nested, "/"))
-				p.observe(storage.Object{Key: nested, IsDir: true}, 0, -1, RuleNestedTable, "")
-				p.observe(o, 0, -1, RuleNestedTable, "")
-				// Everything planned since the walk entered the folder is in it.
-				taken := int64(plan.Files.Len() - parent.files)
-				if err := plan.Files.truncate(parent.files); err != nil {
-					return spillError{err}
-				}
-				plan.NumFilesToDelete -= taken
-				plan.SizeOfDataToDelete = parent.size
-				parent.candWait = nil
-				if counters != nil {
-					counters.Candidates.Add(-taken)
-				}
-				for n := len(plan.Dirs); n > 0 && strings.HasPrefix(plan.Dirs[n-1].Path+"/", nested); n = len(plan.Dirs) {
-					plan.Dirs = plan.Dirs[:n-1]
-				}
-				if o.IsDir {
-					return storage.SkipDir
-				}
-				return nil
+		if d.describe {
+			var gone bool
+			if o, gone, err = p.describe(ctx, o); err != nil || gone {
+				return err // one gone meanwhile still counts in its folder, which stays
 			}
-			if err := p.checkLinkInto(o); err != nil {
+			if d, err = p.classify(o, parent.key, nested); err != nil {
 				return err
 			}
-			p.observe(o, 0, -1, RuleHidden, "")
-			if o.IsDir {
-				return storage.SkipDir
+		}
+		switch d.rule {
+		case RuleNestedTable:
+			if d.nestedLog {
+				nested = parent.key
+				if err := p.takeBackFolder(plan, parent); err != nil {
+					return err
+				}
+				p.observe(storage.Object{Key: nested, IsDir: true}, 0, -1, RuleNestedTable, "")
 			}
-			if _, ok := checksumOf(name); ok && !p.protected(o.Key) {
-				// A companion the log itself names (an add of ".f.parquet.crc") is live.
-				h := p.hash(o.Key)
-				if i, ok := parent.candWait[h]; ok {
+			p.observe(o, 0, -1, RuleNestedTable, "")
+			return skipDir(o)
+		case RuleHidden:
+			p.observe(o, 0, -1, RuleHidden, "")
+			if d.companion {
+				if i, ok := parent.companionListed(p.hash(o.Key)); ok {
 					plan.Files.setChecksum(i, o.Key)
-					delete(parent.candWait, h)
 					parent.removed++
-				} else {
-					if parent.crcSeen == nil {
-						parent.crcSeen = map[uint64]struct{}{}
-					}
-					parent.crcSeen[h] = struct{}{}
 				}
 			}
-			return nil
-		}
-		if o.IsDir {
+			return skipDir(o)
+		case RuleDirectory:
 			p.observe(o, 0, -1, RuleDirectory, "")
 			plan.TotalDirectories++
 			stack = append(stack, &dirState{key: o.Key, modTime: o.ModTime, files: plan.Files.Len(), size: plan.SizeOfDataToDelete})
 			return nil
 		}
-		h := p.hash(o.Key)
-		at, live := p.keep.find(h)
-		if o.NoStat && !live {
-			var gone bool
-			var err error
-			if o, gone, err = p.describe(ctx, o); err != nil || gone {
-				return err // one gone meanwhile still counts in its folder, which stays
-			}
-		}
 		plan.Listed++
-		rule, kept, err := p.decide(o, h, at, live)
-		if err != nil {
-			return err
-		}
-		if rule != RuleUnreferenced {
-			p.observe(o, h, kept, rule, "")
+		if d.rule != RuleUnreferenced {
+			p.observe(o, d.h, d.kept, d.rule, "")
 			return nil
 		}
-		f := File{Path: o.Key, Size: o.Size, ModificationTime: o.ModTime.UTC(), Reason: p.reason(o.Key, h), Version: o.Version, eligible: p.eligible(h, o.ModTime)}
-		p.observe(o, h, -1, rule, f.Reason)
+		f := File{Path: o.Key, Size: o.Size, ModificationTime: o.ModTime.UTC(), Reason: d.reason, Version: o.Version, eligible: p.eligible(d.h, o.ModTime)}
+		p.observe(o, d.h, -1, d.rule, f.Reason)
 		parent.removed++
-		crc := storage.Dir(o.Key) + "." + name + ".crc"
-		ch := p.hash(crc)
-		if _, ok := parent.crcSeen[ch]; ok {
+		if crc := checksumCompanion(o.Key); parent.candidatePlanned(p.hash(crc), plan.Files.Len()) {
 			f.Checksum = crc
-			delete(parent.crcSeen, ch)
 			parent.removed++
-		} else {
-			if parent.candWait == nil {
-				parent.candWait = map[uint64]int{}
-			}
-			parent.candWait[ch] = plan.Files.Len()
 		}
 		if err := plan.Files.Append(f); err != nil {
 			return spillError{err}
@@ -595,21 +419,37 @@ func (p *Planner) planListing(ctx context.Context, plan *Plan, walker Walker) (*
 	return plan, nil
 }
 
+// skipDir is what the walk returns for an entry it does not descend into.
+func skipDir(o storage.Object) error {
+	if o.IsDir {
+		return storage.SkipDir
+	}
+	return nil
+}
+
+// takeBackFolder takes back what the walk planned in folder d since it entered it (the files
+// and the directories below it): d holds another table.
+func (p *Planner) takeBackFolder(plan *Plan, d *dirState) error {
+	plan.NestedTables = append(plan.NestedTables, strings.TrimSuffix(d.key, "/"))
+	taken := int64(plan.Files.Len() - d.files)
+	if err := plan.Files.truncate(d.files); err != nil {
+		return spillError{err}
+	}
+	plan.NumFilesToDelete -= taken
+	plan.SizeOfDataToDelete = d.size
+	d.candWait = nil
+	if c := p.opts.Counters; c != nil {
+		c.Candidates.Add(-taken)
+	}
+	for n := len(plan.Dirs); n > 0 && strings.HasPrefix(plan.Dirs[n-1].Path+"/", d.key); n = len(plan.Dirs) {
+		plan.Dirs = plan.Dirs[:n-1]
+	}
+	return nil
+}
+
 // spillError carries an error of the plan's temporary file through a walk, which names the
 // table itself.
 type spillError struct{ err error }
 
 func (e spillError) Error() string { return e.err.Error() }
 func (e spillError) Unwrap() error { return e.err }
-
-func (p *Planner) reason(key string, h uint64) Reason {
-	switch {
-	case strings.HasPrefix(key, "_change_data/"):
-		return ReasonChangeData
-	case p.expired.has(h):
-		return ReasonTombstone
-	case isDeletionVectorName(storage.Base(key)):
-		return ReasonDeletionVector
-	}
-	return ReasonUntracked
-}
