@@ -56,6 +56,11 @@ type Options struct {
 	// (or inventory) gives it, in listing order; see Verdict. It must not retain more than
 	// it needs: it is called once per listed entry.
 	Observe func(Verdict)
+	// ObserveLog has LITE, which lists nothing, tell Observe of the files the log names
+	// instead: each file and deletion vector the snapshot protects, once, with the size the
+	// log records and no modification time, then each candidate of the commits LITE reads,
+	// once, with its verdict. Without it an observer of LITE is told nothing. FULL ignores it.
+	ObserveLog bool
 	// Shard, when set, plans only the top-level entries of the table that ShardOf assigns to
 	// it (shard.go); it needs Version.
 	Shard *Shard
@@ -169,9 +174,10 @@ type Planner struct {
 	keep   hashList // protected files: live, unexpired tombstones, their DV files
 	// keepFolded: the folded forms of protected keys that differ from them (fold.go)
 	keepFolded foldedKeys
-	keepDir    keySet   // ancestors of protected files
-	expired    tombList // files named by expired tombstones, with the newest deletion time
-	why        whyList  // why each protected key is protected; only with Options.Observe
+	keepDir    keySet    // ancestors of protected files
+	expired    tombList  // files named by expired tombstones, with the newest deletion time
+	why        whyList   // why each protected key is protected; only with Options.Observe
+	logFiles   *logFiles // the snapshot's files for an observer of LITE (Options.ObserveLog)
 }
 
 // NewPlanner loads the latest snapshot of the table in store and checks everything that can
@@ -220,6 +226,9 @@ func NewPlannerFor(ctx context.Context, store storage.Store, snap *deltalog.Snap
 	}
 	p.cutoff = p.now.Add(-p.run)
 	p.hidden = hiddenRuleOf(snap)
+	if opts.Mode == ModeLite && opts.Observe != nil && opts.ObserveLog {
+		p.logFiles = &logFiles{noted: newKeySet()}
+	}
 	opts.Counters.SetPhase("reading the log")
 	if err := p.protect(ctx); err != nil {
 		return nil, err

@@ -43,6 +43,9 @@ func (p *Planner) protect(ctx context.Context) error {
 					kind++ // the DV variant of either
 				}
 				p.why.add(h, kind, f.DeletionTimestamp) // and keep is made from it (seal)
+				if p.logFiles != nil {
+					p.logFiles.note(h, key, f) // LITE tells the observer of the log's files
+				}
 			} else {
 				p.keep.add(h)
 			}
