@@ -298,6 +298,17 @@ func (p *Planner) Plan(ctx context.Context) (*Plan, error) {
 	return plan, nil
 }
 
+// EmptyPlan is the plan that deletes nothing on the terms of this planner (table, version,
+// mode, retention, cutoff; its source is the log in LITE): what an inspection reports, with
+// the refusal, for a table VACUUM LITE refuses after reading its log (ErrCannotVacuumLite).
+func (p *Planner) EmptyPlan() *Plan {
+	plan := p.newPlan()
+	if p.opts.Mode == ModeLite {
+		plan.Source = "log"
+	}
+	return plan
+}
+
 func (p *Planner) newPlan() *Plan {
 	return &Plan{
 		Table:                 p.snap.Location,
