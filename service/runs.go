@@ -31,23 +31,14 @@ type activeRun struct {
 	counters  *vacuum.Counters // the live progress (GET /api/runs/{id}/progress)
 }
 
-// retainHours is the retention of a run of t: the policy's, but never shorter than a
-// delta.deletedFileRetentionDuration the table sets itself; nil (no policy retention) is the
-// table's own. A policy shorter than the table's default (not set) retention is passed as
-// it is: the library's safety check refuses it unless the policy turned the check off.
+// retainHours is the retention of a run of t: the policy's (nil: none, the table's own), never
+// shorter than a delta.deletedFileRetentionDuration the table sets itself
+// (vacuum.PolicyRetainHours).
 func retainHours(snap *deltalog.Snapshot, p config.Policy) (*float64, error) {
 	if !p.Retention.Set {
 		return nil, nil
 	}
-	h := p.Retention.Hours
-	if _, set := snap.Metadata.Configuration[deltalog.PropDeletedFileRetention]; set {
-		d, err := snap.DeletedFileRetention()
-		if err != nil {
-			return nil, err
-		}
-		h = max(h, d.Hours())
-	}
-	return &h, nil
+	return vacuum.PolicyRetainHours(snap, &p.Retention.Hours)
 }
 
 // hold marks table id busy with what in this process; false when it is busy already.
