@@ -75,6 +75,25 @@ func (v Verdict) DeletableAt(cutoff time.Time) bool {
 	return tombstoneExpired(v.NewestRemoval, cutoff.UnixMilli()) && olderThan(v.Object.ModTime, cutoff)
 }
 
+// DeletableFrom is, for a verdict whose DeletableAt changes with the cutoff (a tombstone inside
+// the retention, a file too new, one deleted now), the earliest cutoff that deletes it: just
+// after its newest removal and after its modification time. DeletableAt holds at every cutoff
+// from it on, so a run at retention r deletes the file from DeletableFrom() + r on.
+func (v Verdict) DeletableFrom() time.Time {
+	at := time.UnixMilli(v.NewestRemoval + 1)
+	if mt := v.Object.ModTime.Add(time.Nanosecond); mt.After(at) || v.NewestRemoval < 0 {
+		at = mt
+	}
+	return at
+}
+
+// VerdictBelow is the verdict on an entry below a directory the planner did not enter (rule
+// dir: a hidden directory, _delta_log, a nested table): the listing reports it to an observer
+// of the listing (insight's), never to the planner, which kept the whole directory.
+func VerdictBelow(o storage.Object, dir Rule) Verdict {
+	return Verdict{Object: o, Rule: dir, NewestRemoval: -1}
+}
+
 // protection is why the log protects a key; lower values win when several apply.
 type protection uint8
 
