@@ -215,15 +215,14 @@ func derefOr(p *int64) any {
 	return *p
 }
 
-// TestReview3LiveChecksumNamedFileIsNotACompanion: the planner (vacuum/plan.go planListing,
-// the hidden-name branch) attaches any ".NAME.crc" to the unreferenced file NAME as its
-// Hadoop checksum companion without asking whether the log protects it, and the executor
-// (deleteBatch) deletes the companion after the file. An add of ".f.parquet.crc" makes that
-// key a live file of the table (section 6: every live add's path is protected), so it is
-// deleted while live. Spark on an object store (S3A, ABFS, GCS: no checksum file system)
-// never lists hidden files and never deletes it; only Hadoop's local file system would. The
-// test runs on a local table, on an object store (mem), and with the add committed during
-// the run.
+// TestReview3LiveChecksumNamedFileIsNotACompanion: the planner (the walk's hidden-name branch; the
+// rule is vacuum/rules_checksum.go companionGoes) attaches any ".NAME.crc" to the unreferenced file
+// NAME as its Hadoop checksum companion without asking whether the log protects it, and the
+// executor (deleteBatch) deletes the companion after the file. An add of ".f.parquet.crc" makes
+// that key a live file of the table (section 6: every live add's path is protected), so it is
+// deleted while live. Spark on an object store (S3A, ABFS, GCS: no checksum file system) never
+// lists hidden files and never deletes it; only Hadoop's local file system would. The test runs on
+// a local table, on an object store (mem), and with the add committed during the run.
 func TestReview3LiveChecksumNamedFileIsNotACompanion(t *testing.T) {
 	t.Run("local", func(t *testing.T) {
 		tb := newLocalTable(t)
