@@ -172,7 +172,7 @@ type Planner struct {
 	hidden hiddenRule
 	seed   maphash.Seed
 	keep   hashList // protected files: live, unexpired tombstones, their DV files
-	// keepFolded: the folded forms of protected keys that differ from them (fold.go)
+	// keepFolded: the folded forms of protected keys that differ from them (rules_fold.go)
 	keepFolded foldedKeys
 	keepDir    keySet    // ancestors of protected files
 	expired    tombList  // files named by expired tombstones, with the newest deletion time

@@ -22,7 +22,7 @@ type tail struct {
 	next  int64 // the next version to read
 
 	refs       map[string]int64 // keys newer commits reference -> the first version that did
-	refsFolded map[string]int64 // the same keys folded (fold.go)
+	refsFolded map[string]int64 // the same keys folded (rules_fold.go)
 	keepDirs   map[string]int64 // directory keys (ending in '/') above refs -> version
 
 	// cutoff is the run's cutoff: earlier than planned once a newer metaData raised the

@@ -33,7 +33,7 @@ const (
 	RuleRetainedDV Rule = "deletion_vector_in_retention"
 	// RuleTooNew: not protected, but modified at or after the cutoff.
 	RuleTooNew Rule = "not_older_than_cutoff"
-	// RuleOtherSpelling: a protected key in another spelling of the same file (fold.go).
+	// RuleOtherSpelling: a protected key in another spelling of the same file (rules_fold.go).
 	RuleOtherSpelling Rule = "protected_in_other_spelling"
 	// RuleProtectedBelow: a protected path passes through it (a symbolic link to a folder, a
 	// key that is also a folder).
