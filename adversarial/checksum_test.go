@@ -12,8 +12,8 @@ import (
 	"github.com/deltavacuum/deltavacuum/vacuum"
 )
 
-// TestLiveChecksumNamedFileIsNotACompanion: the planner (vacuum/plan.go planListing,
-// the hidden-name branch) attaches any ".NAME.crc" to the unreferenced file NAME as its
+// TestLiveChecksumNamedFileIsNotACompanion: the planner (the walk's hidden-name branch; the
+// rule is vacuum/rules_checksum.go companionGoes) attached any ".NAME.crc" to the unreferenced file NAME as its
 // Hadoop checksum companion without asking whether the log protects it, and the executor
 // (deleteBatch) deletes the companion after the file. An add of ".f.parquet.crc" makes that
 // key a live file of the table (section 6: every live add's path is protected), so it is

@@ -11,13 +11,22 @@ import (
 
 // logFacts is what the snapshot's actions say of one key.
 type logFacts struct {
-	live          bool
-	addedIn       int64
-	inCheckpoint  bool
-	removedIn     *int64
-	removedAt     time.Time
-	removedInCkpt bool
-	dvOf          string
+	live         bool
+	addedIn      int64
+	inCheckpoint bool
+	removed      *deltalog.File // the newest remove naming it
+	dvOf         string
+}
+
+// removedAt is the deletionTimestamp of the newest remove naming it.
+func (f *logFacts) removedAt() time.Time { return time.UnixMilli(f.removed.DeletionTimestamp).UTC() }
+
+// remove records r, a remove naming the key, when it is the newest.
+func (f *logFacts) remove(r deltalog.File) {
+	if f.removed == nil || r.DeletionTimestamp > f.removed.DeletionTimestamp {
+		r.OtherKeys = nil // the reader's: only the version, the time and where it was are kept
+		f.removed = &r
+	}
 }
 
 func (f *logFacts) fill(e *Evidence) {
@@ -28,9 +37,9 @@ func (f *logFacts) fill(e *Evidence) {
 		v := f.addedIn
 		e.AddedInVersion, e.InCheckpoint = &v, f.inCheckpoint
 	}
-	if f.removedIn != nil {
-		at := f.removedAt.UTC()
-		e.RemovedInVersion, e.RemovedAt = f.removedIn, &at
+	if f.removed != nil {
+		v, at := f.removed.Version, f.removedAt()
+		e.RemovedInVersion, e.RemovedAt = &v, &at
 	}
 	e.DeletionVectorOf = f.dvOf
 }
@@ -46,14 +55,14 @@ func (f *logFacts) addedText() string {
 }
 
 func (f *logFacts) removedText() string {
-	if f == nil || f.removedIn == nil {
+	if f == nil || f.removed == nil {
 		return "removed inside the retention"
 	}
-	at := f.removedAt.UTC().Format(time.RFC3339)
-	if f.removedInCkpt {
-		return fmt.Sprintf("removed in version %d or before (a row of the checkpoint) at %s", *f.removedIn, at)
+	at := f.removedAt().Format(time.RFC3339)
+	if f.removed.FromCheckpoint {
+		return fmt.Sprintf("removed in version %d or before (a row of the checkpoint) at %s", f.removed.Version, at)
 	}
-	return fmt.Sprintf("removed in version %d at %s", *f.removedIn, at)
+	return fmt.Sprintf("removed in version %d at %s", f.removed.Version, at)
 }
 
 // logEvidence reads the snapshot's actions naming the wanted keys.
@@ -77,19 +86,15 @@ func logEvidence(ctx context.Context, store storage.Store, snap *deltalog.Snapsh
 				facts.live, facts.addedIn, facts.inCheckpoint = true, f.Version, f.FromCheckpoint
 				continue
 			}
-			if facts.removedIn == nil || f.DeletionTimestamp > facts.removedAt.UnixMilli() {
-				v := f.Version
-				facts.removedIn, facts.removedAt, facts.removedInCkpt = &v, time.UnixMilli(f.DeletionTimestamp), f.FromCheckpoint
-			}
+			facts.remove(f)
 		}
 		if _, ok := want[f.DVKey]; ok && f.DVKey != "" {
 			facts := get(f.DVKey)
 			if facts.dvOf == "" || !f.Removed {
 				facts.dvOf = f.Key
 			}
-			if f.Removed && (facts.removedIn == nil || f.DeletionTimestamp > facts.removedAt.UnixMilli()) {
-				v := f.Version
-				facts.removedIn, facts.removedAt, facts.removedInCkpt = &v, time.UnixMilli(f.DeletionTimestamp), f.FromCheckpoint
+			if f.Removed {
+				facts.remove(f)
 			}
 		}
 		return nil

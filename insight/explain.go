@@ -114,7 +114,7 @@ func Explain(ctx context.Context, store storage.Store, paths []string, opts Expl
 	t := &tee{store: store}
 	t.skipped = func(o storage.Object, rule vacuum.Rule) {
 		if _, ok := want[strings.TrimSuffix(o.Key, "/")]; ok {
-			seen[strings.TrimSuffix(o.Key, "/")] = vacuum.Verdict{Object: o, Rule: rule, NewestRemoval: -1}
+			seen[strings.TrimSuffix(o.Key, "/")] = vacuum.VerdictBelow(o, rule)
 			hiddenIn[strings.TrimSuffix(o.Key, "/")] = strings.TrimSuffix(t.skipping, "/")
 		}
 	}
@@ -243,8 +243,8 @@ func (x *explainer) explain(e *Explanation) {
 		f := x.deleted[key]
 		e.Verdict, e.Reason = VerdictWouldDelete, f.Reason
 		e.Text = fmt.Sprintf("would delete: %s, last modified %s, before the cutoff %s", reasonText(f.Reason), f.ModificationTime.Format(time.RFC3339), cutoff)
-		if facts != nil && facts.removedIn != nil {
-			e.Text += fmt.Sprintf("; removed in version %d at %s", *facts.removedIn, facts.removedAt.UTC().Format(time.RFC3339))
+		if facts != nil && facts.removed != nil {
+			e.Text += fmt.Sprintf("; removed in version %d at %s", facts.removed.Version, facts.removedAt().Format(time.RFC3339))
 		}
 	case x.checksum[key] != "":
 		e.Verdict = VerdictWouldDelete
@@ -279,11 +279,7 @@ func (x *explainer) explain(e *Explanation) {
 
 func (x *explainer) keptText(v vacuum.Verdict, facts *logFacts, e *Explanation) string {
 	deletable := func() string {
-		at := time.UnixMilli(v.NewestRemoval + 1)
-		if mt := v.Object.ModTime.Add(time.Nanosecond); mt.After(at) || v.NewestRemoval < 0 {
-			at = mt
-		}
-		after := at.Add(x.run).UTC()
+		after := v.DeletableFrom().Add(x.run).UTC()
 		e.Evidence.DeletableAfter = &after
 		return after.Format(time.RFC3339)
 	}

@@ -16,7 +16,8 @@ import (
 
 // Inspect reports what a VACUUM of the table in store would reclaim now, over the next days,
 // and at other retentions, from the log and one listing (or the inventory of opts). It deletes
-// and writes nothing. With opts.Lite it lists nothing and estimates from the log alone.
+// and writes nothing. With opts.Lite it lists nothing and reports from the log alone, with the
+// plan of VACUUM LITE.
 func Inspect(ctx context.Context, store storage.Store, opts Options) (*Report, error) {
 	s, err := opts.settle(store.Location())
 	if err != nil {

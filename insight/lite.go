@@ -2,84 +2,43 @@ package insight
 
 import (
 	"context"
+	"errors"
 
 	"github.com/deltavacuum/deltavacuum/deltalog"
 	"github.com/deltavacuum/deltavacuum/storage"
 	"github.com/deltavacuum/deltavacuum/vacuum"
 )
 
-// inspectLite estimates from the log alone, listing nothing: the live files and the
-// tombstones of the snapshot, with the sizes the log records. It cannot see untracked,
-// hidden or change-data files, whether a tombstoned file is still on disk, nor modification
-// times (every file counts as old), so its reclaimable bytes are those of the expired
-// tombstones, an upper bound of what their files still take where the log records sizes.
+// inspectLite reports from the log alone, listing nothing, with the plan of VACUUM LITE: the
+// planner in LITE mode tells the account of every file the log names (vacuum.Options.
+// ObserveLog): the live files, their deletion vectors and the tombstones inside the retention
+// of the snapshot, with the sizes the log records, then each candidate of the commits LITE
+// reads with the verdict it gave it. Reclaimable is what LITE deletes now. It cannot see
+// untracked or hidden files, nor what an earlier VACUUM covered; files count as present, and
+// as old but on local disk, where LITE looks at the age of each candidate.
+//
+// A table LITE refuses (vacuum.ErrCannotVacuumLite: the log no longer reaches back to the
+// last VACUUM) is reported with nothing reclaimable, now or later, and a note that VACUUM FULL
+// must run once.
 func inspectLite(ctx context.Context, store storage.Store, snap *deltalog.Snapshot, s settings) (*Report, error) {
-	table, err := snap.DeletedFileRetention()
-	if err != nil {
-		return nil, err
-	}
-	run := table
-	if s.RetainHours != nil {
-		run = retentionOf(*s.RetainHours)
-	}
-	cutoff := s.Now.Add(-run)
 	acc := newAccount(snap, s.smallMax)
-	live := map[string]bool{}
-	tombs := map[string]*vacuum.Verdict{}
-	liveDV := map[string]bool{}
-	noSize := 0
-	err = snap.Files(ctx, store, func(f deltalog.File) error {
-		if !f.Removed {
-			if f.Key != "" {
-				live[f.Key] = true
-				acc.observe(vacuum.Verdict{Object: storage.Object{Key: f.Key, Size: f.Size}, Rule: vacuum.RuleLive})
-			}
-			if f.DVKey != "" && !liveDV[f.DVKey] {
-				liveDV[f.DVKey] = true
-				acc.files.DeletionVectors.Files++ // the log does not record a DV file's size
-			}
-			return nil
-		}
-		if f.Key != "" && f.Size == 0 {
-			noSize++
-		}
-		for _, key := range []string{f.Key, f.DVKey} {
-			if key == "" {
-				continue
-			}
-			t, ok := tombs[key]
-			if !ok {
-				size := f.Size
-				if key != f.Key {
-					size = 0 // a deletion-vector file: the log does not record its size
-				}
-				t = &vacuum.Verdict{Object: storage.Object{Key: key, Size: size}, Reason: vacuum.ReasonTombstone, NewestRemoval: -1}
-				tombs[key] = t
-			}
-			t.NewestRemoval = max(t.NewestRemoval, f.DeletionTimestamp)
-		}
-		return nil
-	})
+	planner, err := vacuum.NewPlannerFor(ctx, store, snap, vacuum.Options{Mode: vacuum.ModeLite, RetainHours: s.RetainHours, DisableRetentionCheck: true,
+		Now: s.Now, Observe: acc.observe, ObserveLog: true})
 	if err != nil {
 		return nil, err
 	}
-	plan := &vacuum.Plan{Table: snap.Location, Version: snap.Version, Source: "log", RetentionHours: run.Hours(),
-		TableRetentionHours: table.Hours(), Cutoff: cutoff.UTC(), Files: vacuum.NewFileList()}
-	for key, t := range tombs {
-		if live[key] || liveDV[key] {
-			continue // the data file of another (path, deletion vector) that is live
-		}
-		t.Rule = vacuum.RuleUnreferenced
-		if t.NewestRemoval >= cutoff.UnixMilli() {
-			t.Rule = vacuum.RuleRetained
-		} else {
-			_ = plan.Files.Append(vacuum.File{Path: key, Size: t.Object.Size, Reason: vacuum.ReasonTombstone}) // in memory: never fails
-			plan.NumFilesToDelete++
-			plan.SizeOfDataToDelete += t.Object.Size
-		}
-		acc.entries = append(acc.entries, entry{v: *t})
+	plan, err := planner.Plan(ctx)
+	var refusal error
+	if errors.Is(err, vacuum.ErrCannotVacuumLite) {
+		refusal, plan, err = err, planner.EmptyPlan(), nil
+	}
+	if err != nil {
+		return nil, err
 	}
 	acc.settle(nil)
+	if refusal != nil {
+		acc.entries = nil // LITE deletes none of them, at any cutoff, until FULL has run
+	}
 	for _, c := range snap.Segment.AllCommits {
 		acc.logNames = append(acc.logNames, c)
 		acc.files.DeltaLog.Commits.add(c.Size)
@@ -92,10 +51,12 @@ func inspectLite(ctx context.Context, store storage.Store, snap *deltalog.Snapsh
 	if err != nil {
 		return nil, err
 	}
-	r.Notes = append(r.Notes, "estimate from the log alone (--lite): nothing was listed; untracked, hidden and change-data files are not counted, "+
-		"tombstoned files count as present and old, sizes are those the log records, and deletion-vector files are counted without their sizes")
-	if noSize > 0 {
-		r.Notes = append(r.Notes, "some removes record no size and count as 0 bytes")
+	r.Notes = append(r.Notes, "estimate from the log alone (--lite): nothing was listed; reclaimable is what VACUUM LITE deletes now, the files named by the removes and "+
+		"cdc actions of the commits it reads that the log no longer protects; untracked and hidden files, and what an earlier VACUUM covered, are not seen; "+
+		"files count as present (and as old, but on local disk), sizes are those the log records (0 bytes for a remove without one), and deletion-vector files are counted without their sizes")
+	if refusal != nil {
+		r.Notes = append(r.Notes, "VACUUM LITE would refuse this table and delete nothing: "+refusal.Error()+
+			" (inspect without --lite to see what VACUUM FULL deletes)")
 	}
 	return r, nil
 }

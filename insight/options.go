@@ -1,6 +1,7 @@
 package insight
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -37,9 +38,6 @@ const (
 	MaxPrice        = 1e6
 )
 
-// maxHours is the longest retention the planner accepts (a time.Duration of whole hours).
-const maxHours = float64(math.MaxInt64 / int64(time.Hour))
-
 // Options control an inspection.
 type Options struct {
 	// RetainHours is the retention of the VACUUM the report is about (RETAIN n HOURS); nil
@@ -62,7 +60,8 @@ type Options struct {
 	Now time.Time
 	// Inventory replaces the listing, as VACUUM ... USING INVENTORY.
 	Inventory vacuum.Walker
-	// Lite estimates from the log alone and lists nothing (see InspectLite).
+	// Lite lists nothing: it reports from the log alone, with the plan of VACUUM LITE (see
+	// docs/insight.md).
 	Lite bool
 	// From, when set, is a snapshot of the table read already (the service reads one for the
 	// policy's retention): it is advanced to the latest version (deltalog.LoadFrom), not read
@@ -144,20 +143,26 @@ func (o Options) settle(table string) (settings, error) {
 	return s, nil
 }
 
+// checkHours says what is wrong with h as a retention (vacuum.RetentionOf decides), in the
+// words of an inspection's errors.
 func checkHours(h float64) error {
+	_, err := vacuum.RetentionOf(h)
 	switch {
-	case math.IsNaN(h):
+	case err == nil:
+		return nil
+	case errors.Is(err, vacuum.ErrRetentionNotANumber):
 		return fmt.Errorf("not a number (NaN)")
-	case h < 0:
+	case errors.Is(err, vacuum.ErrNegativeRetention):
 		return fmt.Errorf("%g hours is negative", h)
-	case math.IsInf(h, 1) || h > maxHours:
-		return fmt.Errorf("%g hours is too large", h)
 	}
-	return nil
+	return fmt.Errorf("%g hours is too large", h)
 }
 
-// retentionOf is h rounded half up to whole hours, as the planner rounds RETAIN n HOURS.
-func retentionOf(h float64) time.Duration { return time.Duration(math.Floor(h+0.5)) * time.Hour }
+// retentionOf is a retention checked already (by checkHours, or a plan's) as a duration.
+func retentionOf(h float64) time.Duration {
+	d, _ := vacuum.RetentionOf(h)
+	return d
+}
 
 // cost is the monthly cost of bytes at the price.
 func (p Price) cost(bytes int64) float64 { return float64(bytes) / (1 << 30) * p.PerGBMonth }

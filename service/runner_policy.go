@@ -3,7 +3,6 @@ package service
 import (
 	"context"
 	"fmt"
-	"math"
 	"strings"
 
 	"github.com/deltavacuum/deltavacuum"
@@ -12,6 +11,7 @@ import (
 	"github.com/deltavacuum/deltavacuum/service/schedule"
 	"github.com/deltavacuum/deltavacuum/session"
 	"github.com/deltavacuum/deltavacuum/undo"
+	"github.com/deltavacuum/deltavacuum/vacuum"
 )
 
 // retainHours is the retention of a run of t: the policy's, but never shorter than a
@@ -22,15 +22,7 @@ func retainHours(snap *deltalog.Snapshot, p config.Policy) (*float64, error) {
 	if !p.Retention.Set {
 		return nil, nil
 	}
-	h := p.Retention.Hours
-	if _, set := snap.Metadata.Configuration[deltalog.PropDeletedFileRetention]; set {
-		d, err := snap.DeletedFileRetention()
-		if err != nil {
-			return nil, err
-		}
-		h = max(h, d.Hours())
-	}
-	return &h, nil
+	return vacuum.PolicyRetainHours(snap, &p.Retention.Hours)
 }
 
 // oneOffHours checks a one-off retention (a preview's retentionHours, and the run of its plan)
@@ -40,18 +32,16 @@ func retainHours(snap *deltalog.Snapshot, p config.Policy) (*float64, error) {
 // retention otherwise (its default), the library's safety check decides, as it does for the
 // CLI's --retain-hours: it refuses unless the policy turned it off. Refusals are errInvalid.
 func oneOffHours(snap *deltalog.Snapshot, h float64) (*float64, error) {
-	if math.IsNaN(h) || math.IsInf(h, 0) || h < 0 || h > config.MaxRetentionHours {
+	if _, err := vacuum.RetentionOf(h); err != nil || h > config.MaxRetentionHours {
 		return nil, of(errInvalid, fmt.Errorf("retentionHours %v: give a number of hours from 0 to %d", h, config.MaxRetentionHours))
 	}
-	if _, set := snap.Metadata.Configuration[deltalog.PropDeletedFileRetention]; set {
-		d, err := snap.DeletedFileRetention()
-		if err != nil {
-			return nil, err
-		}
-		if h < d.Hours() {
-			return nil, of(errInvalid, fmt.Errorf("retentionHours %v is below the table's own retention of %v hours (%s): the service never goes below it, nor does a policy",
-				h, d.Hours(), deltalog.PropDeletedFileRetention))
-		}
+	floor, set, err := vacuum.RetentionFloor(snap)
+	if err != nil {
+		return nil, err
+	}
+	if set && h < floor.Hours() {
+		return nil, of(errInvalid, fmt.Errorf("retentionHours %v is below the table's own retention of %v hours (%s): the service never goes below it, nor does a policy",
+			h, floor.Hours(), deltalog.PropDeletedFileRetention))
 	}
 	return &h, nil
 }

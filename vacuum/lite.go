@@ -12,10 +12,11 @@ import (
 
 // planLite takes the candidates from the log (section 9): the remove actions (and their
 // deletion-vector files) and cdc actions of the commits after the last vacuum up to the
-// newest commit at or before the cutoff, minus the protected set. It lists nothing outside
-// _delta_log/ and never deletes directories or untracked files.
+// newest commit at or before the cutoff (liteWindow), minus what the rules of liteKeeps keep.
+// It lists nothing outside _delta_log/ and never deletes directories or untracked files.
 func (p *Planner) planLite(ctx context.Context, plan *Plan, times []deltalog.CommitTime) (*Plan, error) {
 	plan.Source = "log"
+	p.observeLogFiles()
 	if plan.LatestCommitOutsideRetention == nil {
 		return plan, nil // no commit is old enough: nothing to do
 	}
@@ -24,31 +25,9 @@ func (p *Planner) planLite(ctx context.Context, plan *Plan, times []deltalog.Com
 	if err != nil {
 		return nil, err
 	}
-	if lastVacuum != nil && p.opts.Version != nil && *lastVacuum > p.snap.Version {
-		return nil, fmt.Errorf("table %s: %s says VACUUM covered the log up to version %d, after the pinned version %d: pin version %d or later for VACUUM LITE",
-			p.snap.Location, deltalog.LastVacuumInfoKey, *lastVacuum, p.snap.Version, *lastVacuum)
-	}
-	if lastVacuum != nil && (*lastVacuum > p.snap.Version || *lastVacuum < -1) {
-		// A vacuum can only have covered commits that exist. A version beyond the log (the
-		// file was copied from another table, or the log restored from an older copy) would
-		// make every LITE run a silent no-op.
-		return nil, fmt.Errorf("table %s: %s is corrupt: it says VACUUM covered the log up to version %d, but the log ends at version %d. Run VACUUM FULL once: it deletes what LITE would and rewrites the file",
-			p.snap.Location, deltalog.LastVacuumInfoKey, *lastVacuum, p.snap.Version)
-	}
-	earliest := times[0].Version
-	// The reference also refuses at lastVacuum == earliest-1, which is safe: every commit
-	// after the last vacuum is still in the log [safer].
-	if earliest > 0 && (lastVacuum == nil || *lastVacuum < earliest-1) {
-		covered := "no earlier VACUUM is recorded in _delta_log/_last_vacuum_info"
-		if lastVacuum != nil {
-			covered = fmt.Sprintf("the last VACUUM covered commits up to %d", *lastVacuum)
-		}
-		return nil, fmt.Errorf("table %s: %w The log starts at version %d and %s, so files removed by the commits cleaned up in between are named nowhere. Run VACUUM FULL once (it records how far it got); later LITE runs continue from there",
-			p.snap.Location, ErrCannotVacuumLite, earliest, covered)
-	}
-	start := earliest
-	if lastVacuum != nil && *lastVacuum+1 > start {
-		start = *lastVacuum + 1
+	start, err := liteWindow(p.snap.Location, p.snap.Version, p.opts.Version != nil, lastVacuum, times[0].Version)
+	if err != nil {
+		return nil, err
 	}
 	plan.EligibleStartVersion, plan.EligibleEndVersion = &start, &last
 	if start > last {
@@ -64,13 +43,15 @@ func (p *Planner) planLite(ctx context.Context, plan *Plan, times []deltalog.Com
 	// deletes it with the file. Without a listing, look for it only on local disk, where a
 	// stat is a cheap system call; object stores have no such companions.
 	localDisk := strings.HasPrefix(p.snap.Location, "file:")
-	add := func(key string, size int64, reason Reason, at time.Time) error {
-		if key == "" || p.hidden.hiddenPath(key) || !p.opts.Shard.Owns(key) {
+	// removed is the deletionTimestamp of the remove naming the candidate, -1 for a cdc file.
+	add := func(key string, size int64, reason Reason, at time.Time, removed int64) error {
+		if key == "" || !p.opts.Shard.Owns(key) {
 			return nil
 		}
 		h := p.hash(key)
-		if p.keep.has(h) || p.keptByFold(key) || p.keepDir.has(p.hash(key+"/")) {
-			return nil // protected; or a protected path passes through it (a folder that is a link)
+		if rule := p.liteKeeps(key, h); rule != "" {
+			p.observeCandidate(storage.Object{Key: key, Size: size}, h, rule, reason, removed)
+			return nil
 		}
 		eligible := p.eligible(h, at)
 		if i, ok := index[h]; ok {
@@ -85,12 +66,12 @@ func (p *Planner) planLite(ctx context.Context, plan *Plan, times []deltalog.Com
 			// than the cutoff, and FULL's age rule keeps it [safer]. (On object stores it
 			// would be one request per candidate; LITE trusts the log there, as the
 			// reference does.)
-			if o, err := p.store.Stat(ctx, key); err == nil && !o.ModTime.Before(p.cutoff) {
+			if o, err := p.store.Stat(ctx, key); err == nil && !p.oldEnough(o.ModTime) {
 				delete(index, h)
+				p.observeCandidate(storage.Object{Key: key, Size: size, ModTime: o.ModTime}, h, RuleTooNew, reason, removed)
 				return nil
 			}
-			crc := storage.Dir(key) + "." + storage.Base(key) + ".crc"
-			if _, err := p.store.Stat(ctx, crc); err == nil && !p.protected(crc) {
+			if crc := checksumCompanion(key); p.companionExists(ctx, crc) {
 				f.Checksum = crc
 			}
 		}
@@ -99,6 +80,7 @@ func (p *Planner) planLite(ctx context.Context, plan *Plan, times []deltalog.Com
 		}
 		plan.NumFilesToDelete++
 		plan.SizeOfDataToDelete += size
+		p.observeCandidate(storage.Object{Key: key, Size: size}, h, RuleUnreferenced, reason, removed)
 		return nil
 	}
 	next := start
@@ -112,16 +94,16 @@ func (p *Planner) planLite(ctx context.Context, plan *Plan, times []deltalog.Com
 		next++
 		err := p.snap.CommitFileRefs(ctx, p.store, c, func(r deltalog.LogRef) error {
 			if r.CDC {
-				return add(r.Key, r.Size, ReasonChangeData, commitTime[r.Version])
+				return add(r.Key, r.Size, ReasonChangeData, commitTime[r.Version], -1)
 			}
-			if r.DeletionTimestamp >= cutoffMs {
+			if !tombstoneExpired(r.DeletionTimestamp, cutoffMs) {
 				return nil
 			}
 			removed := time.UnixMilli(r.DeletionTimestamp)
-			if err := add(r.Key, r.Size, ReasonTombstone, removed); err != nil {
+			if err := add(r.Key, r.Size, ReasonTombstone, removed, r.DeletionTimestamp); err != nil {
 				return err
 			}
-			return add(r.DVKey, 0, ReasonTombstone, removed)
+			return add(r.DVKey, 0, ReasonTombstone, removed, r.DeletionTimestamp)
 		})
 		if err != nil {
 			_ = plan.Close()
@@ -129,4 +111,81 @@ func (p *Planner) planLite(ctx context.Context, plan *Plan, times []deltalog.Com
 		}
 	}
 	return plan, nil
+}
+
+// companionExists reports whether a checksum companion that goes with its file is on local
+// disk: there, and not protected by the log itself (rules_checksum.go).
+func (p *Planner) companionExists(ctx context.Context, crc string) bool {
+	_, err := p.store.Stat(ctx, crc)
+	return err == nil && !p.protected(crc)
+}
+
+// logFiles are, for an observer of LITE (Options.ObserveLog), the files and deletion vectors
+// the snapshot protects, noted once each as the log is read (noted, emptied once it is read)
+// and told to the observer when LITE plans; told then holds the hashes of the keys told, so
+// that a candidate is told once and not again when the snapshot protects it.
+type logFiles struct {
+	files []logFile
+	noted keySet
+	told  keySet
+}
+
+type logFile struct {
+	key  string
+	size int64
+	h    uint64
+}
+
+// note records a key (hash h) the snapshot's file action f protects: its file or its deletion
+// vector (whose size the log does not record), not the other readings of its path.
+func (l *logFiles) note(h uint64, key string, f deltalog.File) {
+	if (key != f.Key && key != f.DVKey) || !l.noted.add(h) {
+		return
+	}
+	size := f.Size
+	if key != f.Key {
+		size = 0
+	}
+	l.files = append(l.files, logFile{key: key, size: size, h: h})
+}
+
+// observeLogFiles tells the observer of LITE the files the snapshot protects, with the rule
+// that protects each.
+func (p *Planner) observeLogFiles() {
+	l := p.logFiles
+	if l == nil {
+		return
+	}
+	l.noted = keySet{}
+	l.told = newKeySet()
+	for _, f := range l.files {
+		l.told.add(f.h)
+		at, _ := p.keep.find(f.h)
+		p.observe(storage.Object{Key: f.key, Size: f.size}, f.h, at, RuleLive, "")
+	}
+}
+
+// observeCandidate tells the observer of LITE the verdict on a candidate, once (removed: the
+// deletionTimestamp of the remove naming it, -1 for a cdc file).
+func (p *Planner) observeCandidate(o storage.Object, h uint64, rule Rule, reason Reason, removed int64) {
+	l := p.logFiles
+	if l == nil || !l.told.add(h) {
+		return
+	}
+	if rule == RuleLive {
+		at, _ := p.keep.find(h)
+		p.observe(o, h, at, RuleLive, "") // a reading of a path the snapshot's files do not spell
+		return
+	}
+	v := Verdict{Object: o, Rule: rule, NewestRemoval: -1}
+	if rule != RuleHidden {
+		v.NewestRemoval = removed
+		if ts, ok := p.expired.newest(h); ok {
+			v.NewestRemoval = max(v.NewestRemoval, ts)
+		}
+	}
+	if rule == RuleUnreferenced || rule == RuleTooNew {
+		v.Reason = reason
+	}
+	p.opts.Observe(v)
 }

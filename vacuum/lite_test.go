@@ -271,3 +271,63 @@ func TestLiteCorruptLastVacuumInfo(t *testing.T) {
 		t.Errorf("LITE after FULL: %v", plan.Files)
 	}
 }
+
+// TestLiteObserveLog: with ObserveLog, LITE tells an observer of each file the log names once:
+// the snapshot's protected files and deletion vectors (with the log's sizes), then each
+// candidate of the commits it reads, with the verdict LITE gave it; the plan is the plan
+// without an observer, and without ObserveLog the observer is told nothing.
+func TestLiteObserveLog(t *testing.T) {
+	tb := newTable(t, tableSpec{partitionColumns: []string{"p"}})
+	big := add("live.parquet")
+	big["add"].(map[string]any)["size"] = 1000
+	tb.commit(big, addDV("p=1/dv.parquet", dvU("", z85)), add("retained.parquet"), add("expired.parquet"), add("Case.parquet"), add("back.parquet"))
+	tb.commit(remove("retained.parquet", 2*day), remove("expired.parquet", 10*day), remove("_tmp/x.parquet", 10*day),
+		remove("case.parquet", 10*day), remove("back.parquet", 10*day), cdc("_change_data/c.parquet"))
+	tb.commit(add("back.parquet"), remove("expired.parquet", 9*day)) // re-added; removed again
+	tb.ageCommit(2, 8*day)
+	tb.ageCommit(3, 8*day)
+	want := map[string]Verdict{
+		"live.parquet":           {Rule: RuleLive, NewestRemoval: -1},
+		"p=1/dv.parquet":         {Rule: RuleLive, NewestRemoval: -1},
+		dvFile:                   {Rule: RuleLiveDV, NewestRemoval: -1},
+		"Case.parquet":           {Rule: RuleLive, NewestRemoval: -1},
+		"back.parquet":           {Rule: RuleLive, NewestRemoval: -1},
+		"retained.parquet":       {Rule: RuleRetained, Reason: ReasonTombstone, NewestRemoval: now.Add(-2 * day).UnixMilli()},
+		"expired.parquet":        {Rule: RuleUnreferenced, Reason: ReasonTombstone, NewestRemoval: now.Add(-9 * day).UnixMilli()},
+		"_tmp/x.parquet":         {Rule: RuleHidden, NewestRemoval: -1},
+		"case.parquet":           {Rule: RuleOtherSpelling, NewestRemoval: now.Add(-10 * day).UnixMilli()},
+		"_change_data/c.parquet": {Rule: RuleUnreferenced, Reason: ReasonChangeData, NewestRemoval: -1},
+	}
+	got := map[string]Verdict{}
+	told := map[string]int{}
+	opts := Options{Mode: ModeLite, ObserveLog: true, Observe: func(v Verdict) { got[v.Object.Key] = v; told[v.Object.Key]++ }}
+	observed := tb.plan(opts)
+	for k, w := range want {
+		g := got[k]
+		if g.Rule != w.Rule || g.Reason != w.Reason || g.NewestRemoval != w.NewestRemoval {
+			t.Errorf("%s: %s %q %d, want %s %q %d", k, g.Rule, g.Reason, g.NewestRemoval, w.Rule, w.Reason, w.NewestRemoval)
+		}
+	}
+	for k, n := range told {
+		if _, ok := want[k]; !ok || n != 1 {
+			t.Errorf("%s told %d times (want once, and only the files of the log)", k, n)
+		}
+	}
+	if got["live.parquet"].Object.Size != 1000 || got[dvFile].Object.Size != 0 {
+		t.Errorf("sizes: live %d, DV %d; want the log's 1000, and 0 for a DV file", got["live.parquet"].Object.Size, got[dvFile].Object.Size)
+	}
+	plain := tb.plan(Options{Mode: ModeLite})
+	if diff := cmp.Diff(deleted(plain), deleted(observed)); diff != "" {
+		t.Errorf("observing changed the plan (-without +with):\n%s", diff)
+	}
+	for k, v := range got {
+		if _, planned := deleted(observed)[k]; v.Deletes() != planned {
+			t.Errorf("%s: Deletes() %v, planned %v", k, v.Deletes(), planned)
+		}
+	}
+	n := 0
+	tb.plan(Options{Mode: ModeLite, Observe: func(Verdict) { n++ }})
+	if n != 0 {
+		t.Errorf("without ObserveLog, LITE told the observer %d verdicts", n)
+	}
+}

@@ -1,35 +1,15 @@
 package vacuum
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"hash/maphash"
-	"math"
-	mbits "math/bits"
-	"slices"
-	"sort"
 	"strings"
 	"time"
 
 	"github.com/deltavacuum/deltavacuum/deltalog"
 	"github.com/deltavacuum/deltavacuum/storage"
-)
-
-// Reason says why a file is deleted.
-type Reason string
-
-// The reasons a file is deleted.
-const (
-	// ReasonTombstone: named by a remove whose deletionTimestamp is before the cutoff.
-	ReasonTombstone Reason = "tombstone"
-	// ReasonChangeData: a change-data file under _change_data/.
-	ReasonChangeData Reason = "change_data"
-	// ReasonDeletionVector: a deletion_vector_*.bin file that no action names.
-	ReasonDeletionVector Reason = "deletion_vector"
-	// ReasonUntracked: a file no action names.
-	ReasonUntracked Reason = "untracked"
 )
 
 // Mode is the kind of VACUUM.
@@ -54,9 +34,6 @@ var ErrCannotVacuumLite = errors.New("[DELTA_CANNOT_VACUUM_LITE] VACUUM LITE can
 // ErrInventoryWithLite is the refusal of LITE together with an inventory.
 var ErrInventoryWithLite = errors.New("Inventory option is not compatible with LITE")
 
-// RetentionCheckKey is the session setting that turns the retention safety check off.
-const RetentionCheckKey = "spark.databricks.delta.retentionDurationCheck.enabled"
-
 // Options control a plan.
 type Options struct {
 	// RetainHours is RETAIN n HOURS; nil means the table's retention.
@@ -79,6 +56,11 @@ type Options struct {
 	// (or inventory) gives it, in listing order; see Verdict. It must not retain more than
 	// it needs: it is called once per listed entry.
 	Observe func(Verdict)
+	// ObserveLog has LITE, which lists nothing, tell Observe of the files the log names
+	// instead: each file and deletion vector the snapshot protects, once, with the size the
+	// log records and no modification time, then each candidate of the commits LITE reads,
+	// once, with its verdict. Without it an observer of LITE is told nothing. FULL ignores it.
+	ObserveLog bool
 	// Shard, when set, plans only the top-level entries of the table that ShardOf assigns to
 	// it (shard.go); it needs Version.
 	Shard *Shard
@@ -177,63 +159,6 @@ type Plan struct {
 // shares it. It may be called more than once.
 func (p *Plan) Close() error { return p.Files.Close() }
 
-// RetentionError is the refusal of the retention safety check.
-type RetentionError struct {
-	Table          string
-	RetentionHours float64
-	TableHours     float64
-}
-
-func (e *RetentionError) Error() string {
-	return fmt.Sprintf("table %s: refusing to vacuum with a retention of %g hours, shorter than the table's retention of %g hours (delta.deletedFileRetentionDuration). "+
-		"If writers are still writing to this table, files they are about to commit could be deleted and the table corrupted. "+
-		"If you are certain no operation (insert, upsert, delete, optimize) is running on this table, turn the check off by setting:\n"+
-		"%s = false\nIf you are not sure, use a retention of at least %d hours.",
-		e.Table, e.RetentionHours, e.TableHours, RetentionCheckKey, int64(math.Ceil(e.TableHours)))
-}
-
-// LinkIntoTableError is the refusal of a table whose live files have two names: a symbolic
-// link inside it, through which the log names live files, points to another place inside it.
-type LinkIntoTableError struct {
-	Table, Link string
-}
-
-func (e *LinkIntoTableError) Error() string {
-	return fmt.Sprintf("table %s: %s is a symbolic link to a folder inside the table, and the log names live files through it: "+
-		"a listing that never follows links sees those files a second time under their real names, where no action names them. "+
-		"Nothing was deleted. Replace the link with the folder it points to (or rewrite the table), then vacuum again", e.Table, e.Link)
-}
-
-// ErrNegativeRetention is the refusal of RETAIN with a negative number of hours.
-var ErrNegativeRetention = errors.New("Retention period for Vacuum can't be less than 0 hours.")
-
-// retention resolves the retention of a run and applies the safety check.
-func retention(snap *deltalog.Snapshot, opts Options) (run, table time.Duration, err error) {
-	table, err = snap.DeletedFileRetention()
-	if err != nil {
-		return 0, 0, err
-	}
-	if opts.RetainHours == nil {
-		return table, table, nil
-	}
-	h := *opts.RetainHours
-	if math.IsNaN(h) {
-		return 0, 0, fmt.Errorf("table %s: the retention is not a number (NaN); give RETAIN n HOURS (--retain-hours n) with n a number of hours, 0 or more", snap.Location)
-	}
-	if h < 0 {
-		return 0, 0, fmt.Errorf("table %s: %w", snap.Location, ErrNegativeRetention)
-	}
-	if math.IsInf(h, 1) || h > float64(math.MaxInt64/int64(time.Hour)) {
-		return 0, 0, fmt.Errorf("table %s: retention of %g hours is too large", snap.Location, h)
-	}
-	// Rounded half up to whole hours, as the reference did.
-	run = time.Duration(math.Floor(h+0.5)) * time.Hour
-	if !opts.DisableRetentionCheck && run < table {
-		return 0, 0, &RetentionError{Table: snap.Location, RetentionHours: run.Hours(), TableHours: table.Hours()}
-	}
-	return run, table, nil
-}
-
 // Planner holds what a plan is computed from; NewPlanner reads the snapshot and applies every
 // refusal, before anything outside _delta_log/ is listed.
 type Planner struct {
@@ -247,11 +172,12 @@ type Planner struct {
 	hidden hiddenRule
 	seed   maphash.Seed
 	keep   hashList // protected files: live, unexpired tombstones, their DV files
-	// keepFolded: the folded forms of protected keys that differ from them (fold.go)
+	// keepFolded: the folded forms of protected keys that differ from them (rules_fold.go)
 	keepFolded foldedKeys
-	keepDir    keySet   // ancestors of protected files
-	expired    tombList // files named by expired tombstones, with the newest deletion time
-	why        whyList  // why each protected key is protected; only with Options.Observe
+	keepDir    keySet    // ancestors of protected files
+	expired    tombList  // files named by expired tombstones, with the newest deletion time
+	why        whyList   // why each protected key is protected; only with Options.Observe
+	logFiles   *logFiles // the snapshot's files for an observer of LITE (Options.ObserveLog)
 }
 
 // NewPlanner loads the latest snapshot of the table in store and checks everything that can
@@ -300,20 +226,14 @@ func NewPlannerFor(ctx context.Context, store storage.Store, snap *deltalog.Snap
 	}
 	p.cutoff = p.now.Add(-p.run)
 	p.hidden = hiddenRuleOf(snap)
+	if opts.Mode == ModeLite && opts.Observe != nil && opts.ObserveLog {
+		p.logFiles = &logFiles{noted: newKeySet()}
+	}
 	opts.Counters.SetPhase("reading the log")
 	if err := p.protect(ctx); err != nil {
 		return nil, err
 	}
 	return p, nil
-}
-
-func containsFold(list []string, s string) bool {
-	for _, x := range list {
-		if strings.EqualFold(strings.TrimSpace(x), s) {
-			return true
-		}
-	}
-	return false
 }
 
 // Snapshot returns the snapshot the plan is made from.
@@ -323,65 +243,6 @@ func (p *Planner) Snapshot() *deltalog.Snapshot { return p.snap }
 func (p *Planner) Cutoff() time.Time { return p.cutoff }
 
 func (p *Planner) hash(key string) uint64 { return maphash.String(p.seed, key) }
-
-// protect streams the snapshot's file actions into the protected sets. Every path is decoded
-// here, so a bad log path refuses the run before anything is listed.
-func (p *Planner) protect(ctx context.Context) error {
-	p.keepDir = newKeySet()
-	cutoffMs := p.cutoff.UnixMilli()
-	err := p.snap.Files(ctx, p.store, func(f deltalog.File) error {
-		live := !f.Removed || f.DeletionTimestamp >= cutoffMs
-		mark := func(key string) {
-			if key == "" || !p.opts.Shard.Owns(key) {
-				return // another shard's: never listed here (shard.go)
-			}
-			if !live {
-				p.expired.add(p.hash(key), f.DeletionTimestamp)
-				return
-			}
-			h := p.hash(key)
-			if p.opts.Observe != nil {
-				kind := protectLive
-				if f.Removed {
-					kind = protectRetained
-				}
-				if key == f.DVKey && key != f.Key {
-					kind++ // the DV variant of either
-				}
-				p.why.add(h, kind, f.DeletionTimestamp) // and keep is made from it (seal)
-			} else {
-				p.keep.add(h)
-			}
-			p.protectFolded(key)
-			p.protectAncestors(key)
-		}
-		mark(f.Key)
-		mark(f.DVKey)
-		for _, key := range f.OtherKeys {
-			mark(key)
-		}
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	if p.opts.Observe != nil {
-		p.keep = p.why.seal()
-	} else {
-		p.keep.seal()
-	}
-	p.keepFolded.seal()
-	p.expired.seal()
-	return nil
-}
-
-func (p *Planner) protectAncestors(key string) {
-	for i := strings.LastIndexByte(key, '/'); i > 0; i = strings.LastIndexByte(key[:i], '/') {
-		if !p.keepDir.add(p.hash(key[:i+1])) {
-			return // this ancestor, and so all above it, already protected
-		}
-	}
-}
 
 // dirState tracks one directory of the walk, to find those that are or become empty.
 type dirState struct {
@@ -437,6 +298,17 @@ func (p *Planner) Plan(ctx context.Context) (*Plan, error) {
 	return plan, nil
 }
 
+// EmptyPlan is the plan that deletes nothing on the terms of this planner (table, version,
+// mode, retention, cutoff; its source is the log in LITE): what an inspection reports, with
+// the refusal, for a table VACUUM LITE refuses after reading its log (ErrCannotVacuumLite).
+func (p *Planner) EmptyPlan() *Plan {
+	plan := p.newPlan()
+	if p.opts.Mode == ModeLite {
+		plan.Source = "log"
+	}
+	return plan
+}
+
 func (p *Planner) newPlan() *Plan {
 	return &Plan{
 		Table:                 p.snap.Location,
@@ -458,38 +330,9 @@ func (p *Planner) newPlan() *Plan {
 	}
 }
 
-// eligible is the time from which a file whose key hashes to h counts as old, given its
-// modification time (zero in LITE): the newest of that and the deletion times of the expired
-// tombstones that name it.
-func (p *Planner) eligible(h uint64, modTime time.Time) since {
-	s := sinceOf(modTime)
-	if ts, ok := p.expired.newest(h); ok {
-		return max(s, sinceOf(time.UnixMilli(ts)))
-	}
-	return s
-}
-
-// protected reports whether the log protects key itself, in this spelling or a folded one.
-func (p *Planner) protected(key string) bool {
-	return p.keep.has(p.hash(key)) || p.keptByFold(key)
-}
-
-// since is a time as Unix nanoseconds, 8 bytes where a time.Time takes 24 (a plan holds one
-// per candidate); 0 is unknown.
-type since int64
-
-func sinceOf(t time.Time) since {
-	if t.IsZero() {
-		return 0
-	}
-	return since(t.UnixNano())
-}
-
-// youngAt reports whether the time is not before cutoff, or unknown: a file so eligible is
-// kept when the cutoff moves back to it.
-func (s since) youngAt(cutoff time.Time) bool { return s == 0 || int64(s) >= cutoff.UnixNano() }
-
-// planListing decides from a listing (or an inventory laid out as one), as FULL does.
+// planListing decides from a listing (or an inventory laid out as one), as FULL does: each
+// entry is classified once (classify); the walk keeps the folders it is in, to delete those
+// left empty, the pairs of checksum companions, and the counters.
 func (p *Planner) planListing(ctx context.Context, plan *Plan, walker Walker) (*Plan, error) {
 	stack := []*dirState{{key: ""}} // the root is never deleted
 	nested := ""                    // the folder of a nested table being skipped
@@ -500,13 +343,9 @@ func (p *Planner) planListing(ctx context.Context, plan *Plan, walker Walker) (*
 			nested = ""
 			return // another table: never deleted
 		}
-		parent := stack[len(stack)-1]
-		empty := d.children == d.removed
-		// A directory whose own name the log protects as a file is not deleted either (an
-		// inventory row that calls a live file a directory).
-		if empty && !p.keepDir.has(p.hash(d.key)) && !p.protected(strings.TrimSuffix(d.key, "/")) && (d.children > 0 || d.modTime.Before(p.cutoff)) {
+		if p.dirDeletable(d) {
 			plan.Dirs = append(plan.Dirs, Dir{Path: strings.TrimSuffix(d.key, "/"), eligible: sinceOf(d.modTime)})
-			parent.removed++
+			stack[len(stack)-1].removed++
 		}
 	}
 	counters := p.opts.Counters
@@ -519,104 +358,56 @@ func (p *Planner) planListing(ctx context.Context, plan *Plan, walker Walker) (*
 		}
 		parent := stack[len(stack)-1]
 		parent.children++
-		if nested != "" && strings.HasPrefix(o.Key, nested) {
-			p.observe(o, 0, -1, RuleNestedTable, "")
-			if o.IsDir {
-				return storage.SkipDir
-			}
-			return nil
+		d, err := p.classify(o, parent.key, nested)
+		if err != nil {
+			return err
 		}
-		name := o.Name()
-		if p.hidden.hidden(name) {
-			if name == "_delta_log" && parent.key != "" {
-				// A folder with a _delta_log of its own (a directory, or a link to one) is
-				// another Delta table (saved into this one by mistake): its files are live in
-				// it. Take back what was planned in it already (names sorting before
-				// "_delta_log") and skip the rest.
-				nested = parent.key
-				plan.NestedTables = append(plan.NestedTables, strings.TrimSuffix(nested, "/"))
-				p.observe(storage.Object{Key: nested, IsDir: true}, 0, -1, RuleNestedTable, "")
-				p.observe(o, 0, -1, RuleNestedTable, "")
-				// Everything planned since the walk entered the folder is in it.
-				taken := int64(plan.Files.Len() - parent.files)
-				if err := plan.Files.truncate(parent.files); err != nil {
-					return spillError{err}
-				}
-				plan.NumFilesToDelete -= taken
-				plan.SizeOfDataToDelete = parent.size
-				parent.candWait = nil
-				if counters != nil {
-					counters.Candidates.Add(-taken)
-				}
-				for n := len(plan.Dirs); n > 0 && strings.HasPrefix(plan.Dirs[n-1].Path+"/", nested); n = len(plan.Dirs) {
-					plan.Dirs = plan.Dirs[:n-1]
-				}
-				if o.IsDir {
-					return storage.SkipDir
-				}
-				return nil
+		if d.describe {
+			var gone bool
+			if o, gone, err = p.describe(ctx, o); err != nil || gone {
+				return err // one gone meanwhile still counts in its folder, which stays
 			}
-			if err := p.checkLinkInto(o); err != nil {
+			if d, err = p.classify(o, parent.key, nested); err != nil {
 				return err
 			}
-			p.observe(o, 0, -1, RuleHidden, "")
-			if o.IsDir {
-				return storage.SkipDir
+		}
+		switch d.rule {
+		case RuleNestedTable:
+			if d.nestedLog {
+				nested = parent.key
+				if err := p.takeBackFolder(plan, parent); err != nil {
+					return err
+				}
+				p.observe(storage.Object{Key: nested, IsDir: true}, 0, -1, RuleNestedTable, "")
 			}
-			if _, ok := checksumOf(name); ok && !p.protected(o.Key) {
-				// A companion the log itself names (an add of ".f.parquet.crc") is live.
-				h := p.hash(o.Key)
-				if i, ok := parent.candWait[h]; ok {
+			p.observe(o, 0, -1, RuleNestedTable, "")
+			return skipDir(o)
+		case RuleHidden:
+			p.observe(o, 0, -1, RuleHidden, "")
+			if d.companion {
+				if i, ok := parent.companionListed(p.hash(o.Key)); ok {
 					plan.Files.setChecksum(i, o.Key)
-					delete(parent.candWait, h)
 					parent.removed++
-				} else {
-					if parent.crcSeen == nil {
-						parent.crcSeen = map[uint64]struct{}{}
-					}
-					parent.crcSeen[h] = struct{}{}
 				}
 			}
-			return nil
-		}
-		if o.IsDir {
+			return skipDir(o)
+		case RuleDirectory:
 			p.observe(o, 0, -1, RuleDirectory, "")
 			plan.TotalDirectories++
 			stack = append(stack, &dirState{key: o.Key, modTime: o.ModTime, files: plan.Files.Len(), size: plan.SizeOfDataToDelete})
 			return nil
 		}
-		h := p.hash(o.Key)
-		at, live := p.keep.find(h)
-		if o.NoStat && !live {
-			var gone bool
-			var err error
-			if o, gone, err = p.describe(ctx, o); err != nil || gone {
-				return err // one gone meanwhile still counts in its folder, which stays
-			}
-		}
 		plan.Listed++
-		rule, kept, err := p.decide(o, h, at, live)
-		if err != nil {
-			return err
-		}
-		if rule != RuleUnreferenced {
-			p.observe(o, h, kept, rule, "")
+		if d.rule != RuleUnreferenced {
+			p.observe(o, d.h, d.kept, d.rule, "")
 			return nil
 		}
-		f := File{Path: o.Key, Size: o.Size, ModificationTime: o.ModTime.UTC(), Reason: p.reason(o.Key, h), Version: o.Version, eligible: p.eligible(h, o.ModTime)}
-		p.observe(o, h, -1, rule, f.Reason)
+		f := File{Path: o.Key, Size: o.Size, ModificationTime: o.ModTime.UTC(), Reason: d.reason, Version: o.Version, eligible: p.eligible(d.h, o.ModTime)}
+		p.observe(o, d.h, -1, d.rule, f.Reason)
 		parent.removed++
-		crc := storage.Dir(o.Key) + "." + name + ".crc"
-		ch := p.hash(crc)
-		if _, ok := parent.crcSeen[ch]; ok {
+		if crc := checksumCompanion(o.Key); parent.candidatePlanned(p.hash(crc), plan.Files.Len()) {
 			f.Checksum = crc
-			delete(parent.crcSeen, ch)
 			parent.removed++
-		} else {
-			if parent.candWait == nil {
-				parent.candWait = map[uint64]int{}
-			}
-			parent.candWait[ch] = plan.Files.Len()
 		}
 		if err := plan.Files.Append(f); err != nil {
 			return spillError{err}
@@ -648,174 +439,37 @@ func (p *Planner) planListing(ctx context.Context, plan *Plan, walker Walker) (*
 	return plan, nil
 }
 
+// skipDir is what the walk returns for an entry it does not descend into.
+func skipDir(o storage.Object) error {
+	if o.IsDir {
+		return storage.SkipDir
+	}
+	return nil
+}
+
+// takeBackFolder takes back what the walk planned in folder d since it entered it (the files
+// and the directories below it): d holds another table.
+func (p *Planner) takeBackFolder(plan *Plan, d *dirState) error {
+	plan.NestedTables = append(plan.NestedTables, strings.TrimSuffix(d.key, "/"))
+	taken := int64(plan.Files.Len() - d.files)
+	if err := plan.Files.truncate(d.files); err != nil {
+		return spillError{err}
+	}
+	plan.NumFilesToDelete -= taken
+	plan.SizeOfDataToDelete = d.size
+	d.candWait = nil
+	if c := p.opts.Counters; c != nil {
+		c.Candidates.Add(-taken)
+	}
+	for n := len(plan.Dirs); n > 0 && strings.HasPrefix(plan.Dirs[n-1].Path+"/", d.key); n = len(plan.Dirs) {
+		plan.Dirs = plan.Dirs[:n-1]
+	}
+	return nil
+}
+
 // spillError carries an error of the plan's temporary file through a walk, which names the
 // table itself.
 type spillError struct{ err error }
 
 func (e spillError) Error() string { return e.err.Error() }
 func (e spillError) Unwrap() error { return e.err }
-
-func (p *Planner) reason(key string, h uint64) Reason {
-	switch {
-	case strings.HasPrefix(key, "_change_data/"):
-		return ReasonChangeData
-	case p.expired.has(h):
-		return ReasonTombstone
-	case isDeletionVectorName(storage.Base(key)):
-		return ReasonDeletionVector
-	}
-	return ReasonUntracked
-}
-
-// keySet is a set of 64-bit key hashes. A collision can only make an unreferenced file look
-// referenced, so it errs on the side of keeping; it never makes a referenced file deletable.
-type keySet struct{ m map[uint64]struct{} }
-
-func newKeySet() keySet { return keySet{m: map[uint64]struct{}{}} }
-
-// add inserts h and reports whether it was new.
-func (s keySet) add(h uint64) bool {
-	if _, ok := s.m[h]; ok {
-		return false
-	}
-	s.m[h] = struct{}{}
-	return true
-}
-
-func (s keySet) has(h uint64) bool { _, ok := s.m[h]; return ok }
-
-// hashList is a set of 64-bit key hashes built once and then only queried: sorted slices,
-// 8 bytes per key (a Go map takes about 40), so that the protected set of 10 M live files
-// stays near 80 MB. Collisions err on the side of keeping, as for keySet.
-//
-// The hashes are kept in 256 buckets by their top byte, each grown by append while the log is
-// read: a bucket that outgrows its array copies 1/256 of the set, where one slice of 100 M
-// hashes would hold its old 640 MB and its new 800 MB array at once. Sealed, the buckets
-// laid end to end are the sorted set, and find gives a key's place in it.
-//
-// The hashes are uniform, so the sealed set is also cut into 2^bits finer buckets by their
-// top bits (bits ≥ 8, so that each lies inside one of the 256), each about 8 hashes:
-// fine[f] is the place of the first hash of fine bucket f in the whole set (half a byte per
-// key). A lookup reads its fine bucket's bounds and searches those few hashes, two cache
-// misses where a binary search of millions takes twenty.
-type hashList struct {
-	b     [hashBuckets][]uint64
-	off   [hashBuckets + 1]int // off[i]: the place of b[i][0] in the whole set
-	fine  []uint32
-	shift uint // 64 - bits
-}
-
-const hashBuckets = 256
-
-func bucketOf(h uint64) int { return int(h >> 56) }
-
-func (l *hashList) add(h uint64) { i := bucketOf(h); l.b[i] = append(l.b[i], h) }
-
-// seal sorts and deduplicates; has may be called only after it.
-func (l *hashList) seal() {
-	for i := range l.b {
-		slices.Sort(l.b[i])
-		l.b[i] = slices.Clip(slices.Compact(l.b[i]))
-		l.off[i+1] = l.off[i] + len(l.b[i])
-	}
-	l.index()
-}
-
-// hashListOf makes a sealed list of sorted, distinct hashes, sharing s.
-func hashListOf(s []uint64) hashList {
-	var l hashList
-	for i := range l.b {
-		lo := l.off[i]
-		hi := lo + sort.Search(len(s)-lo, func(j int) bool { return bucketOf(s[lo+j]) > i })
-		l.b[i] = s[lo:hi:hi]
-		l.off[i+1] = hi
-	}
-	l.index()
-	return l
-}
-
-// index builds the fine buckets of the sealed set.
-func (l *hashList) index() {
-	l.fine = nil
-	n := l.len()
-	bits := uint(mbits.Len64(uint64(n) / 8))
-	if bits < 8 || n > math.MaxUint32 {
-		return // the 256 buckets hold a few cache lines each, or beyond uint32 places
-	}
-	l.shift = 64 - bits
-	l.fine = make([]uint32, 1<<bits+1)
-	f := 0
-	for i := range l.b {
-		for j, h := range l.b[i] {
-			for top := int(h >> l.shift); f <= top; f++ {
-				l.fine[f] = uint32(l.off[i] + j)
-			}
-		}
-	}
-	for ; f < len(l.fine); f++ {
-		l.fine[f] = uint32(n)
-	}
-}
-
-func (l *hashList) has(h uint64) bool {
-	_, ok := l.find(h)
-	return ok
-}
-
-// find returns the place of h in the sealed set (where it would go when absent).
-func (l *hashList) find(h uint64) (int, bool) {
-	i := bucketOf(h)
-	if l.fine == nil {
-		j, ok := slices.BinarySearch(l.b[i], h)
-		return l.off[i] + j, ok
-	}
-	f := h >> l.shift
-	lo, hi := int(l.fine[f])-l.off[i], int(l.fine[f+1])-l.off[i]
-	j, ok := slices.BinarySearch(l.b[i][lo:hi], h)
-	return l.off[i] + lo + j, ok
-}
-
-func (l *hashList) len() int { return l.off[hashBuckets] }
-
-// tombList is a set of 64-bit key hashes with, for each, the newest deletion time (ms) of the
-// expired tombstones naming it: built once, then only queried, 16 bytes per key, in buckets
-// as hashList. A collision can only give a file a later deletion time than its own, which
-// keeps it sooner.
-type tombList struct{ b [hashBuckets][]tomb }
-
-type tomb struct {
-	h  uint64
-	ts int64
-}
-
-func (l *tombList) add(h uint64, ts int64) { i := bucketOf(h); l.b[i] = append(l.b[i], tomb{h, ts}) }
-
-// seal sorts by hash and keeps one entry per hash, with the newest time.
-func (l *tombList) seal() {
-	for i := range l.b {
-		slices.SortFunc(l.b[i], func(a, b tomb) int {
-			if a.h != b.h {
-				return cmp.Compare(a.h, b.h)
-			}
-			return cmp.Compare(b.ts, a.ts) // newest first
-		})
-		l.b[i] = slices.Clip(slices.CompactFunc(l.b[i], func(a, b tomb) bool { return a.h == b.h }))
-	}
-}
-
-func (l *tombList) find(h uint64) (tomb, bool) {
-	s := l.b[bucketOf(h)]
-	i, ok := slices.BinarySearchFunc(s, h, func(t tomb, h uint64) int { return cmp.Compare(t.h, h) })
-	if !ok {
-		return tomb{}, false
-	}
-	return s[i], true
-}
-
-func (l *tombList) has(h uint64) bool { _, ok := l.find(h); return ok }
-
-// newest returns the newest deletion time of the tombstones naming h.
-func (l *tombList) newest(h uint64) (int64, bool) {
-	t, ok := l.find(h)
-	return t.ts, ok
-}

@@ -10,32 +10,6 @@ import (
 	"github.com/deltavacuum/deltavacuum/storage"
 )
 
-// Why a re-check of the log kept a planned file or directory (section 13).
-const (
-	// DropReferenced: a commit made after planning names it (an add, a remove, a cdc or a
-	// deletion vector): a RESTORE, a late writer.
-	DropReferenced = "referenced"
-	// DropRetention: a metaData committed after planning raised the table's retention, and the
-	// file is not old enough under it.
-	DropRetention = "retention"
-	// DropHidden: a metaData committed after planning made a component of its path hidden
-	// (a partition column dropped, UniForm Iceberg enabled).
-	DropHidden = "hidden"
-	// DropChanged: the store says the object is no longer the one listed (GCS: another
-	// generation): it was written again after planning. Dropped.Version is -1 (no commit).
-	DropChanged = "changed since listing"
-)
-
-// Dropped is a planned file or directory the executor kept because of a commit made after
-// planning.
-type Dropped struct {
-	Path string `json:"path"`
-	// Reason is DropReferenced, DropRetention, DropHidden or DropChanged.
-	Reason string `json:"reason"`
-	// Version is the commit that made the executor keep it.
-	Version int64 `json:"version"`
-}
-
 // tail follows the commits made after the planned version, so that the executor never deletes
 // what a newer commit references (section 13). It is read once completely after VACUUM START
 // is committed (or, where the run is not recorded, just before the first delete) and then
@@ -48,7 +22,7 @@ type tail struct {
 	next  int64 // the next version to read
 
 	refs       map[string]int64 // keys newer commits reference -> the first version that did
-	refsFolded map[string]int64 // the same keys folded (fold.go)
+	refsFolded map[string]int64 // the same keys folded (rules_fold.go)
 	keepDirs   map[string]int64 // directory keys (ending in '/') above refs -> version
 
 	// cutoff is the run's cutoff: earlier than planned once a newer metaData raised the
@@ -296,46 +270,4 @@ func (t *tail) metadata(v int64, m *deltalog.Metadata) error {
 	t.hidden = hiddenRuleOf(snap)
 	t.hiddenAt = v
 	return nil
-}
-
-// keepFile says whether f must be kept because of what the commits read so far say.
-func (t *tail) keepFile(f *File) (Dropped, bool) {
-	if v, ok := t.refs[f.Path]; ok {
-		return Dropped{Path: f.Path, Reason: DropReferenced, Version: v}, true
-	}
-	if v, ok := t.keepDirs[f.Path+"/"]; ok {
-		// A newer commit names a file below it: it is a folder that is a link.
-		return Dropped{Path: f.Path, Reason: DropReferenced, Version: v}, true
-	}
-	if len(t.refsFolded) > 0 {
-		if v, ok := t.refsFolded[fold(f.Path)]; ok {
-			return Dropped{Path: f.Path, Reason: DropReferenced, Version: v}, true
-		}
-	}
-	if t.raisedAt >= 0 && f.eligible.youngAt(t.cutoff) {
-		return Dropped{Path: f.Path, Reason: DropRetention, Version: t.raisedAt}, true
-	}
-	if t.hiddenAt >= 0 && t.hidden.hiddenPath(f.Path) {
-		return Dropped{Path: f.Path, Reason: DropHidden, Version: t.hiddenAt}, true
-	}
-	return Dropped{}, false
-}
-
-// keepDir says whether d must be kept: a newer commit references something below it, or it
-// is too new under a raised retention, or it is hidden now.
-func (t *tail) keepDir(d *Dir) (Dropped, bool) {
-	if v, ok := t.keepDirs[d.Path+"/"]; ok {
-		return Dropped{Path: d.Path, Reason: DropReferenced, Version: v}, true
-	}
-	if v, ok := t.refs[d.Path]; ok {
-		// A newer commit names a file of the directory's name.
-		return Dropped{Path: d.Path, Reason: DropReferenced, Version: v}, true
-	}
-	if t.raisedAt >= 0 && d.eligible.youngAt(t.cutoff) {
-		return Dropped{Path: d.Path, Reason: DropRetention, Version: t.raisedAt}, true
-	}
-	if t.hiddenAt >= 0 && t.hidden.hiddenPath(d.Path) {
-		return Dropped{Path: d.Path, Reason: DropHidden, Version: t.hiddenAt}, true
-	}
-	return Dropped{}, false
 }

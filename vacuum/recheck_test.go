@@ -2,6 +2,7 @@ package vacuum
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"sort"
 	"strings"
@@ -358,5 +359,17 @@ func TestRecheckDistrustsAStaleSnapshot(t *testing.T) {
 	}
 	if !exists(tb, "a.parquet") || exists(tb, "b.parquet") {
 		t.Errorf("dropped %v: a.parquet, re-added after planning, must stay; b.parquet go", res.Dropped)
+	}
+}
+
+// TestDroppedJSON: the typed reasons of the re-check write the JSON the untyped strings did.
+func TestDroppedJSON(t *testing.T) {
+	b, err := json.Marshal([]Dropped{{"a", DropReferenced, 3}, {"b", DropRetention, 4}, {"c", DropHidden, 5}, {"d", DropChanged, -1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `[{"path":"a","reason":"referenced","version":3},{"path":"b","reason":"retention","version":4},{"path":"c","reason":"hidden","version":5},{"path":"d","reason":"changed since listing","version":-1}]`
+	if string(b) != want {
+		t.Errorf("got %s\nwant %s", b, want)
 	}
 }

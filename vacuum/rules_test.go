@@ -3,11 +3,18 @@ package vacuum
 import (
 	"context"
 	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/deltavacuum/deltavacuum/deltalog"
+	"github.com/deltavacuum/deltavacuum/inventory"
 	"github.com/deltavacuum/deltavacuum/storage"
 )
 
@@ -18,82 +25,110 @@ const (
 	dvFileB = "deletion_vector_00000000-0000-0000-0000-000000000024.bin"
 )
 
-// TestRules has one case per rule of the contract (sections 4-8) that decides what is
-// deleted. Each case fails if its rule is broken.
-func TestRules(t *testing.T) {
-	tests := []struct {
-		name      string
-		spec      tableSpec
-		setup     func(tb *table)
-		opts      Options
-		want      map[string]Reason
-		wantDirs  []string
-		wantCheck map[string]string // file -> checksum companion
-	}{
+// rule is one case of TestRules: a table, the options of a plan, and what the plan deletes
+// (or the refusal, or what the re-check keeps); or, for a rule that decides no plan, a check.
+type rule struct {
+	name  string // the rule, "concern: what it says", as doc.go names it
+	spec  tableSpec
+	setup func(tb *table)
+	opts  Options
+	// store is the store the planner reads (nil: the table's); inventory and inventoryCSV (a
+	// CSV inventory of the table) replace its listing.
+	store        func(tb *table) storage.Store
+	inventory    Walker
+	inventoryCSV string
+	// What the plan deletes: files with their reasons, directories, checksum companions
+	// (file -> companion), and the nested tables it reports.
+	want       map[string]Reason
+	wantDirs   []string
+	wantCheck  map[string]string
+	wantNested []string
+	// err, when set, says whether the error of planning is the refusal the rule makes.
+	err func(error) bool
+	// after, when set, is a commit made after planning: the plan is executed, and wantDropped
+	// is what the re-check keeps.
+	after       []any
+	wantDropped []Dropped
+	// check, when set, proves a rule that decides no plan (the trash, the coverage).
+	check func(t *testing.T)
+}
+
+// ruleCases has one case per rule that decides what VACUUM deletes (VACUUM-SPEC.md sections
+// 4-10 and 13, and the rules of this project beyond it); vacuum/doc.go lists each rule with the
+// function that applies it and the names of its cases. Each case fails if its rule is broken.
+func ruleCases() []rule {
+	return []rule{
 		{
-			name:  "live add is kept however old",
-			setup: func(tb *table) { tb.commit(add("a.parquet")); tb.file("a.parquet", 400*day) },
-			opts:  retain0,
-			want:  map[string]Reason{},
-		},
-		{
-			name: "expired tombstone is deleted",
+			name: "retention: the table's delta.deletedFileRetentionDuration is the default",
+			spec: tableSpec{configuration: map[string]string{"delta.deletedFileRetentionDuration": "interval 3 days"}},
 			setup: func(tb *table) {
-				tb.commit(add("a.parquet"))
-				tb.commit(remove("a.parquet", 10*day))
-				tb.file("a.parquet", 20*day)
+				tb.file("four-days.parquet", 4*day)
+				tb.file("two-days.parquet", 2*day)
 			},
-			want: map[string]Reason{"a.parquet": ReasonTombstone},
+			want: map[string]Reason{"four-days.parquet": ReasonUntracked},
 		},
 		{
-			name: "tombstone inside the retention is kept even when the file is old",
+			name: "retention: RETAIN n HOURS is rounded half up to whole hours",
 			setup: func(tb *table) {
-				tb.commit(add("a.parquet"))
-				tb.commit(remove("a.parquet", 6*day))
-				tb.file("a.parquet", 20*day)
+				tb.file("90min.parquet", 90*time.Minute)
+				tb.file("30min.parquet", 30*time.Minute)
 			},
-			want: map[string]Reason{},
+			opts: Options{RetainHours: hours(0.5), DisableRetentionCheck: true}, // 1 hour
+			want: map[string]Reason{"90min.parquet": ReasonUntracked},
 		},
 		{
-			name: "tombstone exactly at the cutoff is kept (deletionTimestamp >= cutoff)",
+			name: "retention: RETAIN below half an hour rounds to 0",
 			setup: func(tb *table) {
-				tb.commit(add("a.parquet"))
-				tb.commit(remove("a.parquet", 7*day))
-				tb.file("a.parquet", 20*day)
+				tb.file("1min.parquet", time.Minute)
 			},
-			want: map[string]Reason{},
+			opts: Options{RetainHours: hours(0.49), DisableRetentionCheck: true},
+			want: map[string]Reason{"1min.parquet": ReasonUntracked},
 		},
 		{
-			name: "tombstone without deletionTimestamp counts as 0: expired",
+			name: "retention: RETAIN below 0 hours is refused",
+			opts: Options{RetainHours: hours(-1), DisableRetentionCheck: true},
+			err:  errIs(ErrNegativeRetention),
+		},
+		{
+			name: "retention: RETAIN NaN HOURS is refused",
+			opts: Options{RetainHours: hours(math.NaN()), DisableRetentionCheck: true},
+			err:  errIs(ErrRetentionNotANumber),
+		},
+		{
+			name: "retention: RETAIN beyond the hours a duration holds is refused",
+			opts: Options{RetainHours: hours(MaxRetentionHours + 1), DisableRetentionCheck: true},
+			err:  errIs(ErrRetentionTooLarge),
+		},
+		{
+			name: "retention: a retention below the table's is refused while the safety check is on",
+			opts: Options{RetainHours: hours(167.4)}, // 167 hours: one short of the week
+			err:  errAs[*RetentionError],
+		},
+		{
+			name: "retention: the safety check passes a retention of the table's, rounded",
 			setup: func(tb *table) {
-				tb.commit(add("a.parquet"))
-				tb.commit(removeNoTimestamp("a.parquet"))
-				tb.file("a.parquet", 20*day)
+				tb.file("8-days.parquet", 8*day)
 			},
-			want: map[string]Reason{"a.parquet": ReasonTombstone},
+			opts: Options{RetainHours: hours(167.5)},
+			want: map[string]Reason{"8-days.parquet": ReasonUntracked},
 		},
 		{
-			name: "a file re-added after its remove is live",
-			setup: func(tb *table) {
-				tb.commit(add("a.parquet"))
-				tb.commit(remove("a.parquet", 20*day))
-				tb.commit(add("a.parquet"))
-				tb.file("a.parquet", 20*day)
+			name: "retention: a policy's retention is never shorter than the table's own",
+			check: func(t *testing.T) {
+				tb := newTable(t, tableSpec{configuration: map[string]string{"delta.deletedFileRetentionDuration": "interval 10 days"}})
+				p, err := tb.planner(Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for policy, want := range map[float64]float64{24: 240, 240: 240, 300: 300} {
+					if got, err := PolicyRetainHours(p.Snapshot(), &policy); err != nil || *got != want {
+						t.Errorf("policy %gh: %v, %v; want %gh", policy, *got, err, want)
+					}
+				}
 			},
-			opts: retain0,
-			want: map[string]Reason{},
 		},
 		{
-			name: "untracked file older than the cutoff is deleted, newer or equal is kept",
-			setup: func(tb *table) {
-				tb.file("old.parquet", 8*day)
-				tb.file("edge.parquet", 7*day)
-				tb.file("new.parquet", 6*day)
-			},
-			want: map[string]Reason{"old.parquet": ReasonUntracked},
-		},
-		{
-			name: "hidden names at every depth are never candidates",
+			name: "hidden: names starting with _ or . at every depth are never candidates",
 			spec: tableSpec{partitionColumns: []string{"p"}},
 			setup: func(tb *table) {
 				tb.file("_tmp/a.parquet", 30*day)
@@ -108,7 +143,7 @@ func TestRules(t *testing.T) {
 			want: map[string]Reason{"p=1/visible.parquet": ReasonUntracked},
 		},
 		{
-			name: "partition columns starting with _ are not hidden, others starting with _ are",
+			name: "hidden: the folders of a partition column starting with _ are not hidden",
 			spec: tableSpec{partitionColumns: []string{"_2"}},
 			setup: func(tb *table) {
 				tb.file("_2=bar/a.parquet", 30*day)
@@ -120,7 +155,7 @@ func TestRules(t *testing.T) {
 			wantDirs: []string{"_2=bar"},
 		},
 		{
-			name: "_change_data and _delta_index are not hidden; their hidden files are",
+			name: "hidden: _change_data and _delta_index are not hidden, their hidden files are",
 			setup: func(tb *table) {
 				tb.file("_change_data/cdc-1.parquet", 30*day)
 				tb.file("_change_data/.gitkeep", 30*day)
@@ -136,17 +171,7 @@ func TestRules(t *testing.T) {
 			wantDirs: []string{"_change_data_x", "_delta_index"},
 		},
 		{
-			name: "cdc files named by the log are still deleted when old",
-			setup: func(tb *table) {
-				tb.commit(add("a.parquet"), cdc("_change_data/cdc-1.parquet"))
-				tb.file("a.parquet", 30*day)
-				tb.file("_change_data/cdc-1.parquet", 30*day)
-			},
-			want:     map[string]Reason{"_change_data/cdc-1.parquet": ReasonChangeData},
-			wantDirs: []string{"_change_data"},
-		},
-		{
-			name: "UniForm Iceberg metadata folder is hidden",
+			name: "hidden: metadata is hidden on UniForm Iceberg tables",
 			spec: tableSpec{configuration: map[string]string{"delta.universalFormat.enabledFormats": "iceberg"}},
 			setup: func(tb *table) {
 				tb.file("metadata/v1.metadata.json", 30*day)
@@ -156,7 +181,7 @@ func TestRules(t *testing.T) {
 			want: map[string]Reason{},
 		},
 		{
-			name: "metadata folder is visible without UniForm Iceberg",
+			name: "hidden: metadata is visible without UniForm Iceberg",
 			setup: func(tb *table) {
 				tb.file("metadata/v1.metadata.json", 30*day)
 			},
@@ -165,7 +190,7 @@ func TestRules(t *testing.T) {
 			wantDirs: []string{"metadata"},
 		},
 		{
-			name: "_delta_log is never touched",
+			name: "hidden: _delta_log is never touched",
 			setup: func(tb *table) {
 				tb.file("_delta_log/garbage.parquet", 300*day)
 				tb.file("_delta_log/_sidecars/old.parquet", 300*day)
@@ -175,7 +200,90 @@ func TestRules(t *testing.T) {
 			want: map[string]Reason{},
 		},
 		{
-			name: "deletion vector of a live add is kept: u without prefix",
+			name: "nested table: a folder with a _delta_log of its own is never entered, whatever sorts before it",
+			setup: func(tb *table) {
+				for _, k := range []string{"sub/A.parquet", "sub/0.parquet", "sub/B=1/x.parquet", "sub/part-0.parquet", "sub/z/y.parquet",
+					"sub/.A.parquet.crc", "sub/_delta_log/00000000000000000000.json", "junk.parquet", "subway/x.parquet"} {
+					tb.file(k, 30*day)
+				}
+				tb.dir("sub/C=1", 30*day) // an empty folder of the nested table, sorting before _delta_log
+			},
+			opts:       retain0,
+			want:       map[string]Reason{"junk.parquet": ReasonUntracked, "subway/x.parquet": ReasonUntracked},
+			wantDirs:   []string{"subway"},
+			wantNested: []string{"sub"},
+		},
+		{
+			name: "nested table: a folder an inventory names that holds a _delta_log is taken back",
+			setup: func(tb *table) {
+				tb.file("sub/_delta_log/00000000000000000000.json", 30*day)
+				tb.file("sub/a.parquet", 30*day)
+				tb.file("junk.parquet", 30*day)
+			},
+			inventory: sliceWalker{ // a report of the data files only
+				{Key: "junk.parquet", Size: 1, ModTime: now.Add(-30 * day)},
+				{Key: "sub/", IsDir: true, ModTime: now.Add(-30 * day)},
+				{Key: "sub/a.parquet", Size: 1, ModTime: now.Add(-30 * day)},
+			},
+			opts:       retain0,
+			want:       map[string]Reason{"junk.parquet": ReasonUntracked},
+			wantNested: []string{"sub"},
+		},
+		{
+			name:  "protected: a live add is kept however old",
+			setup: func(tb *table) { tb.commit(add("a.parquet")); tb.file("a.parquet", 400*day) },
+			opts:  retain0,
+			want:  map[string]Reason{},
+		},
+		{
+			name: "protected: a file re-added after its remove is live",
+			setup: func(tb *table) {
+				tb.commit(add("a.parquet"))
+				tb.commit(remove("a.parquet", 20*day))
+				tb.commit(add("a.parquet"))
+				tb.file("a.parquet", 20*day)
+			},
+			opts: retain0,
+			want: map[string]Reason{},
+		},
+		{
+			name: "tombstone: an expired tombstone's file is deleted",
+			setup: func(tb *table) {
+				tb.commit(add("a.parquet"))
+				tb.commit(remove("a.parquet", 10*day))
+				tb.file("a.parquet", 20*day)
+			},
+			want: map[string]Reason{"a.parquet": ReasonTombstone},
+		},
+		{
+			name: "tombstone: one inside the retention keeps its file, however old",
+			setup: func(tb *table) {
+				tb.commit(add("a.parquet"))
+				tb.commit(remove("a.parquet", 6*day))
+				tb.file("a.parquet", 20*day)
+			},
+			want: map[string]Reason{},
+		},
+		{
+			name: "tombstone: one exactly at the cutoff keeps its file (deletionTimestamp >= cutoff)",
+			setup: func(tb *table) {
+				tb.commit(add("a.parquet"))
+				tb.commit(remove("a.parquet", 7*day))
+				tb.file("a.parquet", 20*day)
+			},
+			want: map[string]Reason{},
+		},
+		{
+			name: "tombstone: one without deletionTimestamp counts as 0, expired",
+			setup: func(tb *table) {
+				tb.commit(add("a.parquet"))
+				tb.commit(removeNoTimestamp("a.parquet"))
+				tb.file("a.parquet", 20*day)
+			},
+			want: map[string]Reason{"a.parquet": ReasonTombstone},
+		},
+		{
+			name: "deletion vector: a live add's is kept (u, no prefix)",
 			setup: func(tb *table) {
 				tb.commit(addDV("a.parquet", dvU("", z85)))
 				tb.file("a.parquet", 30*day)
@@ -185,7 +293,7 @@ func TestRules(t *testing.T) {
 			want: map[string]Reason{},
 		},
 		{
-			name: "deletion vector of a live add is kept: u with prefix",
+			name: "deletion vector: a live add's is kept (u with a prefix), its name elsewhere is an orphan",
 			setup: func(tb *table) {
 				tb.commit(addDV("a.parquet", dvU("ab", z85)))
 				tb.file("a.parquet", 30*day)
@@ -196,7 +304,7 @@ func TestRules(t *testing.T) {
 			want: map[string]Reason{dvFile: ReasonDeletionVector},
 		},
 		{
-			name: "deletion vector p inside the root is kept [safer]",
+			name: "deletion vector: a live add's p path inside the root is kept [safer]",
 			setup: func(tb *table) {
 				tb.commit(addDV("a.parquet", map[string]any{"storageType": "p", "pathOrInlineDv": "mem://bucket/table/dvs/my%20dv.bin", "offset": 1, "sizeInBytes": 36, "cardinality": 2}))
 				tb.file("a.parquet", 30*day)
@@ -206,7 +314,7 @@ func TestRules(t *testing.T) {
 			want: map[string]Reason{},
 		},
 		{
-			name: "deletion vector i has no file",
+			name: "deletion vector: an inline one (i) names no file",
 			setup: func(tb *table) {
 				tb.commit(addDV("a.parquet", map[string]any{"storageType": "i", "pathOrInlineDv": "wi5b=000010000siXQKl0rr91000f55c8Xg0@@D72lkbi5=-{L", "sizeInBytes": 40, "cardinality": 6}))
 				tb.file("a.parquet", 30*day)
@@ -216,7 +324,7 @@ func TestRules(t *testing.T) {
 			want: map[string]Reason{dvFile: ReasonDeletionVector},
 		},
 		{
-			name: "deletion vector replaced on a live file: the old one is a tombstone, the new one kept",
+			name: "deletion vector: replaced on a live file, the old one is a tombstone, the new one kept",
 			setup: func(tb *table) {
 				tb.commit(addDV("a.parquet", dvU("", z85b)))
 				tb.commit(removeDV("a.parquet", 20*day, dvU("", z85b)), addDV("a.parquet", dvU("", z85)))
@@ -227,7 +335,7 @@ func TestRules(t *testing.T) {
 			want: map[string]Reason{dvFileB: ReasonTombstone},
 		},
 		{
-			name: "deletion vector of an unexpired tombstone is kept",
+			name: "deletion vector: an unexpired tombstone's is kept",
 			setup: func(tb *table) {
 				tb.commit(addDV("a.parquet", dvU("", z85)))
 				tb.commit(removeDV("a.parquet", 1*day, dvU("", z85)))
@@ -237,7 +345,7 @@ func TestRules(t *testing.T) {
 			want: map[string]Reason{},
 		},
 		{
-			name: "percent-encoded log paths name raw keys; two spellings are one file",
+			name: "path: percent-encoded log paths name raw keys, two escapes of one key are one file",
 			spec: tableSpec{partitionColumns: []string{"t"}},
 			setup: func(tb *table) {
 				tb.commit(add("t=11%253A11/a.parquet"), add("t=12%3A00/b.parquet"), add("t=12%3a00/c.parquet"), add("sp%20ace/d%3Dx.parquet"))
@@ -255,7 +363,7 @@ func TestRules(t *testing.T) {
 			wantDirs: []string{"t=12%253A00"},
 		},
 		{
-			name: "a path that can be read several ways protects every reading",
+			name: "path: a path that can be read several ways protects every reading",
 			setup: func(tb *table) {
 				tb.commit(add("a#1.parquet"), add("b?x=1"), add("c+d.parquet"), add("caf%C3%A9.parquet"))
 				for _, k := range []string{
@@ -272,7 +380,28 @@ func TestRules(t *testing.T) {
 			want: map[string]Reason{"f.parquet": ReasonUntracked},
 		},
 		{
-			name: "a live file spelled in another case or normalization by the listing is kept",
+			name: "path: every reading of an expired tombstone is a tombstone, never protected",
+			setup: func(tb *table) {
+				tb.commit(add("x#1.parquet"))
+				tb.commit(remove("x#1.parquet", 30*day))
+				tb.file("x#1.parquet", 30*day)
+				tb.file("x", 30*day)
+			},
+			opts: retain0,
+			want: map[string]Reason{"x#1.parquet": ReasonTombstone, "x": ReasonTombstone},
+		},
+		{
+			name: "path: absolute log paths inside the root protect, outside it are ignored",
+			setup: func(tb *table) {
+				tb.commit(add("mem://bucket/table/abs.parquet"), add("mem://bucket/other/x.parquet"))
+				tb.file("abs.parquet", 30*day)
+				tb.file("x.parquet", 30*day)
+			},
+			opts: retain0,
+			want: map[string]Reason{"x.parquet": ReasonUntracked},
+		},
+		{
+			name: "spelling: a live file listed in another letter case or normalization is kept",
 			setup: func(tb *table) {
 				tb.commit(add("Part-0.parquet"), add("date=2024/X.parquet"), add("STRASSE.parquet"), add("caf%C3%A9/y.parquet"))
 				for _, k := range []string{
@@ -289,28 +418,107 @@ func TestRules(t *testing.T) {
 			want: map[string]Reason{"part-1.parquet": ReasonUntracked},
 		},
 		{
-			name: "every reading of an expired tombstone is only a tombstone, never protected",
+			name: "ancestors: a directory above a live file is kept even when the file is missing",
 			setup: func(tb *table) {
-				tb.commit(add("x#1.parquet"))
-				tb.commit(remove("x#1.parquet", 30*day))
-				tb.file("x#1.parquet", 30*day)
-				tb.file("x", 30*day)
+				tb.commit(add("p=1/q=2/missing.parquet"))
+				tb.dir("p=1", 30*day)
+				tb.dir("p=1/q=2", 30*day)
 			},
-			opts: retain0,
-			want: map[string]Reason{"x#1.parquet": ReasonTombstone, "x": ReasonTombstone},
+			opts:     retain0,
+			want:     map[string]Reason{},
+			wantDirs: []string{},
 		},
 		{
-			name: "absolute log paths inside the root protect, outside are ignored",
+			name: "ancestors: a link a protected path passes through is kept, one nothing passes through deleted",
+			spec: tableSpec{partitionColumns: []string{"p"}},
 			setup: func(tb *table) {
-				tb.commit(add("mem://bucket/table/abs.parquet"), add("mem://bucket/other/x.parquet"))
-				tb.file("abs.parquet", 30*day)
-				tb.file("x.parquet", 30*day)
+				tb.commit(add("p=1/live.parquet"), add("q/r/live.parquet"))
+				tb.file("p=1", 30*day)      // the link itself, as a listing reports it
+				tb.file("q", 30*day)        // a link to a directory holding q/r/live.parquet
+				tb.file("dangling", 30*day) // a link nothing passes through
+				tb.file("p=1x", 30*day)     // not an ancestor of p=1/live.parquet
+			},
+			store: func(tb *table) storage.Store {
+				return &linking{Store: tb.store, links: map[string]bool{"p=1": true, "q": true, "dangling": true, "p=1x": true}}
 			},
 			opts: retain0,
-			want: map[string]Reason{"x.parquet": ReasonUntracked},
+			want: map[string]Reason{"dangling": ReasonUntracked, "p=1x": ReasonUntracked},
 		},
 		{
-			name: "checksum companion goes with its file, and only with it",
+			name: "links: a link into the table through which the log names live files refuses the run",
+			spec: tableSpec{partitionColumns: []string{"p"}},
+			setup: func(tb *table) {
+				tb.commit(add("p=1/live.parquet"))
+				tb.file("p=1", 30*day)
+				tb.file("real/p=1/live.parquet", 30*day) // where it points: named by no action
+			},
+			store: func(tb *table) storage.Store {
+				return &intoLinks{linking{Store: tb.store, links: map[string]bool{"p=1": true}}}
+			},
+			opts: retain0,
+			err:  errAs[*LinkIntoTableError],
+		},
+		{
+			name: "links: the refusal holds for a link younger than the cutoff",
+			spec: tableSpec{partitionColumns: []string{"p"}},
+			setup: func(tb *table) {
+				tb.commit(add("p=1/live.parquet"))
+				tb.file("p=1", day)
+				tb.file("p=2/live.parquet", 30*day)
+			},
+			store: func(tb *table) storage.Store {
+				return &intoLinks{linking{Store: tb.store, links: map[string]bool{"p=1": true}}}
+			},
+			opts: Options{RetainHours: hours(24), DisableRetentionCheck: true},
+			err:  errAs[*LinkIntoTableError],
+		},
+		{
+			name: "links: the refusal holds for a hidden link (never entered, its target listed where it is)",
+			setup: func(tb *table) {
+				tb.commit(add("_alias/live.parquet"))
+				tb.file("_alias", 30*day)
+				tb.file("p=2/live.parquet", 30*day)
+			},
+			store: func(tb *table) storage.Store {
+				return &intoLinks{linking{Store: tb.store, links: map[string]bool{"_alias": true}}}
+			},
+			opts: retain0,
+			err:  errAs[*LinkIntoTableError],
+		},
+		{
+			name: "age: a file older than the cutoff is deleted, one newer or at it is kept",
+			setup: func(tb *table) {
+				tb.file("old.parquet", 8*day)
+				tb.file("edge.parquet", 7*day)
+				tb.file("new.parquet", 6*day)
+			},
+			want: map[string]Reason{"old.parquet": ReasonUntracked},
+		},
+		{
+			name: "reason: cdc files named by the log are change data, deleted when old",
+			setup: func(tb *table) {
+				tb.commit(add("a.parquet"), cdc("_change_data/cdc-1.parquet"))
+				tb.file("a.parquet", 30*day)
+				tb.file("_change_data/cdc-1.parquet", 30*day)
+			},
+			want:     map[string]Reason{"_change_data/cdc-1.parquet": ReasonChangeData},
+			wantDirs: []string{"_change_data"},
+		},
+		{
+			name: "reason: change data, a tombstone, an orphan deletion vector, untracked",
+			setup: func(tb *table) {
+				tb.commit(add("t.parquet"))
+				tb.commit(remove("t.parquet", 20*day))
+				for _, k := range []string{"_change_data/c.parquet", "t.parquet", "p/" + dvFile, "u.parquet", "deletion_vector_x.parquet"} {
+					tb.file(k, 30*day)
+				}
+			},
+			want: map[string]Reason{"_change_data/c.parquet": ReasonChangeData, "t.parquet": ReasonTombstone, "p/" + dvFile: ReasonDeletionVector,
+				"u.parquet": ReasonUntracked, "deletion_vector_x.parquet": ReasonUntracked},
+			wantDirs: []string{"_change_data", "p"},
+		},
+		{
+			name: "checksum: a companion goes with its file, in either listing order, and only with it",
 			setup: func(tb *table) {
 				tb.commit(add("live.parquet"))
 				tb.file("live.parquet", 30*day)
@@ -325,7 +533,17 @@ func TestRules(t *testing.T) {
 			wantCheck: map[string]string{"old.parquet": ".old.parquet.crc", "+early.parquet": ".+early.parquet.crc"},
 		},
 		{
-			name: "empty directories: old ones go, fresh ones stay, emptied ones go bottom-up",
+			name: "checksum: a companion the log names itself stays when its file goes",
+			setup: func(tb *table) {
+				tb.commit(add(".old.parquet.crc"))
+				tb.file("old.parquet", 30*day)
+				tb.file(".old.parquet.crc", 30*day)
+			},
+			opts: retain0,
+			want: map[string]Reason{"old.parquet": ReasonUntracked},
+		},
+		{
+			name: "directories: empty ones older than the cutoff go, fresh ones stay, emptied ones go bottom-up",
 			setup: func(tb *table) {
 				tb.dir("old-empty", 30*day)
 				tb.dir("fresh-empty", 1*time.Hour)
@@ -340,55 +558,307 @@ func TestRules(t *testing.T) {
 			wantDirs: []string{"a", "a/b", "old-empty"},
 		},
 		{
-			name: "a directory above a live or unexpired file is kept even when the file is missing",
+			name: "directories: one the inventory lists whose name the log protects as a file stays",
 			setup: func(tb *table) {
-				tb.commit(add("p=1/q=2/missing.parquet"))
-				tb.dir("p=1", 30*day)
-				tb.dir("p=1/q=2", 30*day)
+				tb.commit(add("x"))
 			},
-			opts:     retain0,
-			want:     map[string]Reason{},
-			wantDirs: []string{},
+			inventory: sliceWalker{{Key: "x/", IsDir: true, ModTime: now.Add(-30 * day)}, {Key: "y/", IsDir: true, ModTime: now.Add(-30 * day)}},
+			opts:      retain0,
+			want:      map[string]Reason{},
+			wantDirs:  []string{"y"},
 		},
 		{
-			name: "table property sets the retention",
-			spec: tableSpec{configuration: map[string]string{"delta.deletedFileRetentionDuration": "interval 3 days"}},
+			name: "LITE: the candidates are the removes, their deletion vectors and the cdc files of the log, less what it protects",
+			spec: tableSpec{partitionColumns: []string{"p"}},
 			setup: func(tb *table) {
-				tb.file("four-days.parquet", 4*day)
-				tb.file("two-days.parquet", 2*day)
+				tb.commit(add("a.parquet"), addDV("p=1/b.parquet", dvU("", z85)), add("_tmp/h.parquet"), add("c.parquet"), add("d.parquet"))
+				tb.commit(remove("a.parquet", 20*day), removeDV("p=1/b.parquet", 20*day, dvU("", z85)), remove("_tmp/h.parquet", 20*day), cdc("_change_data/x.parquet"))
+				tb.commit(remove("c.parquet", 20*day), remove("d.parquet", day))
+				tb.commit(add("c.parquet")) // re-added: live again
+				for _, k := range []string{"a.parquet", "p=1/b.parquet", dvFile, "_tmp/h.parquet", "c.parquet", "d.parquet", "_change_data/x.parquet", "untracked.parquet"} {
+					tb.file(k, 30*day)
+				}
+				tb.dir("empty", 30*day)
 			},
-			want: map[string]Reason{"four-days.parquet": ReasonUntracked},
+			opts: Options{Mode: ModeLite},
+			want: map[string]Reason{"a.parquet": ReasonTombstone, "p=1/b.parquet": ReasonTombstone, dvFile: ReasonTombstone, "_change_data/x.parquet": ReasonChangeData},
 		},
 		{
-			name: "RETAIN is rounded half up to whole hours",
+			name: "LITE: a remove names a candidate only once its own deletionTimestamp is before the cutoff",
 			setup: func(tb *table) {
-				tb.file("90min.parquet", 90*time.Minute)
-				tb.file("30min.parquet", 30*time.Minute)
+				tb.commit(add("x.parquet"))
+				tb.commit(remove("x.parquet", day)) // 2: in the window, inside the retention
+				tb.commit(add("x.parquet"))
+				tb.commit(remove("x.parquet", 20*day)) // 4: expired, but committed after the cutoff (a skewed clock)
+				tb.ageCommit(4, day)
+				tb.file("x.parquet", 30*day)
 			},
-			opts: Options{RetainHours: hours(0.5), DisableRetentionCheck: true}, // 1 hour
-			want: map[string]Reason{"90min.parquet": ReasonUntracked},
+			opts: Options{Mode: ModeLite},
+			want: map[string]Reason{},
 		},
 		{
-			name: "RETAIN below one half hour rounds to 0",
+			name: "LITE: the window starts after the commit the last VACUUM covered and ends at the newest commit before the cutoff",
 			setup: func(tb *table) {
-				tb.file("1min.parquet", time.Minute)
+				tb.commit(add("a.parquet"), add("b.parquet"), add("c.parquet"))
+				tb.commit(remove("a.parquet", 20*day)) // 2: covered by the last VACUUM
+				tb.commit(remove("b.parquet", 20*day)) // 3
+				tb.commit(remove("c.parquet", 20*day)) // 4: after the cutoff
+				tb.ageCommit(4, day)
+				tb.store.PutAt(deltalog.LastVacuumInfoKey, []byte(`{"latestCommitVersionOutsideOfRetentionWindow": 2}`), now)
+				for _, k := range []string{"a.parquet", "b.parquet", "c.parquet"} {
+					tb.file(k, 30*day)
+				}
 			},
-			opts: Options{RetainHours: hours(0.49), DisableRetentionCheck: true},
-			want: map[string]Reason{"1min.parquet": ReasonUntracked},
+			opts: Options{Mode: ModeLite},
+			want: map[string]Reason{"b.parquet": ReasonTombstone},
+		},
+		{
+			name: "LITE: a log that no longer reaches back to the last VACUUM is refused",
+			setup: func(tb *table) {
+				tb.commit(add("a.parquet"))
+				tb.commit(add("b.parquet"))
+				cp, _ := deltalog.EncodeCommit([]any{
+					map[string]any{"checkpointMetadata": map[string]any{"version": 2}},
+					map[string]any{"protocol": map[string]any{"minReaderVersion": 1, "minWriterVersion": 2}},
+					map[string]any{"metaData": map[string]any{"id": "x", "format": map[string]any{"provider": "parquet"}, "schemaString": "{}", "partitionColumns": []string{}, "configuration": map[string]string{}}},
+				})
+				tb.store.PutAt("_delta_log/00000000000000000002.checkpoint.0b6a1c3e-7d1f-4c2a-9a3e-1f2e3d4c5b6a.json", cp, now)
+				tb.commit(remove("a.parquet", 20*day))
+				for v := int64(0); v <= 1; v++ {
+					tb.store.Delete(context.Background(), []string{deltalog.CommitKey(v)})
+				}
+				tb.store.PutAt(deltalog.LastVacuumInfoKey, []byte(`{"latestCommitVersionOutsideOfRetentionWindow": 0}`), now)
+			},
+			opts: Options{Mode: ModeLite},
+			err:  errIs(ErrCannotVacuumLite),
+		},
+		{
+			name: "LITE: on local disk, a candidate written again since is too new, a companion goes with its file",
+			spec: tableSpec{location: "file:///tmp/lite-rules"},
+			setup: func(tb *table) {
+				tb.commit(add("a.parquet"), add("b.parquet"))
+				tb.commit(remove("a.parquet", 20*day), remove("b.parquet", 20*day))
+				tb.file("a.parquet", time.Hour) // written again under the removed name
+				tb.file("b.parquet", 30*day)
+				tb.file(".b.parquet.crc", 30*day)
+			},
+			opts:      Options{Mode: ModeLite},
+			want:      map[string]Reason{"b.parquet": ReasonTombstone},
+			wantCheck: map[string]string{"b.parquet": ".b.parquet.crc"},
+		},
+		{
+			name: "inventory: rows outside the table root are ignored",
+			setup: func(tb *table) {
+				tb.file("x.parquet", 30*day)
+			},
+			inventoryCSV: "path,length,isDir,modificationTime\n" +
+				"mem://bucket/table/x.parquet,1,false,1\n" +
+				"mem://bucket/table2/y.parquet,1,false,1\n" +
+				"mem://bucket/other/z.parquet,1,false,1\n" +
+				"mem://other/table/w.parquet,1,false,1\n" +
+				"s3://bucket/table/v.parquet,1,false,1\n",
+			opts: retain0,
+			want: map[string]Reason{"x.parquet": ReasonUntracked},
+		},
+		{
+			name: "shard: each shard plans the top-level entries ShardOf gives it, a companion with its file; together, the plan of the table",
+			check: func(t *testing.T) {
+				tb := newTable(t, tableSpec{partitionColumns: []string{"p"}})
+				tb.commit(add("p=0/live.parquet"))
+				for i := range 12 {
+					tb.file(fmt.Sprintf("p=%d/x.parquet", i), 30*day)
+					tb.file(fmt.Sprintf("f%d.parquet", i), 30*day)
+					tb.file(fmt.Sprintf(".f%d.parquet.crc", i), 30*day)
+				}
+				v := int64(1)
+				whole := tb.plan(Options{Version: &v})
+				union := map[string]Reason{}
+				for i := range 3 {
+					sh := &Shard{Index: i, Count: 3}
+					for k, r := range deleted(tb.plan(Options{Version: &v, Shard: sh})) {
+						if ShardOf(k, 3) != i {
+							t.Errorf("shard %d plans %s, of shard %d", i, k, ShardOf(k, 3))
+						}
+						union[k] = r
+					}
+					for _, f := range tb.plan(Options{Version: &v, Shard: sh}).Files.MustCollect() {
+						if f.Checksum == "" && strings.HasPrefix(f.Path, "f") {
+							t.Errorf("shard %d: %s without its companion", i, f.Path)
+						}
+					}
+				}
+				if diff := cmp.Diff(deleted(whole), union); diff != "" {
+					t.Errorf("the shards together (-whole +union):\n%s", diff)
+				}
+			},
+		},
+		{
+			name: "re-check: a file a commit after planning names, in any spelling or below it, is kept",
+			setup: func(tb *table) {
+				tb.commit(add("a.parquet"))
+				tb.commit(remove("a.parquet", 20*day))
+				for _, k := range []string{"a.parquet", "b.parquet", "c", "d.parquet"} {
+					tb.file(k, 30*day)
+				}
+			},
+			// A RESTORE of a.parquet; B.parquet, b.parquet on a case-insensitive file system;
+			// c/x.parquet, below c: a folder that is a link.
+			after:       []any{add("a.parquet"), add("B.parquet"), add("c/x.parquet")},
+			want:        map[string]Reason{"a.parquet": ReasonTombstone, "b.parquet": ReasonUntracked, "c": ReasonUntracked, "d.parquet": ReasonUntracked},
+			wantDropped: []Dropped{{"a.parquet", DropReferenced, 3}, {"b.parquet", DropReferenced, 3}, {"c", DropReferenced, 3}},
+		},
+		{
+			name: "re-check: a file written again since it was listed is kept, on a store that deletes on a condition",
+			check: func(t *testing.T) {
+				tb := newTable(t, tableSpec{})
+				tb.file("a.parquet", 30*day)
+				tb.file("b.parquet", 30*day)
+				g := withGenerations(tb.store)
+				plan, err := planOn(g, retain0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				g.rewrite(t, "a.parquet", []byte("written again"))
+				res, err := executeRun(context.Background(), g, plan, ExecOptions{BatchSize: 2, Concurrency: 1})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if diff := cmp.Diff([]Dropped{{"a.parquet", DropChanged, -1}}, res.Dropped); diff != "" || !exists(tb, "a.parquet") || exists(tb, "b.parquet") {
+					t.Errorf("kept (-want +got):\n%s", diff)
+				}
+			},
+		},
+		{
+			name: "re-check: a retention raised after planning keeps what is not old enough under it",
+			setup: func(tb *table) {
+				tb.file("10-days.parquet", 10*day)
+				tb.file("40-days.parquet", 40*day)
+				tb.dir("empty", 10*day)
+			},
+			after:       []any{metaData(map[string]string{"delta.deletedFileRetentionDuration": "interval 30 days"})},
+			want:        map[string]Reason{"10-days.parquet": ReasonUntracked, "40-days.parquet": ReasonUntracked},
+			wantDirs:    []string{"empty"},
+			wantDropped: []Dropped{{"10-days.parquet", DropRetention, 1}, {"empty", DropRetention, 1}},
+		},
+		{
+			name: "re-check: a metaData after planning that hides a path keeps what lies there",
+			setup: func(tb *table) {
+				tb.file("metadata/v1.metadata.json", 30*day)
+				tb.file("x.parquet", 30*day)
+			},
+			opts:        retain0,
+			after:       []any{metaData(map[string]string{"delta.universalFormat.enabledFormats": "iceberg"})},
+			want:        map[string]Reason{"metadata/v1.metadata.json": ReasonUntracked, "x.parquet": ReasonUntracked},
+			wantDirs:    []string{"metadata"},
+			wantDropped: []Dropped{{"metadata/v1.metadata.json", DropHidden, 1}}, // and its folder stays with it
+		},
+		{
+			name: "trash: a trash folder is a clean hidden folder of the table, outside the log and the runs folder",
+			check: func(t *testing.T) {
+				tb := newTable(t, tableSpec{partitionColumns: []string{"_p"}})
+				p, err := tb.planner(Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for prefix, ok := range map[string]bool{"_t": true, "./_t/": true, ".trash/x/": true, DefaultTrash: true,
+					"t/": false, "_delta_log/t/": false, "_DELTA_LOG/t/": false, RunsDir: false, "_deltavacuum/runs/x/": false, "_deltavacuum/": false,
+					"../_t/": false, "_t/../x/": false, "/": false, "_change_data/": false, "_p=1/": false} {
+					dir, err := TrashFolder(p.Snapshot(), prefix)
+					if (err == nil) != ok || (err != nil && !errors.Is(err, ErrTrashFolder)) || (ok && !strings.HasSuffix(dir, "/")) {
+						t.Errorf("TrashFolder(%q) = %q, %v; want accepted %v", prefix, dir, err, ok)
+					}
+				}
+			},
+		},
+		{
+			name: "trash: a trash folder whose way holds a file is refused before anything moves",
+			check: func(t *testing.T) {
+				tb := newTable(t, tableSpec{})
+				tb.file("_t", day)
+				tb.file("_u/x", day)
+				for dir, ok := range map[string]bool{"_t/": false, "_t/run/": false, "_u/": true, "_u/x/": false, "_v/run/": true} {
+					if err := CheckTrashPlace(context.Background(), tb.store, dir); (err == nil) != ok {
+						t.Errorf("CheckTrashPlace(%q) = %v; want accepted %v", dir, err, ok)
+					}
+				}
+			},
+		},
+		{
+			name: "coverage: a completed run covers the newest commit outside the retention, another run nothing",
+			check: func(t *testing.T) {
+				v := func(n int64) *int64 { return &n }
+				done := func(r *Result) *Result {
+					r.Plan, r.Status = &Plan{LatestCommitOutsideRetention: v(7)}, StatusCompleted
+					return r
+				}
+				for _, c := range []struct {
+					name string
+					res  *Result
+					prev *int64
+					want *int64
+				}{
+					{"completed", done(&Result{}), nil, v(7)},
+					{"completed after an older one", done(&Result{}), v(3), v(7)},
+					{"failed", &Result{Plan: &Plan{LatestCommitOutsideRetention: v(7)}, Status: StatusFailed}, nil, nil},
+					{"retention raised during the run", done(&Result{retentionRaised: true}), nil, nil},
+					{"sharded", func() *Result { r := done(&Result{}); r.Shard = &Shard{Index: 0, Count: 2}; return r }(), nil, nil},
+					{"would move it back", done(&Result{RecheckedThrough: v(9)}), v(8), nil},
+					{"a recorded version beyond the log", done(&Result{RecheckedThrough: v(9)}), v(12), v(7)},
+				} {
+					if got := Coverage(c.res, c.prev); (got == nil) != (c.want == nil) || got != nil && *got != *c.want {
+						t.Errorf("%s: %v, want %v", c.name, got, c.want)
+					}
+				}
+			},
 		},
 	}
-	for _, tt := range tests {
+}
+
+// TestRules runs ruleCases.
+func TestRules(t *testing.T) {
+	ctx := context.Background()
+	for _, tt := range ruleCases() {
 		t.Run(tt.name, func(t *testing.T) {
+			if tt.check != nil {
+				tt.check(t)
+				return
+			}
 			tb := newTable(t, tt.spec)
-			tt.setup(tb)
-			plan := tb.plan(tt.opts)
+			if tt.setup != nil {
+				tt.setup(tb)
+			}
+			opts := tt.opts
+			if opts.Now.IsZero() {
+				opts.Now = now
+			}
+			var store storage.Store = tb.store
+			if tt.store != nil {
+				store = tt.store(tb)
+			}
+			if tt.inventory != nil {
+				opts.Inventory = tt.inventory
+			}
+			if tt.inventoryCSV != "" {
+				opts.Inventory = csvInventory(t, tb, tt.inventoryCSV)
+			}
+			p, err := NewPlanner(ctx, store, opts)
+			var plan *Plan
+			if err == nil {
+				plan, err = p.Plan(ctx)
+			}
+			if tt.err != nil {
+				if !tt.err(err) {
+					t.Fatalf("got %v (plan %v), want the refusal", err, plan)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("planning: %v", err)
+			}
 			if diff := cmp.Diff(tt.want, deleted(plan)); diff != "" {
 				t.Errorf("deleted files (-want +got):\n%s", diff)
 			}
-			if tt.wantDirs == nil {
-				tt.wantDirs = []string{}
-			}
-			if diff := cmp.Diff(tt.wantDirs, dirs(plan)); diff != "" {
+			if diff := cmp.Diff(orEmpty(tt.wantDirs), dirs(plan)); diff != "" {
 				t.Errorf("deleted directories (-want +got):\n%s", diff)
 			}
 			got := map[string]string{}
@@ -403,8 +873,86 @@ func TestRules(t *testing.T) {
 			if diff := cmp.Diff(tt.wantCheck, got); diff != "" {
 				t.Errorf("checksum companions (-want +got):\n%s", diff)
 			}
+			if diff := cmp.Diff(orEmpty(tt.wantNested), orEmpty(plan.NestedTables)); diff != "" {
+				t.Errorf("nested tables (-want +got):\n%s", diff)
+			}
+			if tt.after == nil {
+				return
+			}
+			res, err := Execute(ctx, tb.store, plan, startOpts(t, plan, startAfter(tb, tt.after...)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.wantDropped, sortedDropped(res)); diff != "" {
+				t.Errorf("kept by the re-check (-want +got):\n%s", diff)
+			}
 		})
 	}
+}
+
+// TestRulesDocumented: every case of TestRules is named in the package documentation
+// (doc.go), and every case named there exists, each once.
+func TestRulesDocumented(t *testing.T) {
+	src, err := os.ReadFile("doc.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text strings.Builder
+	for _, line := range strings.Split(string(src), "\n") {
+		if c, ok := strings.CutPrefix(line, "//"); ok {
+			text.WriteString(strings.TrimSpace(c) + " ")
+		}
+	}
+	named := map[string]int{}
+	for i, part := range strings.Split(text.String(), `"`) {
+		if i%2 == 1 {
+			named[part]++
+		}
+	}
+	for _, c := range ruleCases() {
+		switch named[c.name] {
+		case 0:
+			t.Errorf("doc.go does not name the case %q", c.name)
+		case 1:
+		default:
+			t.Errorf("doc.go names the case %q %d times", c.name, named[c.name])
+		}
+		delete(named, c.name)
+	}
+	for name := range named {
+		t.Errorf("doc.go names %q, which is no case of TestRules", name)
+	}
+}
+
+func errIs(target error) func(error) bool {
+	return func(err error) bool { return errors.Is(err, target) }
+}
+
+func errAs[T error](err error) bool {
+	var target T
+	return errors.As(err, &target)
+}
+
+// metaData is a metaData action of the test table with the given configuration.
+func metaData(configuration map[string]string) map[string]any {
+	return map[string]any{"metaData": map[string]any{
+		"id": "test-table", "format": map[string]any{"provider": "parquet"}, "schemaString": `{"type":"struct","fields":[]}`,
+		"partitionColumns": []string{}, "configuration": configuration}}
+}
+
+// csvInventory is an inventory of tb's table in CSV, read from a file on local disk.
+func csvInventory(t *testing.T, tb *table, text string) Walker {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "inventory.csv")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l, err := inventory.Open(context.Background(), inventory.Source{Location: path}, tb.store.Location(), inventory.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	return l
 }
 
 // linking reports chosen keys of a store as symbolic links, as the local backend does.
@@ -422,74 +970,6 @@ func (l *linking) Walk(ctx context.Context, prefix string, fn func(storage.Objec
 	})
 }
 
-// TestLinkWithProtectedPathsBelowIsKept: a symbolic link that a protected path passes
-// through (a partition folder that is a link) is never deleted as an untracked file; a link
-// nothing passes through is deleted like any file (the link, never its target).
-func TestLinkWithProtectedPathsBelowIsKept(t *testing.T) {
-	tb := newTable(t, tableSpec{partitionColumns: []string{"p"}})
-	tb.commit(add("p=1/live.parquet"), add("q/r/live.parquet"))
-	tb.file("p=1", 30*day)      // the link itself, as a listing reports it
-	tb.file("q", 30*day)        // a link to a directory holding q/r/live.parquet
-	tb.file("dangling", 30*day) // a link nothing passes through
-	tb.file("p=1x", 30*day)     // not an ancestor of p=1/live.parquet
-	store := &linking{Store: tb.store, links: map[string]bool{"p=1": true, "q": true, "dangling": true, "p=1x": true}}
-	p, err := NewPlanner(context.Background(), store, Options{RetainHours: hours(0), DisableRetentionCheck: true, Now: now})
-	if err != nil {
-		t.Fatal(err)
-	}
-	plan, err := p.Plan(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := map[string]Reason{"dangling": ReasonUntracked, "p=1x": ReasonUntracked}
-	if diff := cmp.Diff(want, deleted(plan)); diff != "" {
-		t.Errorf("deleted (-want +got):\n%s", diff)
-	}
-}
-
-// TestNestedTableIsNeverEntered: a folder inside the table with a _delta_log of its own is
-// another Delta table: nothing in it is deleted, whatever sorts before _delta_log, and it is
-// reported [safer].
-func TestNestedTableIsNeverEntered(t *testing.T) {
-	tb := newTable(t, tableSpec{})
-	for _, k := range []string{"sub/A.parquet", "sub/0.parquet", "sub/B=1/x.parquet", "sub/part-0.parquet", "sub/z/y.parquet",
-		"sub/.A.parquet.crc", "sub/_delta_log/00000000000000000000.json", "junk.parquet", "subway/x.parquet"} {
-		tb.file(k, 30*day)
-	}
-	tb.dir("sub/C=1", 30*day) // an empty folder of the nested table, sorting before _delta_log
-	plan := tb.plan(retain0)
-	want := map[string]Reason{"junk.parquet": ReasonUntracked, "subway/x.parquet": ReasonUntracked}
-	if diff := cmp.Diff(want, deleted(plan)); diff != "" {
-		t.Errorf("deleted (-want +got):\n%s", diff)
-	}
-	if d := dirs(plan); len(d) != 1 || d[0] != "subway" || len(plan.NestedTables) != 1 || plan.NestedTables[0] != "sub" {
-		t.Errorf("dirs %v, nested %v; want [subway] and [sub]", d, plan.NestedTables)
-	}
-	if plan.NumFilesToDelete != 2 {
-		t.Errorf("NumFilesToDelete = %d, want 2", plan.NumFilesToDelete)
-	}
-}
-
-// TestLinkIntoTheTableIsRefused: when the log names live files through a symbolic link that
-// points inside the table, those files are listed again under their real names, named by no
-// action: the run is refused before anything is deleted.
-func TestLinkIntoTheTableIsRefused(t *testing.T) {
-	tb := newTable(t, tableSpec{partitionColumns: []string{"p"}})
-	tb.commit(add("p=1/live.parquet"))
-	tb.file("p=1", 30*day)
-	tb.file("real/p=1/live.parquet", 30*day)
-	store := &intoLinks{linking{Store: tb.store, links: map[string]bool{"p=1": true}}}
-	p, err := NewPlanner(context.Background(), store, Options{RetainHours: hours(0), DisableRetentionCheck: true, Now: now})
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = p.Plan(context.Background())
-	var le *LinkIntoTableError
-	if !errors.As(err, &le) || le.Link != "p=1" {
-		t.Fatalf("got %v, want a LinkIntoTableError for p=1", err)
-	}
-}
-
 // intoLinks reports its links as pointing inside the store.
 type intoLinks struct{ linking }
 
@@ -498,36 +978,4 @@ func (l *intoLinks) Walk(ctx context.Context, prefix string, fn func(storage.Obj
 		o.LinkIntoStore = o.IsLink
 		return fn(o)
 	})
-}
-
-// TestLinkIntoTheTableIsRefusedYoungOrHidden: the refusal of a link through which the log
-// names live files does not depend on the link's own age (a link made yesterday, under a
-// week's retention) nor on its name being hidden (_alias is never descended into, but the
-// files it points to are listed under their real names, which no action names).
-func TestLinkIntoTheTableIsRefusedYoungOrHidden(t *testing.T) {
-	for _, c := range []struct {
-		name, link string
-		age        time.Duration
-	}{
-		{"young", "p=1", day},
-		{"hidden", "_alias", 30 * day},
-		{"hidden and young", ".alias", day},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			tb := newTable(t, tableSpec{partitionColumns: []string{"p"}})
-			tb.commit(add(c.link + "/live.parquet"))
-			tb.file(c.link, c.age)
-			tb.file("p=2/live.parquet", 30*day) // where the link points: named by no action
-			store := &intoLinks{linking{Store: tb.store, links: map[string]bool{c.link: true}}}
-			p, err := NewPlanner(context.Background(), store, Options{RetainHours: hours(24), DisableRetentionCheck: true, Now: now})
-			if err != nil {
-				t.Fatal(err)
-			}
-			plan, err := p.Plan(context.Background())
-			var le *LinkIntoTableError
-			if !errors.As(err, &le) || le.Link != c.link {
-				t.Fatalf("got %v (plan %v), want a LinkIntoTableError for %s", err, plan, c.link)
-			}
-		})
-	}
 }

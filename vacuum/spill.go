@@ -11,7 +11,6 @@ import (
 
 	"github.com/deltavacuum/deltavacuum/internal/spill"
 	"github.com/deltavacuum/deltavacuum/internal/tempfile"
-	"github.com/deltavacuum/deltavacuum/storage"
 )
 
 // spillFile is what the temporary file is used through (an *os.File; tests wrap it).
@@ -87,10 +86,6 @@ const (
 	spillVersion                   // a version follows
 )
 
-func usualChecksum(path string) string {
-	return storage.Dir(path) + "." + storage.Base(path) + ".crc"
-}
-
 func appendString(b []byte, s string) []byte {
 	b = binary.AppendUvarint(b, uint64(len(s)))
 	return append(b, s...)
@@ -106,7 +101,7 @@ func (fileCodec) Append(b []byte, f *File) []byte {
 	}
 	switch {
 	case f.Checksum == "":
-	case f.Checksum == usualChecksum(f.Path):
+	case f.Checksum == checksumCompanion(f.Path):
 		flags |= spillUsualChecksum
 	default:
 		flags |= spillOtherChecksum
@@ -194,7 +189,7 @@ func (fileCodec) Decode(path string, b []byte) (File, []byte, error) {
 		f.ModificationTime = time.Unix(sec, int64(nsec)).UTC()
 	}
 	if flags&spillUsualChecksum != 0 {
-		f.Checksum = usualChecksum(f.Path)
+		f.Checksum = checksumCompanion(f.Path)
 	}
 	if flags&spillOtherChecksum != 0 {
 		if f.Checksum, b, err = readString(b); err != nil {

@@ -17,7 +17,7 @@ func benchFiles(n int) []File {
 		p := fmt.Sprintf("date=2026-01-%02d/part-%05d-%08x-%04x-4bd2-9c1e-%012x.c000.snappy.parquet", 1+i/(n/28+1), i%100000, r.Uint32(), r.Uint32()&0xffff, r.Uint64()&0xffffffffffff)
 		files[i] = File{Path: p, Size: int64(r.IntN(1 << 28)), ModificationTime: base.Add(time.Duration(i) * time.Second), Reason: ReasonUntracked, eligible: since(i)}
 		if i%3 == 0 {
-			files[i].Checksum = usualChecksum(p)
+			files[i].Checksum = checksumCompanion(p)
 		}
 	}
 	return files

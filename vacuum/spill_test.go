@@ -91,7 +91,7 @@ func spillSample() []File {
 		}
 		switch i % 3 {
 		case 1:
-			f.Checksum = usualChecksum(f.Path)
+			f.Checksum = checksumCompanion(f.Path)
 		case 2:
 			f.Checksum = fmt.Sprintf("elsewhere/.%d.crc", i)
 		}

@@ -33,7 +33,7 @@ const (
 	RuleRetainedDV Rule = "deletion_vector_in_retention"
 	// RuleTooNew: not protected, but modified at or after the cutoff.
 	RuleTooNew Rule = "not_older_than_cutoff"
-	// RuleOtherSpelling: a protected key in another spelling of the same file (fold.go).
+	// RuleOtherSpelling: a protected key in another spelling of the same file (rules_fold.go).
 	RuleOtherSpelling Rule = "protected_in_other_spelling"
 	// RuleProtectedBelow: a protected path passes through it (a symbolic link to a folder, a
 	// key that is also a folder).
@@ -72,7 +72,26 @@ func (v Verdict) DeletableAt(cutoff time.Time) bool {
 	default:
 		return false
 	}
-	return v.NewestRemoval < cutoff.UnixMilli() && v.Object.ModTime.Before(cutoff)
+	return tombstoneExpired(v.NewestRemoval, cutoff.UnixMilli()) && olderThan(v.Object.ModTime, cutoff)
+}
+
+// DeletableFrom is, for a verdict whose DeletableAt changes with the cutoff (a tombstone inside
+// the retention, a file too new, one deleted now), the earliest cutoff that deletes it: just
+// after its newest removal and after its modification time. DeletableAt holds at every cutoff
+// from it on, so a run at retention r deletes the file from DeletableFrom() + r on.
+func (v Verdict) DeletableFrom() time.Time {
+	at := time.UnixMilli(v.NewestRemoval + 1)
+	if mt := v.Object.ModTime.Add(time.Nanosecond); mt.After(at) || v.NewestRemoval < 0 {
+		at = mt
+	}
+	return at
+}
+
+// VerdictBelow is the verdict on an entry below a directory the planner did not enter (rule
+// dir: a hidden directory, _delta_log, a nested table): the listing reports it to an observer
+// of the listing (insight's), never to the planner, which kept the whole directory.
+func VerdictBelow(o storage.Object, dir Rule) Verdict {
+	return Verdict{Object: o, Rule: dir, NewestRemoval: -1}
 }
 
 // protection is why the log protects a key; lower values win when several apply.
@@ -129,32 +148,6 @@ func (l *whyList) seal() hashList {
 	return hashListOf(hashes)
 }
 
-// decide is the rule for one visible listed file whose key hashes to h, in the order the
-// planner applies it: protected by the log, too new, another spelling of a protected key, a
-// protected path through it; otherwise unreferenced and deleted. kept is the place of h in the
-// protected set when the log protects it, -1 otherwise; at and live are what p.keep.find(h)
-// returned.
-func (p *Planner) decide(o storage.Object, h uint64, at int, live bool) (rule Rule, kept int, err error) {
-	if live {
-		return RuleLive, at, nil // refined by observe when an observer asks why
-	}
-	if err := p.checkLinkInto(o); err != nil {
-		return "", -1, err // whatever the link's age or spelling: the refusal comes first
-	}
-	switch {
-	case !o.ModTime.Before(p.cutoff):
-		return RuleTooNew, -1, nil
-	case p.keptByFold(o.Key):
-		return RuleOtherSpelling, -1, nil // a live file's key in another spelling (case, normalization)
-	case p.keepDir.has(p.hash(o.Key + "/")):
-		// A protected path passes through this entry: a symbolic link (a partition folder
-		// that is a link; an inventory reports it as a file), or an object store's key that
-		// is a prefix too. Deleting a link would make every live file below it unreachable.
-		return RuleProtectedBelow, -1, nil
-	}
-	return RuleUnreferenced, -1, nil
-}
-
 // observe tells the observer, if any, the rule that decided o (h: its key's hash, for files;
 // kept: its place in the protected set, or -1).
 func (p *Planner) observe(o storage.Object, h uint64, kept int, rule Rule, reason Reason) {
@@ -187,16 +180,4 @@ func (p *Planner) observe(o storage.Object, h uint64, kept int, rule Rule, reaso
 		}
 	}
 	p.opts.Observe(v)
-}
-
-// checkLinkInto refuses a symbolic link that points inside the table when the log names live
-// files through it: those files are also listed under their real names, which no action
-// names, and would be deleted as untracked. It applies to every link the listing reports,
-// young or old, hidden or not (a hidden link is never descended into, but the files it
-// points to are listed where they really are).
-func (p *Planner) checkLinkInto(o storage.Object) error {
-	if o.IsLink && o.LinkIntoStore && p.keepDir.has(p.hash(o.Key+"/")) {
-		return &LinkIntoTableError{Table: p.snap.Location, Link: o.Key}
-	}
-	return nil
 }

@@ -93,3 +93,25 @@ func TestVerdictDeletableAt(t *testing.T) {
 		}
 	}
 }
+
+// TestVerdictDeletableFrom: the cutoff DeletableFrom gives is the first at which DeletableAt
+// holds, for a tombstone inside the retention and for a file too new.
+func TestVerdictDeletableFrom(t *testing.T) {
+	tb := newTable(t, tableSpec{})
+	tb.commit(add("a.parquet"))
+	tb.commit(remove("a.parquet", 2*day))
+	tb.file("a.parquet", 30*day)
+	tb.file("young.parquet", time.Hour)
+	got := map[string]Verdict{}
+	tb.plan(Options{Observe: func(v Verdict) { got[v.Object.Key] = v }})
+	for k, want := range map[string]time.Time{
+		"a.parquet":     time.UnixMilli(now.Add(-2*day).UnixMilli() + 1),
+		"young.parquet": now.Add(-time.Hour + time.Nanosecond),
+	} {
+		v := got[k]
+		from := v.DeletableFrom()
+		if !from.Equal(want) || !v.DeletableAt(from) || v.DeletableAt(from.Add(-time.Nanosecond)) {
+			t.Errorf("%s (%s): from %v, want %v; DeletableAt there %v, just before %v", k, v.Rule, from, want, v.DeletableAt(from), v.DeletableAt(from.Add(-time.Nanosecond)))
+		}
+	}
+}

@@ -108,10 +108,14 @@ Kubernetes: a Job with completionMode: Indexed, completions: N and parallelism u
 				req.Mode = string(vacuum.ModeFull)
 			}
 			if cmd.Flags().Changed("retain-hours") {
+				// The library decides (vacuum.RetentionOf); a flag that is no number of hours
+				// is a usage error here. A finite number too large is the library's refusal,
+				// which names the table.
+				_, err := vacuum.RetentionOf(retainHours)
 				switch {
-				case math.IsNaN(retainHours) || math.IsInf(retainHours, 0):
+				case errors.Is(err, vacuum.ErrRetentionNotANumber) || err != nil && math.IsInf(retainHours, 0):
 					return usagef("--retain-hours %v is not a number of hours: give 0 or more", retainHours)
-				case retainHours < 0:
+				case errors.Is(err, vacuum.ErrNegativeRetention):
 					return usagef("--retain-hours %v: %s", retainHours, vacuum.ErrNegativeRetention)
 				}
 				req.RetainHours = &retainHours

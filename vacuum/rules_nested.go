@@ -149,3 +149,10 @@ func hasDeltaLog(ctx context.Context, store storage.Store, folder string) (bool,
 	}
 	return false, err
 }
+
+// nestedTableLog reports whether a hidden entry named name, listed in the folder parent
+// ("" for the root), makes that folder another Delta table (saved into this one by mistake):
+// a _delta_log of its own, a directory or a link to one. Its files are live in it: the walk
+// takes back what it planned in the folder already (names sorting before "_delta_log") and
+// skips the rest [safer].
+func nestedTableLog(name, parent string) bool { return name == "_delta_log" && parent != "" }

@@ -1,0 +1,131 @@
+package vacuum
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/deltavacuum/deltavacuum/deltalog"
+)
+
+// The retention of a run (section 4), in one place: what a number of hours may be, its
+// rounding, the safety check against the table's retention, and the policy's floor. The CLI,
+// SQL, insight and the service take it from here.
+
+// RetentionCheckKey is the session setting that turns the retention safety check off.
+const RetentionCheckKey = "spark.databricks.delta.retentionDurationCheck.enabled"
+
+// MaxRetentionHours is the longest retention: the whole hours a time.Duration holds.
+const MaxRetentionHours = float64(math.MaxInt64 / int64(time.Hour))
+
+// The refusals of a number of hours that is no retention (HoursError.Err).
+var (
+	// ErrNegativeRetention is the refusal of RETAIN with a negative number of hours.
+	ErrNegativeRetention = errors.New("Retention period for Vacuum can't be less than 0 hours.")
+	// ErrRetentionNotANumber is the refusal of RETAIN NaN HOURS.
+	ErrRetentionNotANumber = errors.New("the retention is not a number (NaN)")
+	// ErrRetentionTooLarge is the refusal of more hours than MaxRetentionHours (+Inf included).
+	ErrRetentionTooLarge = errors.New("the retention is too large")
+)
+
+// HoursError is the refusal of a number of hours that is no retention: Err is
+// ErrRetentionNotANumber, ErrNegativeRetention or ErrRetentionTooLarge.
+type HoursError struct {
+	Hours float64
+	Err   error
+}
+
+func (e *HoursError) Error() string {
+	switch e.Err {
+	case ErrRetentionNotANumber:
+		return e.Err.Error() + "; give RETAIN n HOURS (--retain-hours n) with n a number of hours, 0 or more"
+	case ErrRetentionTooLarge:
+		return fmt.Sprintf("retention of %g hours is too large", e.Hours)
+	}
+	return e.Err.Error()
+}
+
+func (e *HoursError) Unwrap() error { return e.Err }
+
+// RetentionOf is RETAIN n HOURS as a duration: n rounded half up to whole hours, as the
+// reference did. NaN, a negative number and more than MaxRetentionHours are refused with a
+// *HoursError.
+func RetentionOf(hours float64) (time.Duration, error) {
+	switch {
+	case math.IsNaN(hours):
+		return 0, &HoursError{Hours: hours, Err: ErrRetentionNotANumber}
+	case hours < 0:
+		return 0, &HoursError{Hours: hours, Err: ErrNegativeRetention}
+	case math.IsInf(hours, 1) || hours > MaxRetentionHours:
+		return 0, &HoursError{Hours: hours, Err: ErrRetentionTooLarge}
+	}
+	return time.Duration(math.Floor(hours+0.5)) * time.Hour, nil
+}
+
+// RetentionError is the refusal of the retention safety check.
+type RetentionError struct {
+	Table          string
+	RetentionHours float64
+	TableHours     float64
+}
+
+func (e *RetentionError) Error() string {
+	return fmt.Sprintf("table %s: refusing to vacuum with a retention of %g hours, shorter than the table's retention of %g hours (delta.deletedFileRetentionDuration). "+
+		"If writers are still writing to this table, files they are about to commit could be deleted and the table corrupted. "+
+		"If you are certain no operation (insert, upsert, delete, optimize) is running on this table, turn the check off by setting:\n"+
+		"%s = false\nIf you are not sure, use a retention of at least %d hours.",
+		e.Table, e.RetentionHours, e.TableHours, RetentionCheckKey, int64(math.Ceil(e.TableHours)))
+}
+
+// retention resolves the retention of a run (RETAIN n HOURS, else the table's) and applies the
+// safety check: a retention shorter than the table's is refused unless the check is off.
+func retention(snap *deltalog.Snapshot, opts Options) (run, table time.Duration, err error) {
+	table, err = snap.DeletedFileRetention()
+	if err != nil {
+		return 0, 0, err
+	}
+	if opts.RetainHours == nil {
+		return table, table, nil
+	}
+	run, err = RetentionOf(*opts.RetainHours)
+	if err != nil {
+		return 0, 0, fmt.Errorf("table %s: %w", snap.Location, err)
+	}
+	if !opts.DisableRetentionCheck && run < table {
+		return 0, 0, &RetentionError{Table: snap.Location, RetentionHours: run.Hours(), TableHours: table.Hours()}
+	}
+	return run, table, nil
+}
+
+// PolicyRetainHours is the retention of a run a policy asks hours for (nil: the table's own):
+// never shorter than a delta.deletedFileRetentionDuration the table sets itself, so that a
+// table that asks to keep its files longer keeps them. A table without the property takes
+// the policy's hours as they are: a policy shorter than the default week is refused by the
+// safety check unless the policy turned the check off.
+func PolicyRetainHours(snap *deltalog.Snapshot, hours *float64) (*float64, error) {
+	if hours == nil {
+		return nil, nil
+	}
+	h := *hours
+	floor, set, err := RetentionFloor(snap)
+	if err != nil {
+		return nil, err
+	}
+	if set {
+		h = max(h, floor.Hours())
+	}
+	return &h, nil
+}
+
+// RetentionFloor is the retention the table sets itself (delta.deletedFileRetentionDuration),
+// and whether it sets one: the floor a policy's retention, or the service's one-off retention,
+// never goes below. A table without the property has no floor (its default week is the safety
+// check's to defend).
+func RetentionFloor(snap *deltalog.Snapshot) (time.Duration, bool, error) {
+	if _, set := snap.Metadata.Configuration[deltalog.PropDeletedFileRetention]; !set {
+		return 0, false, nil
+	}
+	d, err := snap.DeletedFileRetention()
+	return d, err == nil, err
+}
