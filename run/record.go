@@ -38,12 +38,22 @@ func newRecorder(store storage.Store, id string, plan *vacuum.Plan, rc storage.R
 	err := plan.Files.Each(func(f vacuum.File) error {
 		r.rec.Files = append(r.rec.Files, entryOf(f.Path, f.Size, f.ModificationTime))
 		if f.Checksum != "" {
-			r.rec.Files = append(r.rec.Files, undo.Entry{Path: f.Checksum, Size: -1})
+			r.rec.Files = append(r.rec.Files, companionEntry(f))
 		}
 		return nil
 	})
 	r.rec.NumFiles, r.rec.Bytes = plan.NumFilesToDelete, plan.SizeOfDataToDelete
 	return r, err
+}
+
+// companionEntry is the record's entry of f's checksum companion: its size as listed, or -1
+// (any size matches on a restore) when the plan does not know it.
+func companionEntry(f vacuum.File) undo.Entry {
+	size := f.ChecksumSize
+	if size <= 0 {
+		size = -1
+	}
+	return undo.Entry{Path: f.Checksum, Size: size}
 }
 
 func entryOf(path string, size int64, mod time.Time) undo.Entry {
@@ -96,7 +106,7 @@ func (r *recorder) finish(ctx context.Context, res *vacuum.Result, endVersion *i
 				rec.Files = append(rec.Files, entryOf(f.Path, f.Size, f.ModificationTime))
 			}
 			if _, ok := deleted[f.Checksum]; ok && f.Checksum != "" {
-				rec.Files = append(rec.Files, undo.Entry{Path: f.Checksum, Size: -1})
+				rec.Files = append(rec.Files, companionEntry(f))
 			}
 			return nil
 		})

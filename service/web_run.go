@@ -33,12 +33,12 @@ func undoFilesOf(rep *undo.Report) undoFiles {
 // every page that speaks of them.
 type outcomeCount struct{ files, companions int64 }
 
-// undoCounts counts a report's files by outcome, companions (size -1) apart.
+// undoCounts counts a report's files by outcome, companions apart.
 func undoCounts(rep *undo.Report) map[string]outcomeCount {
 	out := map[string]outcomeCount{}
 	for _, f := range rep.Files {
 		c := out[f.Outcome]
-		if f.Size < 0 {
+		if f.Companion {
 			c.companions++
 		} else {
 			c.files++

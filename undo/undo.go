@@ -58,6 +58,9 @@ type FileResult struct {
 	Outcome string `json:"outcome"`
 	// Why explains an outcome other than restored.
 	Why string `json:"why,omitempty"`
+	// Companion is set for a Hadoop checksum companion deleted with its file: the run counts
+	// its files without them, and so does every report of it.
+	Companion bool `json:"checksumCompanion,omitempty"`
 }
 
 // Report is the result of an undo.
@@ -153,12 +156,20 @@ func Undo(ctx context.Context, store storage.Store, id string, opts Options) (*R
 		}()
 	}
 	wg.Wait()
-	for _, f := range rep.Files {
+	// A checksum companion is the .<name>.crc of another file of the run (older records say
+	// so by a size of -1 too).
+	companion := map[string]bool{}
+	for _, e := range rec.Files {
+		companion[vacuum.ChecksumCompanion(e.Path)] = true
+	}
+	for i := range rep.Files {
+		f := &rep.Files[i]
+		f.Companion = f.Size < 0 || companion[f.Path]
 		switch f.Outcome {
 		case OutcomeRestored, OutcomeWouldRestore:
 			rep.NumRestored++
 			rep.BytesRestored += max(f.Size, 0)
-			if f.Size < 0 {
+			if f.Companion {
 				rep.NumCompanions++
 			}
 		case OutcomePresent:

@@ -70,9 +70,12 @@ type Result struct {
 	NumAlreadyGone        int64  `json:"numAlreadyGoneFiles"`
 	NumDeletedDirectories int64  `json:"numDeletedDirectories"`
 	// SizeOfDeletedData is the size of the files this run deleted (not of those already gone
-	// or failed), as the plan recorded them.
-	SizeOfDeletedData int64     `json:"sizeOfDeletedData"`
-	Dropped           []Dropped `json:"droppedByRecheck"`
+	// or failed), as the plan recorded them; NumDeletedChecksumFiles and
+	// SizeOfDeletedChecksumFiles count the checksum companions deleted with them.
+	SizeOfDeletedData          int64     `json:"sizeOfDeletedData"`
+	NumDeletedChecksumFiles    int64     `json:"numDeletedChecksumFiles"`
+	SizeOfDeletedChecksumFiles int64     `json:"sizeOfDeletedChecksumFiles"`
+	Dropped                    []Dropped `json:"droppedByRecheck"`
 	// StartVersion is the version of the VACUUM START commit of a recorded run: no file a
 	// commit before it protects is deleted.
 	StartVersion *int64 `json:"startVersion"`
@@ -320,6 +323,7 @@ func (ex *executor) deleteBatch(ctx context.Context, batch []File) error {
 	ex.confirmGone(ctx, results)
 	counters := ex.opts.Counters
 	var companions []string
+	var companionSizes []int64
 	ex.mu.Lock()
 	for i, r := range results {
 		switch {
@@ -345,6 +349,7 @@ func (ex *executor) deleteBatch(ctx context.Context, batch []File) error {
 		}
 		if r.Err == nil && batch[i].Checksum != "" {
 			companions = append(companions, batch[i].Checksum)
+			companionSizes = append(companionSizes, batch[i].ChecksumSize)
 		}
 	}
 	ex.mu.Unlock()
@@ -356,9 +361,13 @@ func (ex *executor) deleteBatch(ctx context.Context, batch []File) error {
 	}
 	results, err = ex.del.Delete(ctx, companions)
 	ex.mu.Lock()
-	for _, r := range results {
-		if r.Err != nil {
+	for i, r := range results {
+		switch {
+		case r.Err != nil:
 			ex.fail(r.Key, r.Err)
+		case !r.Gone && i < len(companionSizes):
+			ex.res.NumDeletedChecksumFiles++
+			ex.res.SizeOfDeletedChecksumFiles += companionSizes[i]
 		}
 	}
 	ex.mu.Unlock()
@@ -450,6 +459,7 @@ func (ex *executor) acted() (*Plan, error) {
 	out := *ex.plan
 	out.Cutoff, out.RetentionHours = ex.tail.cutoff.UTC(), ex.tail.run.Hours()
 	out.NumFilesToDelete, out.SizeOfDataToDelete = 0, 0
+	out.NumChecksumFiles, out.SizeOfChecksumFiles = 0, 0
 	skipped := 0
 	err := ex.plan.Files.Each(func(f File) error {
 		if ex.dropped[f.Path] {
@@ -458,6 +468,10 @@ func (ex *executor) acted() (*Plan, error) {
 		}
 		out.NumFilesToDelete++
 		out.SizeOfDataToDelete += f.Size
+		if f.Checksum != "" && !ex.dropped[f.Checksum] {
+			out.NumChecksumFiles++
+			out.SizeOfChecksumFiles += f.ChecksumSize
+		}
 		return nil
 	})
 	out.Files = ex.plan.Files.without(ex.dropped, skipped)

@@ -41,8 +41,9 @@ type FileList struct {
 }
 
 type patch struct {
-	checksum string
-	eligible since
+	checksum     string
+	checksumSize int64
+	eligible     since
 }
 
 // NewFileList returns a list of files held in memory (it never spills).
@@ -119,14 +120,14 @@ func (l *FileList) flush() error {
 	return nil
 }
 
-// setChecksum records the checksum companion of the i-th file.
-func (l *FileList) setChecksum(i int, key string) {
+// setChecksum records the checksum companion of the i-th file, and its size.
+func (l *FileList) setChecksum(i int, key string, size int64) {
 	if n := l.spilled(); i >= n {
-		l.mem[i-n].Checksum = key
+		l.mem[i-n].Checksum, l.mem[i-n].ChecksumSize = key, size
 		return
 	}
 	p := l.patchOf(i)
-	p.checksum = key
+	p.checksum, p.checksumSize = key, size
 	l.patches[i] = p
 }
 
@@ -169,7 +170,7 @@ func (l *FileList) truncate(n int) error {
 func (l FileList) apply(i int, f *File) {
 	if p, ok := l.patches[i]; ok {
 		if p.checksum != "" {
-			f.Checksum = p.checksum
+			f.Checksum, f.ChecksumSize = p.checksum, p.checksumSize
 		}
 		f.eligible = max(f.eligible, p.eligible)
 	}

@@ -71,8 +71,10 @@ func (p *Planner) planLite(ctx context.Context, plan *Plan, times []deltalog.Com
 				p.observeCandidate(storage.Object{Key: key, Size: size, ModTime: o.ModTime}, h, RuleTooNew, reason, removed)
 				return nil
 			}
-			if crc := checksumCompanion(key); p.companionExists(ctx, crc) {
+			if crc := checksumCompanion(key); p.companionExists(ctx, crc, &f.ChecksumSize) {
 				f.Checksum = crc
+				plan.NumChecksumFiles++
+				plan.SizeOfChecksumFiles += f.ChecksumSize
 			}
 		}
 		if err := plan.Files.Append(f); err != nil {
@@ -115,9 +117,13 @@ func (p *Planner) planLite(ctx context.Context, plan *Plan, times []deltalog.Com
 
 // companionExists reports whether a checksum companion that goes with its file is on local
 // disk: there, and not protected by the log itself (rules_checksum.go).
-func (p *Planner) companionExists(ctx context.Context, crc string) bool {
-	_, err := p.store.Stat(ctx, crc)
-	return err == nil && !p.protected(crc)
+func (p *Planner) companionExists(ctx context.Context, crc string, size *int64) bool {
+	o, err := p.store.Stat(ctx, crc)
+	if err != nil || p.protected(crc) {
+		return false
+	}
+	*size = o.Size
+	return true
 }
 
 // logFiles are, for an observer of LITE (Options.ObserveLog), the files and deletion vectors

@@ -82,8 +82,10 @@ type File struct {
 	// ModificationTime is from the listing; LITE, which lists nothing, leaves it zero (omitted).
 	ModificationTime time.Time `json:"modificationTime,omitzero"`
 	Reason           Reason    `json:"reason"`
-	// Checksum is the Hadoop checksum companion (.<name>.crc) deleted with the file.
-	Checksum string `json:"checksumFile,omitempty"`
+	// Checksum is the Hadoop checksum companion (.<name>.crc) deleted with the file, and
+	// ChecksumSize its size as listed (0 when unknown).
+	Checksum     string `json:"checksumFile,omitempty"`
+	ChecksumSize int64  `json:"checksumFileSize,omitempty"`
 	// Version is the object's version as listed (storage.Object.Version; GCS: the
 	// generation), on stores that delete on the condition that it is unchanged: an object
 	// written again since the listing is kept (DropChanged). Empty: deleted unconditionally.
@@ -121,9 +123,13 @@ type Plan struct {
 	Cutoff                time.Time `json:"cutoff"`
 	Files                 FileList  `json:"files"`
 	Dirs                  []Dir     `json:"directories"`
-	// NumFilesToDelete and SizeOfDataToDelete total Files (checksum companions excluded).
-	NumFilesToDelete   int64 `json:"numFilesToDelete"`
-	SizeOfDataToDelete int64 `json:"sizeOfDataToDelete"`
+	// NumFilesToDelete and SizeOfDataToDelete total Files (checksum companions excluded, as
+	// the reference counts them); NumChecksumFiles and SizeOfChecksumFiles total the
+	// companions deleted with them.
+	NumFilesToDelete    int64 `json:"numFilesToDelete"`
+	SizeOfDataToDelete  int64 `json:"sizeOfDataToDelete"`
+	NumChecksumFiles    int64 `json:"numChecksumFilesToDelete"`
+	SizeOfChecksumFiles int64 `json:"sizeOfChecksumFilesToDelete"`
 	// TotalDirectories counts the directories listed, the root included, as the reference
 	// reports it.
 	TotalDirectories int64 `json:"totalDirectories"`
@@ -251,12 +257,14 @@ type dirState struct {
 	children int64 // entries of any kind, hidden ones included
 	removed  int64 // entries this run deletes
 	// files and size are the plan's count of files and their bytes when the walk entered the
-	// directory: a nested table found in it takes back what was planned since.
-	files int
-	size  int64
+	// directory (crcs and crcSize, of their checksum companions): a nested table found in it
+	// takes back what was planned since.
+	files         int
+	size          int64
+	crcs, crcSize int64
 	// Checksum companions and candidates meet in either order within a directory:
-	crcSeen  map[uint64]struct{} // hash of a .X.crc key not yet matched
-	candWait map[uint64]int      // hash of a candidate's companion key -> index in Files
+	crcSeen  map[uint64]int64 // hash of a .X.crc key not yet matched -> its size
+	candWait map[uint64]int   // hash of a candidate's companion key -> index in Files
 }
 
 // Plan lists the table (or reads its log, in LITE; or its inventory) and returns the plan.
@@ -385,8 +393,15 @@ func (p *Planner) planListing(ctx context.Context, plan *Plan, walker Walker) (*
 		case RuleHidden:
 			p.observe(o, 0, -1, RuleHidden, "")
 			if d.companion {
-				if i, ok := parent.companionListed(p.hash(o.Key)); ok {
-					plan.Files.setChecksum(i, o.Key)
+				size := o.Size
+				if o.NoStat {
+					size = -1 // told only if it pairs with a file the run deletes
+				}
+				if i, ok := parent.companionListed(p.hash(o.Key), size); ok {
+					size = p.companionSize(ctx, o.Key, size)
+					plan.Files.setChecksum(i, o.Key, size)
+					plan.NumChecksumFiles++
+					plan.SizeOfChecksumFiles += size
 					parent.removed++
 				}
 			}
@@ -394,7 +409,8 @@ func (p *Planner) planListing(ctx context.Context, plan *Plan, walker Walker) (*
 		case RuleDirectory:
 			p.observe(o, 0, -1, RuleDirectory, "")
 			plan.TotalDirectories++
-			stack = append(stack, &dirState{key: o.Key, modTime: o.ModTime, files: plan.Files.Len(), size: plan.SizeOfDataToDelete})
+			stack = append(stack, &dirState{key: o.Key, modTime: o.ModTime, files: plan.Files.Len(), size: plan.SizeOfDataToDelete,
+				crcs: plan.NumChecksumFiles, crcSize: plan.SizeOfChecksumFiles})
 			return nil
 		}
 		plan.Listed++
@@ -405,8 +421,10 @@ func (p *Planner) planListing(ctx context.Context, plan *Plan, walker Walker) (*
 		f := File{Path: o.Key, Size: o.Size, ModificationTime: o.ModTime.UTC(), Reason: d.reason, Version: o.Version, eligible: p.eligible(d.h, o.ModTime)}
 		p.observe(o, d.h, -1, d.rule, f.Reason)
 		parent.removed++
-		if crc := checksumCompanion(o.Key); parent.candidatePlanned(p.hash(crc), plan.Files.Len()) {
-			f.Checksum = crc
+		if crc := checksumCompanion(o.Key); parent.candidatePlanned(p.hash(crc), plan.Files.Len(), &f.ChecksumSize) {
+			f.Checksum, f.ChecksumSize = crc, p.companionSize(ctx, crc, f.ChecksumSize)
+			plan.NumChecksumFiles++
+			plan.SizeOfChecksumFiles += f.ChecksumSize
 			parent.removed++
 		}
 		if err := plan.Files.Append(f); err != nil {
@@ -457,6 +475,7 @@ func (p *Planner) takeBackFolder(plan *Plan, d *dirState) error {
 	}
 	plan.NumFilesToDelete -= taken
 	plan.SizeOfDataToDelete = d.size
+	plan.NumChecksumFiles, plan.SizeOfChecksumFiles = d.crcs, d.crcSize
 	d.candWait = nil
 	if c := p.opts.Counters; c != nil {
 		c.Candidates.Add(-taken)

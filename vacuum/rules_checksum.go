@@ -1,6 +1,7 @@
 package vacuum
 
 import (
+	"context"
 	"strings"
 
 	"github.com/deltavacuum/deltavacuum/storage"
@@ -26,6 +27,10 @@ func checksumCompanion(key string) string {
 	return storage.Dir(key) + "." + storage.Base(key) + ".crc"
 }
 
+// ChecksumCompanion is the key of the Hadoop checksum companion a file at key would have
+// (.<name>.crc beside it): undo tells a run's companions from its files by it.
+func ChecksumCompanion(key string) string { return checksumCompanion(key) }
+
 // companionGoes reports whether the hidden file at key, named name, is a checksum companion
 // that goes with its file, should this run delete that file.
 func (p *Planner) companionGoes(key, name string) bool {
@@ -33,27 +38,41 @@ func (p *Planner) companionGoes(key, name string) bool {
 	return ok && !p.protected(key)
 }
 
+// companionSize is the size of a checksum companion paired with its file: size as listed, or,
+// when the listing did not stat it (-1: a lazy listing of local disk stats only what it must),
+// one stat now (0 when that fails: the size is for reports and undo, never for a decision).
+func (p *Planner) companionSize(ctx context.Context, key string, size int64) int64 {
+	if size >= 0 {
+		return size
+	}
+	if o, err := p.store.Stat(ctx, key); err == nil {
+		return o.Size
+	}
+	return 0
+}
+
 // companionListed is told of a checksum companion that goes with its file (its key's hash h),
 // listed in folder d: it returns the place in the plan of that file when it was planned
 // already (the pair is made), and otherwise remembers the companion for it.
-func (d *dirState) companionListed(h uint64) (int, bool) {
+func (d *dirState) companionListed(h uint64, size int64) (int, bool) {
 	if i, ok := d.candWait[h]; ok {
 		delete(d.candWait, h)
 		return i, true
 	}
 	if d.crcSeen == nil {
-		d.crcSeen = map[uint64]struct{}{}
+		d.crcSeen = map[uint64]int64{}
 	}
-	d.crcSeen[h] = struct{}{}
+	d.crcSeen[h] = size
 	return 0, false
 }
 
 // candidatePlanned is told of a file of folder d planned at place i of the plan, whose
 // companion's key hashes to ch: it reports whether that companion was listed already (the
-// pair is made), and otherwise remembers the file for it.
-func (d *dirState) candidatePlanned(ch uint64, i int) bool {
-	if _, ok := d.crcSeen[ch]; ok {
+// pair is made; *size is set to the companion's), and otherwise remembers the file for it.
+func (d *dirState) candidatePlanned(ch uint64, i int, size *int64) bool {
+	if n, ok := d.crcSeen[ch]; ok {
 		delete(d.crcSeen, ch)
+		*size = n
 		return true
 	}
 	if d.candWait == nil {

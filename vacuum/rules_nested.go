@@ -72,6 +72,10 @@ func (p *Planner) takeBackNested(ctx context.Context, plan *Plan) error {
 		}
 		plan.NumFilesToDelete--
 		plan.SizeOfDataToDelete -= f.Size
+		if f.Checksum != "" {
+			plan.NumChecksumFiles--
+			plan.SizeOfChecksumFiles -= f.ChecksumSize
+		}
 		if c := p.opts.Counters; c != nil {
 			c.Candidates.Add(-1)
 		}

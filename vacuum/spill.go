@@ -74,7 +74,8 @@ func spillFault(table, name string, ft spill.Fault) error {
 // previous path of its block): its size (varint), a flags byte, its reason (a byte; 0 is
 // followed by the reason spelled out), its modification time (seconds varint, nanoseconds
 // uvarint) when it has one, its checksum companion when not the usual ".<name>.crc" beside it,
-// its version when it has one, and its eligible time (varint).
+// its version when it has one, its checksum companion's size when known (varint), and its
+// eligible time (varint).
 type fileCodec struct{}
 
 var reasonCodes = []Reason{"", ReasonTombstone, ReasonChangeData, ReasonDeletionVector, ReasonUntracked}
@@ -84,6 +85,7 @@ const (
 	spillUsualChecksum             // the checksum companion is ".<name>.crc" beside the file
 	spillOtherChecksum             // a checksum companion follows
 	spillVersion                   // a version follows
+	spillChecksumSize              // the checksum companion's size follows (varint)
 )
 
 func appendString(b []byte, s string) []byte {
@@ -109,6 +111,9 @@ func (fileCodec) Append(b []byte, f *File) []byte {
 	if f.Version != "" {
 		flags |= spillVersion
 	}
+	if f.Checksum != "" && f.ChecksumSize != 0 {
+		flags |= spillChecksumSize
+	}
 	b = append(b, flags)
 	if code := slices.Index(reasonCodes, f.Reason); code > 0 {
 		b = append(b, byte(code))
@@ -125,6 +130,9 @@ func (fileCodec) Append(b []byte, f *File) []byte {
 	}
 	if flags&spillVersion != 0 {
 		b = appendString(b, f.Version)
+	}
+	if flags&spillChecksumSize != 0 {
+		b = binary.AppendVarint(b, f.ChecksumSize)
 	}
 	return binary.AppendVarint(b, int64(f.eligible))
 }
@@ -198,6 +206,11 @@ func (fileCodec) Decode(path string, b []byte) (File, []byte, error) {
 	}
 	if flags&spillVersion != 0 {
 		if f.Version, b, err = readString(b); err != nil {
+			return f, nil, err
+		}
+	}
+	if flags&spillChecksumSize != 0 {
+		if f.ChecksumSize, b, err = readVarint(b); err != nil {
 			return f, nil, err
 		}
 	}

@@ -182,8 +182,8 @@ func TestFileListPatchesAndTruncation(t *testing.T) {
 			l := listOf(t, limit, want)
 			for _, i := range []int{0, 3, 9, 39} {
 				key := fmt.Sprintf("late/.%d.crc", i)
-				l.setChecksum(i, key)
-				want[i].Checksum = key
+				l.setChecksum(i, key, int64(10+i))
+				want[i].Checksum, want[i].ChecksumSize = key, int64(10+i)
 				l.raiseEligible(i, since(1<<40))
 				want[i].eligible = since(1 << 40)
 				l.raiseEligible(i, since(5)) // never lowers

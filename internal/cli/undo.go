@@ -144,12 +144,18 @@ func printUndo(w io.Writer, rep *undo.Report) {
 	if rep.DryRun {
 		verb = "Would restore"
 	}
-	companions := ""
+	// Files as the run counted them, their checksum companions apart: "4 files (+1 checksum
+	// companion)" after "Deleted 4 files".
+	what := filesPhrase(rep.NumRestored - rep.NumCompanions)
 	if rep.NumCompanions > 0 {
-		companions = fmt.Sprintf(", %d of them checksum companions", rep.NumCompanions)
+		what += fmt.Sprintf(" (+%d checksum companion", rep.NumCompanions)
+		if rep.NumCompanions > 1 {
+			what += "s"
+		}
+		what += ")"
 	}
-	fmt.Fprintf(w, "%s %d files (%s%s) of run %s from the %s; %d already at their path, %d not restorable, %d failed.\n",
-		verb, rep.NumRestored, humanBytes(rep.BytesRestored), companions, rep.Run, rep.Via, rep.NumPresent, rep.NumLost, rep.NumFailed)
+	fmt.Fprintf(w, "%s %s, %s, of run %s from the %s; %d already at their path, %d not restorable, %d failed.\n",
+		verb, what, humanBytes(rep.BytesRestored), rep.Run, rep.Via, rep.NumPresent, rep.NumLost, rep.NumFailed)
 }
 
 func newTrashCmd() *cobra.Command {

@@ -45,7 +45,7 @@ func TestTrashRunsUndoPurge(t *testing.T) {
 	}
 
 	code, out, errs = run(t, "undo", dir, "--dry-run")
-	if code != ExitOK || !strings.Contains(out, "Would restore 14 files") {
+	if code != ExitOK || !strings.Contains(out, "Would restore 7 files (+7 checksum companions)") {
 		t.Fatalf("undo --dry-run: exit %d\n%s%s", code, out, errs)
 	}
 	code, out, errs = run(t, "undo", dir, "--run", id, "--json")

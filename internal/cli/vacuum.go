@@ -210,12 +210,14 @@ func printResult(w io.Writer, res *vacuum.Result) error {
 		}
 		fmt.Fprintf(w, "Found %d files (%d bytes) and %d directories in a total of %d directories that are safe to delete.\n",
 			res.NumFilesToDelete, res.SizeOfDataToDelete, len(res.Dirs), res.TotalDirectories)
+		printCompanions(w, "go", res.NumChecksumFiles, res.SizeOfChecksumFiles)
 		printReclaim(w, res)
 		printUndoability(w, res)
 		return nil
 	}
 	fmt.Fprintf(w, "Deleted %d files (%d bytes) and %d directories in a total of %d directories.\n",
 		res.NumDeletedFiles, res.SizeOfDeletedData, res.NumDeletedDirectories, res.TotalDirectories)
+	printCompanions(w, "went", res.NumDeletedChecksumFiles, res.SizeOfDeletedChecksumFiles)
 	if res.NumAlreadyGone > 0 {
 		fmt.Fprintf(w, "%d files were already gone.\n", res.NumAlreadyGone)
 	}
@@ -258,6 +260,19 @@ func retentionHint(err error, inSQL bool) error {
 		how = "in SQL: SET " + vacuum.RetentionCheckKey + " = false; before the VACUUM statement"
 	}
 	return fmt.Errorf("%w\nTo turn the check off %s", err, how)
+}
+
+// printCompanions says how many Hadoop checksum companions go (went) with the files, apart from
+// the files as Spark's summary counts them.
+func printCompanions(w io.Writer, verb string, n, bytes int64) {
+	if n == 0 {
+		return
+	}
+	what := "companion"
+	if n > 1 {
+		what = "companions"
+	}
+	fmt.Fprintf(w, "With them %s %d Hadoop checksum %s (.<name>.crc, %d bytes).\n", verb, n, what, bytes)
 }
 
 // filesPhrase is "1 file" or "N files".
