@@ -14,7 +14,7 @@ func TestChecksumCompanionTotals(t *testing.T) {
 	tb.commit(add("live.parquet"))
 	tb.file("live.parquet", 30*day)
 	tb.file(".live.parquet.crc", 30*day)
-	tb.file("old.parquet", 30*day)     // data of old.parquet: 19 bytes
+	tb.file("old.parquet", 30*day)      // data of old.parquet: 19 bytes
 	tb.file(".old.parquet.crc", 30*day) // data of .old.parquet.crc: 24 bytes
 	tb.file("+early.parquet", 30*day)   // sorts before its companion: 22 bytes
 	tb.file(".+early.parquet.crc", 30*day)
