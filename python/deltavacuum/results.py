@@ -190,7 +190,9 @@ class RunSummary:
 
 @dataclass(frozen=True)
 class UndoResult:
-    """What deltavacuum undo restored."""
+    """What deltavacuum undo restored. ``num_restored`` counts the Hadoop checksum companions
+    too; ``num_checksum_companions`` says how many of them there are (a run counts its files
+    without them: ``num_restored - num_checksum_companions`` files)."""
 
     run: str
     table: str
@@ -202,12 +204,14 @@ class UndoResult:
     num_not_restorable: int
     num_failed: int
     raw: Dict[str, Any] = field(repr=False)
+    num_checksum_companions: int = 0
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> "UndoResult":
         return cls(str(d.get("run", "")), str(d.get("table", "")), bool(d.get("dryRun", False)), str(d.get("via", "")),
                    int(d.get("numRestored", 0)), int(d.get("bytesRestored", 0)), int(d.get("numPresent", 0)),
-                   int(d.get("numNotRestorable", 0)), int(d.get("numFailed", 0)), dict(d))
+                   int(d.get("numNotRestorable", 0)), int(d.get("numFailed", 0)), dict(d),
+                   int(d.get("numChecksumCompanions", 0)))
 
 
 @dataclass(frozen=True)
