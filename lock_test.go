@@ -27,7 +27,7 @@ func TestSessionVacuumAndTheLock(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			return sess.Vacuum(ctx, tbl, session.VacuumRequest{DryRun: dryRun})
+			return sess.Vacuum(ctx, tbl, session.VacuumRequest{Request: deltavacuum.VacuumOptions{DryRun: dryRun}})
 		},
 		"library": func(t *testing.T, tbl *deltavacuum.Table, dryRun bool) (*vacuum.Result, error) {
 			return tbl.Vacuum(ctx, deltavacuum.VacuumOptions{DryRun: dryRun})

@@ -52,6 +52,10 @@ type Request struct {
 	// log no longer reaches back to the last vacuum), under the same lock; the result's plan
 	// says the mode it ran in. The service's auto mode sets it.
 	LiteFallback bool
+	// Clock, when set, is the one clock of the run (a session's, a service's): the planning
+	// instant (Options.Now, when that is not set), the commits' timestamps (Commit.Now, when not
+	// set) and the lock's ticket all read it. Nil: the time now.
+	Clock func() time.Time
 	// Heartbeats, when set (tests), ticks the lock's heartbeats instead of a clock.
 	Heartbeats func() (<-chan time.Time, func())
 
@@ -72,12 +76,61 @@ func retentionNotes(pl *vacuum.Plan) []string {
 	return out
 }
 
-// now is the request's clock read once: Options.Now, or the time now.
-func (r *Request) now() time.Time {
-	if r.Now.IsZero() {
-		return time.Now()
+// ErrInvalidRequest is matched (errors.Is) by every refusal of Request.Validate: the request is
+// wrong whatever the table (the command line's exit status 2). vacuum.ErrInvalidOptions is
+// matched too when the planning options are.
+var ErrInvalidRequest = errors.New("invalid VACUUM request")
+
+// RequestError is the refusal of one field of a request.
+type RequestError struct {
+	Field string
+	Err   error
+}
+
+func (e *RequestError) Error() string { return e.Err.Error() }
+
+// Unwrap gives ErrInvalidRequest and the reason.
+func (e *RequestError) Unwrap() []error { return []error{ErrInvalidRequest, e.Err} }
+
+// Validate checks the request on its own, before any table is read or locked: the planning
+// options (vacuum.Options.Validate), the trash folder's form and that it has a run record, the
+// digest of an expected plan, a lock given for a dry run. Vacuum calls it first; front ends
+// may call it earlier (session, before opening an inventory).
+func (r *Request) Validate() error {
+	if err := r.Options.Validate(); err != nil {
+		var oe *vacuum.OptionError
+		field := "options"
+		if errors.As(err, &oe) {
+			field = oe.Option
+		}
+		return &RequestError{Field: field, Err: err}
 	}
-	return r.Now
+	if r.Trash != "" {
+		if _, err := vacuum.TrashFolder(nil, r.Trash); err != nil {
+			return &RequestError{Field: "trash", Err: err}
+		}
+		if r.NoRunRecord {
+			return &RequestError{Field: "trash", Err: errors.New("--trash needs the run record (it says where each file went): drop --no-run-record")}
+		}
+	}
+	if r.ExpectPlan != "" && !vacuum.ValidDigest(r.ExpectPlan) {
+		return &RequestError{Field: "expectPlan", Err: fmt.Errorf("plan %q is not the digest of a DRY RUN's plan", r.ExpectPlan)}
+	}
+	if r.Lock != nil && r.DryRun {
+		return &RequestError{Field: "lock", Err: errors.New("a DRY RUN takes no lock: it changes nothing")}
+	}
+	return nil
+}
+
+// now is the request's clock read once: Options.Now, else Clock, else the time now.
+func (r *Request) now() time.Time {
+	switch {
+	case !r.Now.IsZero():
+		return r.Now
+	case r.Clock != nil:
+		return r.Clock()
+	}
+	return time.Now()
 }
 
 // lockOptions is the ticket a real run of r takes: its clock is the request's (the start, plus
@@ -110,13 +163,20 @@ func TakeLock(ctx context.Context, store storage.Store, r Request) (*Lock, error
 // trash), commits VACUUM END, records in _last_vacuum_info what it covered, writes its record
 // again with what it deleted, and releases the lock.
 func Vacuum(ctx context.Context, store storage.Store, req Request) (*vacuum.Result, error) {
+	if err := req.Validate(); err != nil {
+		if req.Lock != nil {
+			err = errors.Join(err, req.Lock.Release(ctx))
+		}
+		return nil, fmt.Errorf("%s: %w", store.Location(), err)
+	}
+	start := req.now()
+	req.Now = start // the planning instant, read once
+	if req.Commit.Now == nil && req.Clock != nil {
+		req.Commit.Now = req.Clock
+	}
 	if req.DryRun {
 		return dryRun(ctx, store, req)
 	}
-	if req.Trash != "" && req.NoRunRecord {
-		return nil, errors.New("--trash needs the run record (it says where each file went): drop --no-run-record")
-	}
-	start := req.now()
 	lk := req.Lock
 	if lk == nil {
 		var err error

@@ -343,7 +343,7 @@ func TestLiveRunBlocksOthers(t *testing.T) {
 		t.Errorf("a second run during a live one: %v", err)
 	}
 	// A DRY RUN is not refused: it deletes nothing.
-	if _, err := sess.Vacuum(context.Background(), other, session.VacuumRequest{DryRun: true}); err != nil {
+	if _, err := sess.Vacuum(context.Background(), other, session.VacuumRequest{Request: deltavacuum.VacuumOptions{DryRun: true}}); err != nil {
 		t.Errorf("dry run: %v", err)
 	}
 	close(g.release)
@@ -406,7 +406,7 @@ func TestLiteFallsBackToFull(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.srv.tables.all()[0].session.Vacuum(ctx, dt, session.VacuumRequest{Mode: "LITE", DryRun: true}); !errors.Is(err, vacuum.ErrCannotVacuumLite) {
+	if _, err := f.srv.tables.all()[0].session.Vacuum(ctx, dt, session.VacuumRequest{Request: deltavacuum.VacuumOptions{Options: vacuum.Options{Mode: vacuum.ModeLite}, DryRun: true}}); !errors.Is(err, vacuum.ErrCannotVacuumLite) {
 		t.Fatalf("LITE on the table: %v, want DELTA_CANNOT_VACUUM_LITE", err)
 	}
 	code, body := f.do(t, "POST", "/api/tables/a/preview", "{}")

@@ -62,18 +62,19 @@ func (r *runner) request(ctx context.Context, t *table, dt *deltavacuum.Table, d
 		return session.VacuumRequest{}, err
 	}
 	// The run plans from this snapshot, advanced by the commits made since (no second read).
-	req := session.VacuumRequest{DryRun: dryRun, RetainHours: hours, From: snap}
+	var req session.VacuumRequest
+	req.DryRun, req.RetainHours, req.From = dryRun, hours, snap
 	switch t.cfg.Policy.Mode {
 	case config.ModeLite:
-		req.Mode = "LITE"
+		req.Mode = vacuum.ModeLite
 	case config.ModeAuto:
 		sch, err := r.st.Schedules(ctx)
 		if err != nil {
 			return session.VacuumRequest{}, err
 		}
-		req.Mode = strings.ToUpper(schedule.FullOrLite(sch[t.cfg.ID].LastFull, t.cfg.Policy.FullEvery, r.now()))
+		req.Mode = vacuum.Mode(strings.ToUpper(schedule.FullOrLite(sch[t.cfg.ID].LastFull, t.cfg.Policy.FullEvery, r.now())))
 	default:
-		req.Mode = "FULL"
+		req.Mode = vacuum.ModeFull
 	}
 	if t.cfg.Policy.Trash {
 		req.Trash = undo.DefaultTrash

@@ -102,7 +102,7 @@ func (r *runner) startRun(ctx context.Context, t *table, trigger string, o runOp
 		return "", err
 	}
 	req.ExpectPlan, req.Counters, req.Lock = o.Plan, vacuum.NewCounters(), lk
-	if err := r.st.StartRun(ctx, state.Run{ID: id, Table: t.cfg.ID, Trigger: trigger, Mode: req.Mode, Started: now}); err != nil {
+	if err := r.st.StartRun(ctx, state.Run{ID: id, Table: t.cfg.ID, Trigger: trigger, Mode: string(req.Mode), Started: now}); err != nil {
 		return "", err
 	}
 	runCtx, cancel := context.WithCancel(r.life.base)
@@ -122,7 +122,7 @@ func (r *runner) startRun(ctx context.Context, t *table, trigger string, o runOp
 // runs FULL (run.Request.LiteFallback).
 func (r *runner) vacuum(ctx context.Context, t *table, dt *deltavacuum.Table, req session.VacuumRequest, id string) (*vacuum.Result, error) {
 	res, err := t.session.Vacuum(ctx, dt, req)
-	if req.Mode == "LITE" && res != nil && res.Plan != nil && res.Plan.Mode == vacuum.ModeFull {
+	if req.Mode == vacuum.ModeLite && res != nil && res.Plan != nil && res.Plan.Mode == vacuum.ModeFull {
 		r.log.Info("LITE cannot serve the table; ran FULL", "run", id, "table", t.cfg.ID, "dryRun", req.DryRun)
 	}
 	return res, err
@@ -203,7 +203,7 @@ func (r *runner) execute(ctx context.Context, ar *activeRun, t *table, dt *delta
 		figs = planChangedFigures(req, err)
 	}
 	bg := context.WithoutCancel(ctx)
-	r.recordMode(bg, ar.id, req.Mode, mode)
+	r.recordMode(bg, ar.id, string(req.Mode), mode)
 	if err := r.st.EndRun(bg, ar.id, status, r.now(), figs, recordID, r.red.String(msg)); err != nil {
 		r.log.Error("recording the end of the run", "run", ar.id, "error", err.Error())
 	}
@@ -232,7 +232,7 @@ func ranMode(req session.VacuumRequest, res *vacuum.Result) string {
 	if res != nil && res.Plan != nil && res.Plan.Mode != "" {
 		return string(res.Plan.Mode)
 	}
-	return req.Mode
+	return string(req.Mode)
 }
 
 // recordMode records the mode of run id in the state when it ran in another than it started.
@@ -252,7 +252,7 @@ func planChangedFigures(req session.VacuumRequest, err error) []byte {
 	if !errors.As(err, &pc) {
 		return nil
 	}
-	b, _ := json.Marshal(Figures{Mode: req.Mode, PlanDigest: req.ExpectPlan, PlanChanged: true})
+	b, _ := json.Marshal(Figures{Mode: string(req.Mode), PlanDigest: req.ExpectPlan, PlanChanged: true})
 	return b
 }
 

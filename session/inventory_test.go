@@ -87,12 +87,13 @@ func TestInventoryFromListingEqualsFull(t *testing.T) {
 			s := newSession(t, Config{Settings: map[string]string{SettingRetentionCheck: "false"}})
 			tbl, _ := deltavacuum.Open(context.Background(), dir)
 			zero := 0.0
-			full, err := s.Vacuum(context.Background(), tbl, VacuumRequest{RetainHours: &zero, DryRun: true})
+			req := VacuumRequest{Request: deltavacuum.VacuumOptions{Options: vacuum.Options{RetainHours: &zero}, DryRun: true}}
+			full, err := s.Vacuum(context.Background(), tbl, req)
 			if err != nil {
 				t.Fatal(err)
 			}
-			withInv, err := s.Vacuum(context.Background(), tbl, VacuumRequest{RetainHours: &zero, DryRun: true,
-				Inventory: mustInventory(t, "csv.`"+inv+"`")})
+			req.Inventory = mustInventory(t, "csv.`"+inv+"`")
+			withInv, err := s.Vacuum(context.Background(), tbl, req)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -352,46 +352,22 @@ func (s *Session) all() map[string]string {
 	return out
 }
 
-// VacuumRequest is a VACUUM as the SQL statement and the command line express it.
+// VacuumRequest is a VACUUM as the SQL statement and the command line express it: the one
+// request type (run.Request: Mode "" takes the session default, LITE when
+// spark.databricks.delta.vacuum.lite.enabled is true), with the inventory as the statement
+// names it, which the session opens. The session sets the retention check, the logging and the
+// clock from its settings.
 type VacuumRequest struct {
-	// Mode is "", "FULL" or "LITE"; "" takes the session default (LITE when
-	// spark.databricks.delta.vacuum.lite.enabled is true).
-	Mode      string
+	run.Request
 	Inventory *sql.Inventory
 	// InventoryFormat is the format of a plain inventory source (auto, delta, parquet, csv,
 	// azure, s3); a format written in the statement (parquet.`path`) wins.
 	InventoryFormat string
-	RetainHours     *float64
-	DryRun          bool
-	// Counters, when set, receive live counts for a progress display.
-	Counters *vacuum.Counters
-	// Trash, when set, moves the files into this hidden folder of the table instead of
-	// deleting them (--trash; see undo.TrashFolder for the form).
-	Trash string
-	// NoRunRecord keeps no run record (the run cannot be undone).
-	NoRunRecord bool
-	// ExpectPlan is VacuumOptions.ExpectPlan: the digest of the plan the run must execute.
-	ExpectPlan string
-	// Observe is vacuum.Options.Observe: the planner's verdict on every listed entry.
-	Observe func(vacuum.Verdict)
-	// StaleRunAfter is how long another process's lock ticket may go without a heartbeat
-	// before it no longer holds the table (0: run.DefaultStaleAfter).
-	StaleRunAfter time.Duration
-	// Lock and LiteFallback are run.Request's: a lock the caller took for this run (the
-	// service), and FULL when LITE cannot serve the table.
-	Lock         *run.Lock
-	LiteFallback bool
-	// From is VacuumOptions.From: a snapshot of t read already, which the run advances
-	// instead of reading the log again.
-	From *deltalog.Snapshot
-	// Shard and Version are vacuum.Options.Shard and Version: one shard of a run split between
-	// workers (--shard I/N), on a pinned snapshot version (--version V).
-	Shard   *vacuum.Shard
-	Version *int64
 }
 
 func (s *Session) execVacuum(ctx context.Context, st *sql.Vacuum, r *Result) (*Result, error) {
-	req := VacuumRequest{Mode: st.Mode, Inventory: st.Inventory, DryRun: st.DryRun}
+	req := VacuumRequest{Inventory: st.Inventory}
+	req.Mode, req.DryRun = vacuum.Mode(st.Mode), st.DryRun
 	if st.Retain != nil {
 		h := st.Retain.Float
 		req.RetainHours = &h
@@ -406,40 +382,55 @@ func (s *Session) execVacuum(ctx context.Context, st *sql.Vacuum, r *Result) (*R
 	return r, err
 }
 
-// Vacuum runs a VACUUM of t with the session's settings.
+// Vacuum runs a VACUUM of t with the session's settings. The request is validated before the
+// inventory is opened or the table read (run.Request.Validate).
 func (s *Session) Vacuum(ctx context.Context, t *deltavacuum.Table, req VacuumRequest) (*vacuum.Result, error) {
-	mode := strings.ToUpper(req.Mode)
-	if mode == "" && s.boolSetting(SettingLite, false) {
-		mode = "LITE"
+	opts := req.Request
+	opts.Mode = vacuum.Mode(strings.ToUpper(string(opts.Mode)))
+	if opts.Mode == "" && s.boolSetting(SettingLite, false) {
+		opts.Mode = vacuum.ModeLite
 	}
-	if req.Inventory != nil && mode == "LITE" {
-		return nil, vacuum.ErrInventoryWithLite
+	opts.DisableRetentionCheck = !s.boolSetting(SettingRetentionCheck, true)
+	if opts.Clock == nil {
+		opts.Clock = s.cfg.Now
 	}
-	opts := deltavacuum.VacuumOptions{DryRun: req.DryRun, NoRunRecord: req.NoRunRecord, ExpectPlan: req.ExpectPlan, From: req.From}
-	opts.Observe = req.Observe
-	opts.Trash = req.Trash // checked against the table's rule by the run (vacuum.TrashFolder)
+	if v, ok := s.settings[SettingLogging]; ok {
+		b, _ := strconv.ParseBool(v)
+		opts.Logging = &b
+	}
+	if opts.Exec.Counters == nil {
+		opts.Exec.Counters = opts.Counters
+	}
+	check := opts
+	if req.Inventory != nil {
+		check.Inventory = unopenedInventory{}
+	}
+	if err := check.Validate(); err != nil {
+		if opts.Lock != nil {
+			err = errors.Join(err, opts.Lock.Release(ctx))
+		}
+		return nil, fmt.Errorf("%s: %w", t.Location, err)
+	}
 	if req.Inventory != nil {
 		listing, err := s.openInventory(ctx, t, req.Inventory, req.InventoryFormat)
 		if err != nil {
+			if opts.Lock != nil {
+				err = errors.Join(err, opts.Lock.Release(ctx))
+			}
 			return nil, err
 		}
 		defer listing.Close() // its temporary file, if it spilled
 		opts.Inventory = listing
 	}
-	opts.Mode = vacuum.Mode(mode)
-	opts.Counters, opts.Exec.Counters = req.Counters, req.Counters
-	opts.RetainHours = req.RetainHours
-	opts.Shard, opts.Version = req.Shard, req.Version
-	opts.DisableRetentionCheck = !s.boolSetting(SettingRetentionCheck, true)
-	opts.Now = s.cfg.Now()
-	opts.Commit.Now = s.cfg.Now
-	if v, ok := s.settings[SettingLogging]; ok {
-		b, _ := strconv.ParseBool(v)
-		opts.Logging = &b
-	}
-	opts.StaleRunAfter = req.StaleRunAfter // a live run elsewhere refuses this one (run.Acquire)
-	opts.Lock, opts.LiteFallback = req.Lock, req.LiteFallback
 	return t.Vacuum(ctx, opts)
+}
+
+// unopenedInventory stands for an inventory a statement names, while the request is validated
+// before the inventory is opened: it is never walked.
+type unopenedInventory struct{}
+
+func (unopenedInventory) Walk(context.Context, string, func(storage.Object) error) error {
+	return errors.New("the inventory is not open yet")
 }
 
 // openInventory opens the inventory of a statement as the listing of table t.

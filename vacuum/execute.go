@@ -86,7 +86,7 @@ type Result struct {
 	// NotReached are the files a run that stopped part-way (interrupted, cancelled) had sent
 	// to the store but that the store did not delete: nothing happened to them, and the next
 	// run plans them again. The files it never sent are in no list (the plan has them).
-	NotReached []string `json:"notReached,omitempty"`
+	NotReached []string `json:"notReached"`
 	// Warnings are what the user should know of the run's safety that is not an error.
 	Warnings []string `json:"warnings,omitempty"`
 	// Requests are the storage requests of the run, on stores that count them.

@@ -190,7 +190,7 @@ type Planner struct {
 // refuse the run: not a Delta table, log gaps and corruption, unsupported features, invalid
 // paths, the retention and its safety check.
 func NewPlanner(ctx context.Context, store storage.Store, opts Options) (*Planner, error) {
-	if err := checkShard(opts); err != nil {
+	if err := opts.Validate(); err != nil {
 		return nil, fmt.Errorf("table %s: %w", store.Location(), err)
 	}
 	snap, err := loadSnapshot(ctx, store, opts.Version)
@@ -202,7 +202,7 @@ func NewPlanner(ctx context.Context, store storage.Store, opts Options) (*Planne
 
 // NewPlannerFor is NewPlanner for a snapshot already loaded.
 func NewPlannerFor(ctx context.Context, store storage.Store, snap *deltalog.Snapshot, opts Options) (*Planner, error) {
-	if err := checkShard(opts); err != nil {
+	if err := opts.Validate(); err != nil {
 		return nil, fmt.Errorf("table %s: %w", snap.Location, err)
 	}
 	if opts.Version != nil && *opts.Version != snap.Version {
@@ -211,15 +211,8 @@ func NewPlannerFor(ctx context.Context, store storage.Store, snap *deltalog.Snap
 	if err := snap.CheckVacuum(); err != nil {
 		return nil, err
 	}
-	switch opts.Mode {
-	case "":
+	if opts.Mode == "" {
 		opts.Mode = ModeFull
-	case ModeFull, ModeLite:
-	default:
-		return nil, fmt.Errorf("unknown VACUUM mode %q (FULL or LITE)", opts.Mode)
-	}
-	if opts.Mode == ModeLite && opts.Inventory != nil {
-		return nil, ErrInventoryWithLite
 	}
 	p := &Planner{store: store, snap: snap, opts: opts, now: opts.Now, seed: maphash.MakeSeed()}
 	if p.now.IsZero() {

@@ -218,23 +218,6 @@ func (p *Planner) shardWalk(walker Walker, isStore bool) Walker {
 		links: isStore && strings.HasPrefix(p.snap.Location, "file:")}
 }
 
-// checkShard applies the rules of a sharded plan before anything is read.
-func checkShard(opts Options) error {
-	if opts.Version != nil && *opts.Version < 0 {
-		return fmt.Errorf("version %d: a table version is 0 or more", *opts.Version)
-	}
-	if opts.Shard == nil {
-		return nil
-	}
-	if err := opts.Shard.Check(); err != nil {
-		return err
-	}
-	if opts.Version == nil {
-		return ErrShardWithoutVersion
-	}
-	return nil
-}
-
 // loadSnapshot reads the snapshot a plan is made on: the latest, or version *v.
 func loadSnapshot(ctx context.Context, store storage.Store, v *int64) (*deltalog.Snapshot, error) {
 	if v == nil {

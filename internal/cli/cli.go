@@ -17,6 +17,7 @@ import (
 	"github.com/deltavacuum/deltavacuum/catalog"
 	"github.com/deltavacuum/deltavacuum/internal/buildinfo"
 	"github.com/deltavacuum/deltavacuum/internal/redact"
+	dvrun "github.com/deltavacuum/deltavacuum/run"
 	"github.com/deltavacuum/deltavacuum/sql"
 	"github.com/deltavacuum/deltavacuum/storage/location"
 	"github.com/deltavacuum/deltavacuum/vacuum"
@@ -88,7 +89,9 @@ func execute(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 func exitCode(ctx context.Context, err error) int {
 	var ue *UsageError
 	switch {
-	case errors.As(err, &ue):
+	case errors.As(err, &ue), errors.Is(err, dvrun.ErrInvalidRequest):
+		// A request wrong whatever the table (run.Request.Validate: a retention that is no
+		// number of hours, a shard without its version, an inventory with LITE, ...).
 		return ExitUsage
 	case ctx.Err() != nil && errors.Is(err, context.Canceled):
 		return ExitInterrupted

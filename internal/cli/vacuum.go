@@ -87,7 +87,8 @@ Kubernetes: a Job with completionMode: Indexed, completions: N and parallelism u
 			if err != nil {
 				return err
 			}
-			req := session.VacuumRequest{DryRun: dryRun, Trash: trash, NoRunRecord: noRecord}
+			var req session.VacuumRequest
+			req.DryRun, req.Trash, req.NoRunRecord = dryRun, trash, noRecord
 			if cmd.Flags().Changed("trash") {
 				if trash == "" {
 					return usagef("--trash needs a folder of the table, such as %s", undo.DefaultTrash)
@@ -103,9 +104,9 @@ Kubernetes: a Job with completionMode: Indexed, completions: N and parallelism u
 			case lite && full:
 				return usagef("--lite and --full exclude each other")
 			case lite:
-				req.Mode = string(vacuum.ModeLite)
+				req.Mode = vacuum.ModeLite
 			case full:
-				req.Mode = string(vacuum.ModeFull)
+				req.Mode = vacuum.ModeFull
 			}
 			if cmd.Flags().Changed("retain-hours") {
 				// The library decides (vacuum.RetentionOf); a flag that is no number of hours
