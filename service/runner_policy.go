@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"github.com/deltavacuum/deltavacuum/service/schedule"
 	"github.com/deltavacuum/deltavacuum/session"
 	"github.com/deltavacuum/deltavacuum/undo"
+	"github.com/deltavacuum/deltavacuum/vacuum"
 )
 
 // retainHours is the retention of a run of t: the policy's, but never shorter than a
@@ -33,15 +35,16 @@ func retainHours(snap *deltalog.Snapshot, p config.Policy) (*float64, error) {
 	return &h, nil
 }
 
-// oneOffHours checks a one-off retention (a preview's retentionHours, and the run of its plan)
-// against what the service allows and the table's floor: a number from 0 to
+// oneOffHours checks a one-off retention (a preview's retentionHours and the run of its plan, a
+// Fabric job's retentionPeriod) before anything runs: a number from 0 to
 // config.MaxRetentionHours, never below a delta.deletedFileRetentionDuration the table sets
-// itself (the floor a policy's retention never goes below either). Below the table's
-// retention otherwise (its default), the library's safety check decides, as it does for the
-// CLI's --retain-hours: it refuses unless the policy turned it off. Refusals are errInvalid.
-func oneOffHours(snap *deltalog.Snapshot, h float64) (*float64, error) {
+// itself (the floor a policy's retention never goes below either), and, below the table's
+// retention otherwise (its default), past the library's safety check, as the CLI's
+// --retain-hours is: refused unless the policy turned it off. Refusals are errInvalid and name
+// no field: the caller says which of its own it was.
+func oneOffHours(t *table, snap *deltalog.Snapshot, h float64) (*float64, error) {
 	if math.IsNaN(h) || math.IsInf(h, 0) || h < 0 || h > config.MaxRetentionHours {
-		return nil, of(errInvalid, fmt.Errorf("retentionHours %v: give a number of hours from 0 to %d", h, config.MaxRetentionHours))
+		return nil, of(errInvalid, fmt.Errorf("%v hours: give a number of hours from 0 to %d", h, config.MaxRetentionHours))
 	}
 	if _, set := snap.Metadata.Configuration[deltalog.PropDeletedFileRetention]; set {
 		d, err := snap.DeletedFileRetention()
@@ -49,9 +52,16 @@ func oneOffHours(snap *deltalog.Snapshot, h float64) (*float64, error) {
 			return nil, err
 		}
 		if h < d.Hours() {
-			return nil, of(errInvalid, fmt.Errorf("retentionHours %v is below the table's own retention of %v hours (%s): the service never goes below it, nor does a policy",
+			return nil, of(errInvalid, fmt.Errorf("%v hours is below the table's own retention of %v hours (%s): the service never goes below it, nor does a policy",
 				h, d.Hours(), deltalog.PropDeletedFileRetention))
 		}
+	}
+	if err := t.session.CheckRetention(snap, &h); err != nil {
+		var re *vacuum.RetentionError
+		if errors.As(err, &re) {
+			err = fmt.Errorf("%w\n(In this service the table's policy turns the check off: retentionCheck: disabled.)", err)
+		}
+		return nil, of(errInvalid, err)
 	}
 	return &h, nil
 }
@@ -66,7 +76,7 @@ func (r *runner) request(ctx context.Context, t *table, dt *deltavacuum.Table, d
 	}
 	hours, err := retainHours(snap, t.cfg.Policy)
 	if oneOff != nil {
-		hours, err = oneOffHours(snap, *oneOff)
+		hours, err = oneOffHours(t, snap, *oneOff)
 	}
 	if err != nil {
 		return session.VacuumRequest{}, err

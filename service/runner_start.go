@@ -131,8 +131,8 @@ func (r *runner) vacuum(ctx context.Context, t *table, dt *deltavacuum.Table, re
 // dryRun is the DRY RUN of t's policy now (at the one-off retention oneOff, when set), each
 // verdict of the planner passed to observe: the plan of a preview, which a run started with
 // its digest executes or refuses. Opening the table or reading it is errTable, the dry run
-// itself errPlan; a one-off retention the service or the library's safety check refuses is
-// errInvalid.
+// itself errPlan; a one-off retention the service or the library's safety check refuses
+// (oneOffHours) is errInvalid, naming the preview's retentionHours.
 func (r *runner) dryRun(ctx context.Context, t *table, observe func(vacuum.Verdict), oneOff *float64) (*vacuum.Result, error) {
 	dt, err := r.tables.open(ctx, t)
 	if err != nil {
@@ -140,18 +140,14 @@ func (r *runner) dryRun(ctx context.Context, t *table, observe func(vacuum.Verdi
 		return nil, of(errTable, err)
 	}
 	req, err := r.request(ctx, t, dt, true, oneOff)
+	if oneOff != nil && errors.Is(err, errInvalid) {
+		return nil, of(errInvalid, fmt.Errorf("retentionHours: %w", err))
+	}
 	if err != nil {
 		return nil, of(errTable, err)
 	}
 	req.Observe = observe
 	res, err := r.vacuum(ctx, t, dt, req, "")
-	var re *vacuum.RetentionError
-	switch {
-	case oneOff != nil && errors.As(err, &re):
-		err = of(errInvalid, fmt.Errorf("retentionHours: %w\n(In this service the table's policy turns the check off: retentionCheck: disabled.)", err))
-	case oneOff != nil && errors.Is(err, vacuum.ErrNegativeRetention):
-		err = of(errInvalid, fmt.Errorf("retentionHours: %w", err))
-	}
 	return res, of(errPlan, err)
 }
 

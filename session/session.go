@@ -442,6 +442,13 @@ func (s *Session) Vacuum(ctx context.Context, t *deltavacuum.Table, req VacuumRe
 	return t.Vacuum(ctx, opts)
 }
 
+// CheckRetention is the refusal Vacuum would end a run of snap at retainHours with, under the
+// session's settings (the safety check, unless retentionDurationCheck is off), found before
+// the run: vacuum.CheckRetention.
+func (s *Session) CheckRetention(snap *deltalog.Snapshot, retainHours *float64) error {
+	return vacuum.CheckRetention(snap, vacuum.Options{RetainHours: retainHours, DisableRetentionCheck: !s.boolSetting(SettingRetentionCheck, true)})
+}
+
 // openInventory opens the inventory of a statement as the listing of table t.
 func (s *Session) openInventory(ctx context.Context, t *deltavacuum.Table, inv *sql.Inventory, format string) (*inventory.Listing, error) {
 	src, err := s.inventorySource(ctx, inv, format)

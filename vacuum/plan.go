@@ -207,6 +207,15 @@ func (e *LinkIntoTableError) Error() string {
 // ErrNegativeRetention is the refusal of RETAIN with a negative number of hours.
 var ErrNegativeRetention = errors.New("Retention period for Vacuum can't be less than 0 hours.")
 
+// CheckRetention applies to a run of snap with opts what NewPlanner applies to its retention
+// (opts.RetainHours, opts.DisableRetentionCheck), reading nothing: the refusal a run at that
+// retention would end with (a *RetentionError for the safety check, ErrNegativeRetention), for
+// a caller that must refuse it before it accepts the run (the service's one-off retentions).
+func CheckRetention(snap *deltalog.Snapshot, opts Options) error {
+	_, _, err := retention(snap, opts)
+	return err
+}
+
 // retention resolves the retention of a run and applies the safety check.
 func retention(snap *deltalog.Snapshot, opts Options) (run, table time.Duration, err error) {
 	table, err = snap.DeletedFileRetention()
