@@ -4,11 +4,13 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/deltavacuum/deltavacuum/catalog"
 	"github.com/deltavacuum/deltavacuum/service/config"
 	"github.com/deltavacuum/deltavacuum/service/state"
 	"github.com/deltavacuum/deltavacuum/storage"
@@ -113,6 +115,11 @@ func (c *discovery) discover(ctx context.Context, id string, now time.Time) erro
 	for _, rel := range rels {
 		tid := DiscoveredID(d.cfg.ID, rel)
 		tc := d.cfg.Table(tid, tableLocation(d.cfg.Root, rel))
+		// A lakehouse's table is named as Fabric shows it, and its id leaves Tables/ out.
+		if lt, ok := catalog.LakehouseTableAt(rel); ok {
+			tc.ID, tc.Name = DiscoveredID(d.cfg.ID, strings.TrimPrefix(rel, catalog.TablesFolder+"/")), lt.Name()
+			tid = tc.ID
+		}
 		t, err := c.tables.newTable(&tc, d.getenv)
 		if err != nil {
 			return err
