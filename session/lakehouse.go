@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/deltavacuum/deltavacuum/catalog"
 	"github.com/deltavacuum/deltavacuum/deltalog"
+	"github.com/deltavacuum/deltavacuum/sql"
 	"github.com/deltavacuum/deltavacuum/storage"
 	"github.com/deltavacuum/deltavacuum/storage/location"
 )
@@ -108,4 +110,55 @@ func (s *Session) lakehouseRoot(ctx context.Context) (storage.Store, string, err
 	}
 	st, err := location.Open(ctx, root, s.cfg.StorageOptions)
 	return st, root, err
+}
+
+// ListedTable is a row of SHOW TABLES: Spark's columns and what deltavacuum adds.
+type ListedTable struct {
+	// Namespace is the table's schema ("" in a lakehouse without schemas).
+	Namespace   string `json:"namespace"`
+	TableName   string `json:"tableName"`
+	IsTemporary bool   `json:"isTemporary"`
+	// Name is the table's name as Fabric shows it (schema.table, or table without schemas),
+	// which VACUUM and every other statement take.
+	Name     string `json:"name"`
+	Location string `json:"location"`
+}
+
+// execShowTables lists the tables of the session's warehouse, a Fabric lakehouse
+// (LakehouseTables), in the schema the statement names if it names one: in a lakehouse without
+// schemas, its tables are those of dbo.
+func (s *Session) execShowTables(ctx context.Context, st *sql.ShowTables, r *Result) (*Result, error) {
+	store, root, err := s.lakehouseRoot(ctx)
+	if err != nil {
+		return nil, err
+	}
+	lts, err := LakehouseTables(ctx, store)
+	if errors.Is(err, catalog.ErrNotLakehouse) {
+		return nil, fmt.Errorf("SHOW TABLES lists the tables of a Fabric lakehouse, and the warehouse %s has no Tables/ folder (give the lakehouse's root: abfss://WS@onelake.dfs.fabric.microsoft.com/LH.Lakehouse)", root)
+	}
+	if err != nil {
+		return nil, err
+	}
+	r.Table = root
+	r.Tables = []ListedTable{}
+	schemas := map[string]bool{}
+	for _, lt := range lts {
+		schemas[lt.Schema] = true
+		if st.Schema != "" && !lt.Matches(st.Schema, lt.Table) {
+			continue
+		}
+		r.Tables = append(r.Tables, ListedTable{Namespace: lt.Schema, TableName: lt.Table, Name: lt.Name(), Location: lt.Location(root)})
+	}
+	if st.Schema != "" && len(r.Tables) == 0 && len(lts) > 0 {
+		var names []string
+		for sc := range schemas {
+			if sc == "" {
+				sc = "dbo (a lakehouse without schemas)"
+			}
+			names = append(names, sc)
+		}
+		sort.Strings(names)
+		r.Warnings = append(r.Warnings, fmt.Sprintf("no table in schema %s; the lakehouse's tables are in %s", st.Schema, strings.Join(names, ", ")))
+	}
+	return r, nil
 }
