@@ -157,3 +157,31 @@ func (c *discovery) discover(ctx context.Context, id string, now time.Time) erro
 func (s *Server) Discover(ctx context.Context, id string, now time.Time) error {
 	return s.disc.discover(ctx, id, now)
 }
+
+// refreshAt lists again, now, each discover root at the location root (compared as
+// config.LocationKey compares) that was last listed at least minAge ago, and reports whether
+// it listed one: a Fabric job that names a table made since the root's last refresh finds it,
+// and a stream of such jobs lists the root at most once per minAge.
+func (c *discovery) refreshAt(ctx context.Context, root string, now time.Time, minAge time.Duration) bool {
+	key := config.LocationKey(root)
+	listed := false
+	for id, d := range c.roots {
+		if config.LocationKey(d.cfg.Root) != key {
+			continue
+		}
+		c.mu.Lock()
+		due := d.last.IsZero() || !now.Before(d.last.Add(minAge))
+		if due {
+			d.last = now // one listing for jobs that come at once
+		}
+		c.mu.Unlock()
+		if !due {
+			continue
+		}
+		if err := c.discover(ctx, id, now); err != nil {
+			c.log.Warn("discovery failed; the tables found before are kept", "root", id, "error", c.red.String(err.Error()))
+		}
+		listed = true
+	}
+	return listed
+}

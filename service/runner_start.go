@@ -45,8 +45,12 @@ type runOptions struct {
 	// Plan, when set, is the digest of the previewed plan the run must execute (the library
 	// compares its new plan with it before deleting or committing anything).
 	Plan string
-	// RetainHours, when set, is the one-off retention of that preview (oneOffHours).
+	// RetainHours, when set, is the one-off retention of that preview, or of a Fabric job
+	// (oneOffHours).
 	RetainHours *float64
+	// MaxRunning, when set, refuses the run (errTooMany) while that many runs are in progress
+	// in the service (a Fabric job: TooManyRequestsForJobs).
+	MaxRunning int
 }
 
 // start starts a run of t in the background and returns its id. trigger is "api" or
@@ -65,7 +69,9 @@ func (r *runner) startRun(ctx context.Context, t *table, trigger string, o runOp
 	// One id: the service's run, its lock ticket and its run record beside the table (what
 	// deltavacuum runs lists) are all named by it.
 	id := undo.NewID(now)
-	if !r.hold(t.cfg.ID, id) {
+	if ok, err := r.holdRun(t.cfg.ID, id, o.MaxRunning); err != nil {
+		return "", err
+	} else if !ok {
 		if r.closing() {
 			return "", errClosed
 		}
