@@ -1,7 +1,8 @@
 // Package catalog resolves table names (t, schema.t, catalog.schema.t) to table locations: from
 // a catalog file mapping names to locations, or from a warehouse root laid out as a Fabric
-// lakehouse or a Spark warehouse. It never lists or reads table contents beyond asking whether
-// a candidate location holds a Delta log.
+// lakehouse or a Spark warehouse; and it names the tables of a lakehouse as Fabric shows them
+// (Lakehouse). It does no I/O of its own: it asks its caller's functions whether a candidate
+// location holds a Delta log and which folders a folder has, and never reads a table.
 package catalog
 
 import (

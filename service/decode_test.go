@@ -2,6 +2,7 @@ package service
 
 import (
 	"net/http"
+	"net/url"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,14 +12,21 @@ import (
 // web page, found in apiRoutes, so that a new one is covered) the bodies encoding/json would
 // have taken or misread: each must be a 400 whose message names the key, and nothing may run.
 func TestStrictBodies(t *testing.T) {
-	f := newFixture(t, "tables:\n  - {id: a, path: TABLES/a}\n", nil, nil)
+	f := newFixture(t, "tables:\n  - {id: a, path: TABLES/a}\nfabric:\n  lakehouses: [{workspaceId: "+docWorkspace+", lakehouseId: "+docLakehouse+", root: TABLES/lh}]\n", nil, nil)
 	// A key each endpoint knows ("" for the endpoints that take {} only).
 	keys := map[string]string{
 		"/api/tables/{id}/runs": "plan",
 		"/api/runs/{id}/undo":   "dryRun",
 		"/api/login":            "token",
 	}
-	values := map[string]string{"plan": `""`, "dryRun": `true`, "token": `"x"`}
+	values := map[string]string{"plan": `""`, "dryRun": `true`, "token": `"x"`, "executionData": `{}`}
+	for _, r := range fabricRoutes {
+		if r.method == http.MethodPost && !strings.HasSuffix(r.pattern, "/cancel") {
+			keys[r.pattern] = "executionData"
+		}
+	}
+	// Fabric's routes: the lakehouse of the configuration, and the query its POST needs.
+	fabricIDs := strings.NewReplacer("{workspaceId}", docWorkspace, "{lakehouseId}", docLakehouse, "{itemId}", docLakehouse, "{jobInstanceId}", "20260101T000000Z-00000000")
 	posts := 0
 	for _, r := range apiRoutes() {
 		if r.method != http.MethodPost {
@@ -26,7 +34,10 @@ func TestStrictBodies(t *testing.T) {
 		}
 		posts++
 		// The table exists; the run does not, and its body is read before it is looked up.
-		path := strings.ReplaceAll(r.pattern, "{id}", "a")
+		path := fabricIDs.Replace(strings.ReplaceAll(r.pattern, "{id}", "a"))
+		if strings.HasSuffix(path, "/jobs/instances") {
+			path += "?jobType=TableMaintenance"
+		}
 		key, val := keys[r.pattern], values[keys[r.pattern]]
 		if key == "" {
 			key, val = "x", "1"
@@ -48,6 +59,9 @@ func TestStrictBodies(t *testing.T) {
 			t.Run(r.pattern+"/"+tc.name, func(t *testing.T) {
 				code, body := f.do(t, http.MethodPost, path, tc.body)
 				msg, _ := body["error"].(string)
+				if fabricPath(&http.Request{URL: &url.URL{Path: path}}) {
+					msg, _ = body["message"].(string) // Fabric's shape
+				}
 				if code != http.StatusBadRequest || !strings.Contains(msg, tc.want) {
 					t.Errorf("POST %s %q: got %d %q, want 400 saying %q", path, tc.body, code, msg, tc.want)
 				}

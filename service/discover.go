@@ -9,21 +9,34 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/deltavacuum/deltavacuum/deltalog"
+	"github.com/deltavacuum/deltavacuum/catalog"
+	"github.com/deltavacuum/deltavacuum/session"
 	"github.com/deltavacuum/deltavacuum/storage"
 	"github.com/deltavacuum/deltavacuum/storage/location"
 )
 
 // FindTables returns the folders of store (keys ending in '/', or "" for the root itself)
-// that are Delta tables: they hold _delta_log/ with a commit or a checkpoint. It does not
-// descend into a table, nor into a folder whose name starts with '.' or '_' (hidden, as
-// Delta hides them). One listing per folder, plus one of each candidate's _delta_log/.
+// that are Delta tables: they hold _delta_log/ with a commit or a checkpoint
+// (session.TableAt). It does not descend into a table, nor into a folder whose name starts
+// with '.' or '_' (hidden, as Delta hides them). One listing per folder, plus one of each
+// candidate's _delta_log/. A Fabric lakehouse (a root with a Tables/ folder) is listed as
+// Fabric shows it: its Tables/<table> and Tables/<schema>/<table> only (session.LakehouseTables).
 func FindTables(ctx context.Context, store storage.Store) ([]string, error) {
-	if ok, err := isTableAt(ctx, store, ""); err != nil || ok {
+	if ok, err := session.TableAt(ctx, store, ""); err != nil || ok {
 		if ok {
 			return []string{""}, nil
 		}
 		return nil, err
+	}
+	if lts, err := session.LakehouseTables(ctx, store); !errors.Is(err, catalog.ErrNotLakehouse) {
+		if err != nil {
+			return nil, err
+		}
+		out := make([]string, len(lts))
+		for i, lt := range lts {
+			out[i] = lt.Rel() + "/"
+		}
+		return out, nil
 	}
 	var out []string
 	err := store.Walk(ctx, "", func(o storage.Object) error {
@@ -33,7 +46,7 @@ func FindTables(ctx context.Context, store storage.Store) ([]string, error) {
 		if n := o.Name(); strings.HasPrefix(n, ".") || strings.HasPrefix(n, "_") {
 			return storage.SkipDir
 		}
-		ok, err := isTableAt(ctx, store, o.Key)
+		ok, err := session.TableAt(ctx, store, o.Key)
 		if err != nil {
 			return err
 		}
@@ -47,33 +60,6 @@ func FindTables(ctx context.Context, store storage.Store) ([]string, error) {
 		return nil, fmt.Errorf("the root %s does not exist (or is not a folder): %w", store.Location(), err)
 	}
 	return out, err
-}
-
-var errFound = errors.New("found")
-
-// isTableAt reports whether dir (a folder key) holds _delta_log/ with a commit or checkpoint.
-func isTableAt(ctx context.Context, store storage.Store, dir string) (bool, error) {
-	log := dir + "_delta_log/"
-	err := store.Walk(ctx, log, func(o storage.Object) error {
-		if o.IsDir {
-			if o.Key == log {
-				return nil
-			}
-			return storage.SkipDir
-		}
-		switch deltalog.ParseLogName(o.Name()).Kind {
-		case deltalog.KindCommit, deltalog.KindClassicCheckpoint, deltalog.KindMultiPartCheckpoint, deltalog.KindUUIDCheckpoint:
-			return errFound
-		}
-		return nil
-	})
-	switch {
-	case errors.Is(err, errFound):
-		return true, nil
-	case err == nil, errors.Is(err, storage.ErrNotExist):
-		return false, nil
-	}
-	return false, fmt.Errorf("listing %s%s: %w", store.Location(), log, err)
 }
 
 // maxIDLength is the length of a table id the configuration accepts.

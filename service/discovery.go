@@ -4,11 +4,13 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/deltavacuum/deltavacuum/catalog"
 	"github.com/deltavacuum/deltavacuum/service/config"
 	"github.com/deltavacuum/deltavacuum/service/state"
 	"github.com/deltavacuum/deltavacuum/storage"
@@ -113,6 +115,11 @@ func (c *discovery) discover(ctx context.Context, id string, now time.Time) erro
 	for _, rel := range rels {
 		tid := DiscoveredID(d.cfg.ID, rel)
 		tc := d.cfg.Table(tid, tableLocation(d.cfg.Root, rel))
+		// A lakehouse's table is named as Fabric shows it, and its id leaves Tables/ out.
+		if lt, ok := catalog.LakehouseTableAt(rel); ok {
+			tc.ID, tc.Name = DiscoveredID(d.cfg.ID, strings.TrimPrefix(rel, catalog.TablesFolder+"/")), lt.Name()
+			tid = tc.ID
+		}
 		t, err := c.tables.newTable(&tc, d.getenv)
 		if err != nil {
 			return err
@@ -149,4 +156,32 @@ func (c *discovery) discover(ctx context.Context, id string, now time.Time) erro
 // Discover lists the discover root id now and updates the tables.
 func (s *Server) Discover(ctx context.Context, id string, now time.Time) error {
 	return s.disc.discover(ctx, id, now)
+}
+
+// refreshAt lists again, now, each discover root at the location root (compared as
+// config.LocationKey compares) that was last listed at least minAge ago, and reports whether
+// it listed one: a Fabric job that names a table made since the root's last refresh finds it,
+// and a stream of such jobs lists the root at most once per minAge.
+func (c *discovery) refreshAt(ctx context.Context, root string, now time.Time, minAge time.Duration) bool {
+	key := config.LocationKey(root)
+	listed := false
+	for id, d := range c.roots {
+		if config.LocationKey(d.cfg.Root) != key {
+			continue
+		}
+		c.mu.Lock()
+		due := d.last.IsZero() || !now.Before(d.last.Add(minAge))
+		if due {
+			d.last = now // one listing for jobs that come at once
+		}
+		c.mu.Unlock()
+		if !due {
+			continue
+		}
+		if err := c.discover(ctx, id, now); err != nil {
+			c.log.Warn("discovery failed; the tables found before are kept", "root", id, "error", c.red.String(err.Error()))
+		}
+		listed = true
+	}
+	return listed
 }

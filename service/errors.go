@@ -27,12 +27,14 @@ var (
 	errTable = errors.New("the table failed")
 	// errPlan: the dry run of a preview failed.
 	errPlan = errors.New("the dry run failed")
+	// errTooMany: a run refused because the service runs as many as it may at once.
+	errTooMany = errors.New("too many runs in progress")
 )
 
 // kinds are the kinds, in the order an error is told apart: an error of two kinds is of the
 // first. The state database's own two are kinds too.
 var kinds = []error{errInvalid, errDryRunOnly, errNotFound, state.ErrNotFound, ErrBusy, state.ErrTableBusy,
-	errConflict, errPlan, errClosed, errTable}
+	errConflict, errPlan, errClosed, errTooMany, errTable}
 
 // kindOf returns the kind of err, nil when it has none.
 func kindOf(err error) error {

@@ -39,6 +39,10 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 // failCode answers err with code: the refusals of the HTTP layer itself (guard, login), and
 // fail's answer.
 func (s *Server) failCode(w http.ResponseWriter, r *http.Request, code int, err error) {
+	if fabricPath(r) {
+		s.fabricError(w, r, code, fabricCodeOfStatus(code), err.Error())
+		return
+	}
 	msg := s.red.String(err.Error())
 	if code >= 500 || code == http.StatusConflict {
 		s.log.Warn("request failed", "method", r.Method, "path", r.URL.Path, "status", code, "error", msg)

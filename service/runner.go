@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -99,16 +100,36 @@ func (r *runner) failInterrupted(ctx context.Context) error {
 // hold marks table id busy with what in this process; false when it is busy already, or the
 // runner is shutting down.
 func (r *runner) hold(id, what string) bool {
+	ok, _ := r.holdRun(id, what, 0)
+	return ok
+}
+
+// holdRun holds table id for run what, as hold does, unless max > 0 and this many runs (not
+// undos nor trash purges) hold tables now: then errTooMany, decided under the same lock as the
+// hold, so that two starts at once cannot both pass the limit. A table busy already, or a
+// runner shutting down, is false and nil.
+func (r *runner) holdRun(id, what string, max int) (bool, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if _, busy := r.holds.busy[id]; busy || r.holds.closed {
-		return false
+		return false, nil
+	}
+	if max > 0 {
+		n := 0
+		for _, h := range r.holds.busy {
+			if h != holdPurge && !strings.HasPrefix(h, holdUndo) {
+				n++
+			}
+		}
+		if n >= max {
+			return false, fmt.Errorf("%w: %d runs are in progress in this service, its maxConcurrentRuns", errTooMany, n)
+		}
 	}
 	r.holds.busy[id] = what
 	if r.holds.slots != nil {
 		r.holds.slots.running(id)
 	}
-	return true
+	return true, nil
 }
 
 func (r *runner) release(id string) {

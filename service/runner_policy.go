@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -25,23 +26,31 @@ func retainHours(snap *deltalog.Snapshot, p config.Policy) (*float64, error) {
 	return vacuum.PolicyRetainHours(snap, &p.Retention.Hours)
 }
 
-// oneOffHours checks a one-off retention (a preview's retentionHours, and the run of its plan)
-// against what the service allows and the table's floor: a number from 0 to
+// oneOffHours checks a one-off retention (a preview's retentionHours and the run of its plan, a
+// Fabric job's retentionPeriod) before anything runs: a number from 0 to
 // config.MaxRetentionHours, never below a delta.deletedFileRetentionDuration the table sets
-// itself (the floor a policy's retention never goes below either). Below the table's
-// retention otherwise (its default), the library's safety check decides, as it does for the
-// CLI's --retain-hours: it refuses unless the policy turned it off. Refusals are errInvalid.
-func oneOffHours(snap *deltalog.Snapshot, h float64) (*float64, error) {
+// itself (the floor a policy's retention never goes below either), and, below the table's
+// retention otherwise (its default), past the library's safety check, as the CLI's
+// --retain-hours is: refused unless the policy turned it off. Refusals are errInvalid and name
+// no field: the caller says which of its own it was.
+func oneOffHours(t *table, snap *deltalog.Snapshot, h float64) (*float64, error) {
 	if _, err := vacuum.RetentionOf(h); err != nil || h > config.MaxRetentionHours {
-		return nil, of(errInvalid, fmt.Errorf("retentionHours %v: give a number of hours from 0 to %d", h, config.MaxRetentionHours))
+		return nil, of(errInvalid, fmt.Errorf("%v hours: give a number of hours from 0 to %d", h, config.MaxRetentionHours))
 	}
 	floor, set, err := vacuum.RetentionFloor(snap)
 	if err != nil {
 		return nil, err
 	}
 	if set && h < floor.Hours() {
-		return nil, of(errInvalid, fmt.Errorf("retentionHours %v is below the table's own retention of %v hours (%s): the service never goes below it, nor does a policy",
+		return nil, of(errInvalid, fmt.Errorf("%v hours is below the table's own retention of %v hours (%s): the service never goes below it, nor does a policy",
 			h, floor.Hours(), deltalog.PropDeletedFileRetention))
+	}
+	if err := t.session.CheckRetention(snap, &h); err != nil {
+		var re *vacuum.RetentionError
+		if errors.As(err, &re) {
+			err = fmt.Errorf("%w\n(In this service the table's policy turns the check off: retentionCheck: disabled.)", err)
+		}
+		return nil, of(errInvalid, err)
 	}
 	return &h, nil
 }
@@ -56,7 +65,7 @@ func (r *runner) request(ctx context.Context, t *table, dt *deltavacuum.Table, d
 	}
 	hours, err := retainHours(snap, t.cfg.Policy)
 	if oneOff != nil {
-		hours, err = oneOffHours(snap, *oneOff)
+		hours, err = oneOffHours(t, snap, *oneOff)
 	}
 	if err != nil {
 		return session.VacuumRequest{}, err

@@ -45,8 +45,12 @@ type runOptions struct {
 	// Plan, when set, is the digest of the previewed plan the run must execute (the library
 	// compares its new plan with it before deleting or committing anything).
 	Plan string
-	// RetainHours, when set, is the one-off retention of that preview (oneOffHours).
+	// RetainHours, when set, is the one-off retention of that preview, or of a Fabric job
+	// (oneOffHours).
 	RetainHours *float64
+	// MaxRunning, when set, refuses the run (errTooMany) while that many runs are in progress
+	// in the service (a Fabric job: TooManyRequestsForJobs).
+	MaxRunning int
 }
 
 // start starts a run of t in the background and returns its id. trigger is "api" or
@@ -65,7 +69,9 @@ func (r *runner) startRun(ctx context.Context, t *table, trigger string, o runOp
 	// One id: the service's run, its lock ticket and its run record beside the table (what
 	// deltavacuum runs lists) are all named by it.
 	id := undo.NewID(now)
-	if !r.hold(t.cfg.ID, id) {
+	if ok, err := r.holdRun(t.cfg.ID, id, o.MaxRunning); err != nil {
+		return "", err
+	} else if !ok {
 		if r.closing() {
 			return "", errClosed
 		}
@@ -131,8 +137,8 @@ func (r *runner) vacuum(ctx context.Context, t *table, dt *deltavacuum.Table, re
 // dryRun is the DRY RUN of t's policy now (at the one-off retention oneOff, when set), each
 // verdict of the planner passed to observe: the plan of a preview, which a run started with
 // its digest executes or refuses. Opening the table or reading it is errTable, the dry run
-// itself errPlan; a one-off retention the service or the library's safety check refuses is
-// errInvalid.
+// itself errPlan; a one-off retention the service or the library's safety check refuses
+// (oneOffHours) is errInvalid, naming the preview's retentionHours.
 func (r *runner) dryRun(ctx context.Context, t *table, observe func(vacuum.Verdict), oneOff *float64) (*vacuum.Result, error) {
 	dt, err := r.tables.open(ctx, t)
 	if err != nil {
@@ -140,18 +146,14 @@ func (r *runner) dryRun(ctx context.Context, t *table, observe func(vacuum.Verdi
 		return nil, of(errTable, err)
 	}
 	req, err := r.request(ctx, t, dt, true, oneOff)
+	if oneOff != nil && errors.Is(err, errInvalid) {
+		return nil, of(errInvalid, fmt.Errorf("retentionHours: %w", err))
+	}
 	if err != nil {
 		return nil, of(errTable, err)
 	}
 	req.Observe = observe
 	res, err := r.vacuum(ctx, t, dt, req, "")
-	var re *vacuum.RetentionError
-	switch {
-	case oneOff != nil && errors.As(err, &re):
-		err = of(errInvalid, fmt.Errorf("retentionHours: %w\n(In this service the table's policy turns the check off: retentionCheck: disabled.)", err))
-	case oneOff != nil && errors.Is(err, vacuum.ErrNegativeRetention):
-		err = of(errInvalid, fmt.Errorf("retentionHours: %w", err))
-	}
 	return res, of(errPlan, err)
 }
 

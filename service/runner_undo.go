@@ -11,6 +11,10 @@ import (
 	"github.com/deltavacuum/deltavacuum/undo"
 )
 
+// cancelledByRequest begins the error of a run cancelled through the API (Fabric's job API
+// too), which Fabric's job instance calls Cancelled.
+const cancelledByRequest = "cancelled through the API"
+
 // cancel asks run id, in progress in this service, to stop: the executor stops between
 // batches, and the run ends FAILED, with VACUUM END recorded. A run not in progress here is
 // errConflict; one the state database cannot read, errNotFound.
@@ -18,7 +22,7 @@ func (r *runner) cancel(ctx context.Context, id string) error {
 	r.mu.Lock()
 	ar, ok := r.holds.active[id]
 	if ok && ar.cancelled == "" {
-		ar.cancelled = "cancelled through the API"
+		ar.cancelled = cancelledByRequest
 	}
 	r.mu.Unlock()
 	if !ok {

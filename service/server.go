@@ -44,7 +44,8 @@ type Server struct {
 	runner *runner
 	sched  *scheduler
 	disc   *discovery
-	web    webState // the web page's previews (web_preview.go)
+	web    webState    // the web page's previews (web_preview.go)
+	fabric fabricState // the jobs Fabric's job API deduplicated (fabric.go)
 }
 
 // auth is the security of every request (guard): the token ("" when none is configured, on

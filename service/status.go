@@ -25,6 +25,8 @@ func statusOf(err error) int {
 		return http.StatusBadGateway
 	case errClosed:
 		return http.StatusServiceUnavailable
+	case errTooMany:
+		return http.StatusTooManyRequests
 	}
 	return http.StatusInternalServerError
 }

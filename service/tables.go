@@ -70,7 +70,7 @@ func (ts *tables) newTable(tc *config.Table, getenv func(string) string) (*table
 	if !tc.Policy.RetentionCheck {
 		settings[session.SettingRetentionCheck] = "false"
 	}
-	cat := &catalog.Catalog{Warehouse: tc.Warehouse, IsTable: session.IsTable(o)}
+	cat := &catalog.Catalog{Warehouse: tc.Warehouse, IsTable: session.IsTable(o), Dirs: session.DirsOf(o)}
 	ts.red.AddURI(tc.Path)
 	ts.red.AddURI(tc.Warehouse)
 	if tc.Catalog != "" {

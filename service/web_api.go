@@ -31,7 +31,7 @@ var webRoutes = []route{
 
 // apiRoutes are every JSON endpoint.
 func apiRoutes() []route {
-	return append(append([]route(nil), routes...), webRoutes...)
+	return append(append(append([]route(nil), routes...), webRoutes...), fabricRoutes...)
 }
 
 // cookieName is the cookie the login form sets: it holds the token (HttpOnly, SameSite=Strict).
@@ -59,7 +59,7 @@ func (s *Server) authorized(r *http.Request) bool {
 // page rather than a 401.
 func pageRequest(r *http.Request) bool {
 	p := r.URL.Path
-	return r.Method == http.MethodGet && !strings.HasPrefix(p, "/api/") && p != "/metrics"
+	return r.Method == http.MethodGet && !strings.HasPrefix(p, "/api/") && p != "/metrics" && !strings.HasPrefix(p, fabricPrefix)
 }
 
 func redirectToLogin(w http.ResponseWriter, r *http.Request) {

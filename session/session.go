@@ -94,6 +94,8 @@ type Result struct {
 	Explain *insight.Explained `json:"explain,omitempty"`
 	// Version is the version an ALTER TABLE wrote.
 	Version *int64 `json:"version,omitempty"`
+	// Tables are the tables SHOW TABLES lists ([] when it lists none).
+	Tables []ListedTable `json:"tables,omitzero"`
 }
 
 // Setting returns a session setting and whether it is set.
@@ -167,6 +169,8 @@ func (s *Session) Exec(ctx context.Context, st sql.Statement) (*Result, error) {
 		return s.execVacuum(ctx, st, r)
 	case *sql.Inspect, *sql.ExplainVacuum:
 		return s.execInsight(ctx, st, r)
+	case *sql.ShowTables:
+		return s.execShowTables(ctx, st, r)
 	}
 	ref, ok := tableOf(st)
 	if !ok {
@@ -259,6 +263,8 @@ func kindOf(st sql.Statement) string {
 		return "ALTER TABLE UNSET TBLPROPERTIES"
 	case *sql.ShowTblProperties:
 		return "SHOW TBLPROPERTIES"
+	case *sql.ShowTables:
+		return "SHOW TABLES"
 	case *sql.DescribeHistory:
 		return "DESCRIBE HISTORY"
 	case *sql.DescribeDetail:
@@ -431,6 +437,13 @@ type unopenedInventory struct{}
 
 func (unopenedInventory) Walk(context.Context, string, func(storage.Object) error) error {
 	return errors.New("the inventory is not open yet")
+}
+
+// CheckRetention is the refusal Vacuum would end a run of snap at retainHours with, under the
+// session's settings (the safety check, unless retentionDurationCheck is off), found before
+// the run: vacuum.CheckRetention.
+func (s *Session) CheckRetention(snap *deltalog.Snapshot, retainHours *float64) error {
+	return vacuum.CheckRetention(snap, vacuum.Options{RetainHours: retainHours, DisableRetentionCheck: !s.boolSetting(SettingRetentionCheck, true)})
 }
 
 // openInventory opens the inventory of a statement as the listing of table t.

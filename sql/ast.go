@@ -6,7 +6,7 @@ import (
 )
 
 // Statement is a parsed statement: one of *Vacuum, *Set, *Reset,
-// *AlterTableSetProperties, *AlterTableUnsetProperties, *ShowTblProperties,
+// *AlterTableSetProperties, *AlterTableUnsetProperties, *ShowTblProperties, *ShowTables,
 // *DescribeHistory, *DescribeDetail, *Inspect and *ExplainVacuum.
 type Statement interface {
 	// String returns the statement in canonical SQL, which parses to an equal value.
@@ -20,6 +20,7 @@ func (*Reset) statement()                     {}
 func (*AlterTableSetProperties) statement()   {}
 func (*AlterTableUnsetProperties) statement() {}
 func (*ShowTblProperties) statement()         {}
+func (*ShowTables) statement()                {}
 func (*DescribeHistory) statement()           {}
 func (*DescribeDetail) statement()            {}
 
@@ -303,6 +304,19 @@ func (s *ShowTblProperties) String() string {
 		str += " (" + quoteString(s.Key) + ")"
 	}
 	return str
+}
+
+// ShowTables is SHOW TABLES [IN schema]: the tables of the warehouse, a Fabric lakehouse.
+type ShowTables struct {
+	// Schema is "" for the tables of every schema.
+	Schema string
+}
+
+func (s *ShowTables) String() string {
+	if s.Schema == "" {
+		return "SHOW TABLES"
+	}
+	return "SHOW TABLES IN " + nameString(s.Schema)
 }
 
 // DescribeHistory is DESCRIBE HISTORY table [LIMIT n].

@@ -10,6 +10,7 @@
 //	ALTER TABLE table SET TBLPROPERTIES (key [=] value, ...)
 //	ALTER TABLE table UNSET TBLPROPERTIES [IF EXISTS] (key, ...)
 //	SHOW TBLPROPERTIES table [(key)]
+//	SHOW TABLES [{IN | FROM} schema]                               (the tables of a lakehouse)
 //	{DESCRIBE | DESC} HISTORY table [LIMIT n]
 //	{DESCRIBE | DESC} DETAIL table
 //	INSPECT table [LITE] [RETAIN n HOURS]                          (deltavacuum extension)

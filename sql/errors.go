@@ -70,14 +70,14 @@ func orList(items []string) string {
 }
 
 // supportedStatements is the list UnknownStatementError gives.
-const supportedStatements = "VACUUM, SET, RESET, ALTER TABLE, SHOW TBLPROPERTIES, DESCRIBE HISTORY, DESCRIBE DETAIL, INSPECT, EXPLAIN VACUUM"
+const supportedStatements = "VACUUM, SET, RESET, ALTER TABLE, SHOW TBLPROPERTIES, SHOW TABLES, DESCRIBE HISTORY, DESCRIBE DETAIL, INSPECT, EXPLAIN VACUUM"
 
 // UnknownStatementError reports a statement of a kind this package does not support,
 // such as DROP TABLE or OPTIMIZE.
 type UnknownStatementError struct {
 	Position
 	// Statement is the statement's leading keyword or keywords as written:
-	// "DROP", "SHOW TABLES".
+	// "DROP", "SHOW VIEWS".
 	Statement string
 }
 

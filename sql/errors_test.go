@@ -8,7 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-const unknownSuffix = ": supported statements are VACUUM, SET, RESET, ALTER TABLE, SHOW TBLPROPERTIES, DESCRIBE HISTORY, DESCRIBE DETAIL, INSPECT, EXPLAIN VACUUM"
+const unknownSuffix = ": supported statements are VACUUM, SET, RESET, ALTER TABLE, SHOW TBLPROPERTIES, SHOW TABLES, DESCRIBE HISTORY, DESCRIBE DETAIL, INSPECT, EXPLAIN VACUUM"
 
 func TestParseErrors(t *testing.T) {
 	const inv = "VACUUM t USING INVENTORY (SELECT * FROM i WHERE "
@@ -74,7 +74,7 @@ func TestParseErrors(t *testing.T) {
 		{"DESCRIBE HISTORY t LIMIT 1 x", "syntax error at line 1, column 28: unexpected 'x', expected end of statement"},
 		{"DESCRIBE HISTORY t LIMIT 99999999999", "syntax error at line 1, column 26: LIMIT out of range: 99999999999"},
 		{"DESCRIBE DETAIL t LIMIT 1", "syntax error at line 1, column 19: unexpected 'LIMIT', expected end of statement"},
-		{"(VACUUM t)", "syntax error at line 1, column 1: unexpected '(', expected VACUUM, SET, RESET, ALTER TABLE, SHOW TBLPROPERTIES, DESCRIBE HISTORY, DESCRIBE DETAIL, INSPECT or EXPLAIN VACUUM"},
+		{"(VACUUM t)", "syntax error at line 1, column 1: unexpected '(', expected VACUUM, SET, RESET, ALTER TABLE, SHOW TBLPROPERTIES, SHOW TABLES, DESCRIBE HISTORY, DESCRIBE DETAIL, INSPECT or EXPLAIN VACUUM"},
 		{"", "syntax error at line 1, column 1: unexpected end of input, expected a statement"},
 		{"  -- nothing but a comment\n", "syntax error at line 2, column 1: unexpected end of input, expected a statement"},
 		{"VACUUM t; VACUUM u", "syntax error at line 1, column 11: unexpected 'VACUUM', expected end of input"},
@@ -119,13 +119,19 @@ func TestParseErrors(t *testing.T) {
 		{"DROP TABLE t", "unknown statement 'DROP'" + unknownSuffix},
 		{"optimize t", "unknown statement 'optimize'" + unknownSuffix},
 		{"SELECT * FROM t", "unknown statement 'SELECT'" + unknownSuffix},
-		{"SHOW TABLES", "unknown statement 'SHOW TABLES'" + unknownSuffix},
+		{"SHOW VIEWS", "unknown statement 'SHOW VIEWS'" + unknownSuffix},
+		{"SHOW TABLES sales", "syntax error at line 1, column 13: unexpected 'sales', expected IN, FROM or end of statement"},
+		{"SHOW TABLES IN", "syntax error at line 1, column 15: unexpected end of input, expected a schema name"},
+		{"SHOW TABLES IN lh.sales", "syntax error at line 1, column 16: a schema name has one part (the schema of the lakehouse: SHOW TABLES IN sales)"},
+		{"SHOW TABLES IN ``", "syntax error at line 1, column 16: empty identifier"},
+		{"SHOW TABLES IN sales LIKE 'o*'", "syntax error at line 1, column 22: unexpected 'LIKE', expected end of statement"},
+		{"SHOW TABLES IN 'sales'", "syntax error at line 1, column 16: unexpected ''sales'', expected a schema name"},
 		{"ALTER VIEW v SET TBLPROPERTIES ('a' = 'b')", "unknown statement 'ALTER VIEW'" + unknownSuffix},
 		{"DESCRIBE TABLE EXTENDED t", "unknown statement 'DESCRIBE TABLE'" + unknownSuffix},
 		{"desc t", "unknown statement 'desc'" + unknownSuffix},
 		{"DESC", "syntax error at line 1, column 5: unexpected end of input, expected HISTORY or DETAIL"},
 		{"SHOW", "syntax error at line 1, column 5: unexpected end of input, expected TBLPROPERTIES"},
-		{"`VACUUM` t", "syntax error at line 1, column 1: unexpected '`VACUUM`', expected VACUUM, SET, RESET, ALTER TABLE, SHOW TBLPROPERTIES, DESCRIBE HISTORY, DESCRIBE DETAIL, INSPECT or EXPLAIN VACUUM"},
+		{"`VACUUM` t", "syntax error at line 1, column 1: unexpected '`VACUUM`', expected VACUUM, SET, RESET, ALTER TABLE, SHOW TBLPROPERTIES, SHOW TABLES, DESCRIBE HISTORY, DESCRIBE DETAIL, INSPECT or EXPLAIN VACUUM"},
 
 		// Duplicates.
 		{"VACUUM t LITE FULL", "Found duplicate clauses: LITE/FULL"},

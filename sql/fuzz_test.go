@@ -19,6 +19,7 @@ var fuzzSeeds = []string{
 	"ALTER TABLE t SET TBLPROPERTIES ('delta.logRetentionDuration' = 'interval 30 days', delta.appendOnly true, k 1)",
 	"ALTER TABLE t UNSET TBLPROPERTIES IF EXISTS ('a', b.c)",
 	"SHOW TBLPROPERTIES t ('delta.minReaderVersion')",
+	"SHOW TABLES IN `a b`",
 	"DESCRIBE HISTORY delta.`/t` LIMIT 10; DESC DETAIL t",
 	"-- comment\n/* block /* nested */ */ VACUUM `a``b`",
 	"VACUUM t RETAIN 1 HOURS RETAIN 2 HOURS",

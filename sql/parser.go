@@ -9,7 +9,7 @@ import (
 
 // statementKeywords is what may start a statement.
 var statementKeywords = []string{
-	"VACUUM", "SET", "RESET", "ALTER TABLE", "SHOW TBLPROPERTIES", "DESCRIBE HISTORY", "DESCRIBE DETAIL",
+	"VACUUM", "SET", "RESET", "ALTER TABLE", "SHOW TBLPROPERTIES", "SHOW TABLES", "DESCRIBE HISTORY", "DESCRIBE DETAIL",
 	"INSPECT", "EXPLAIN VACUUM",
 }
 
@@ -890,6 +890,9 @@ func (p *parser) propertyValue(afterEq bool) (string, error) {
 // showTblProperties parses SHOW TBLPROPERTIES table [(key)].
 func (p *parser) showTblProperties() (Statement, error) {
 	show := p.next()
+	if isKeyword(p.peek(), "TABLES") {
+		return p.showTables()
+	}
 	if t := p.peek(); !isKeyword(t, "TBLPROPERTIES") {
 		if t.kind == tokWord {
 			return nil, p.unknownStatement(show.text + " " + t.text)
@@ -918,6 +921,27 @@ func (p *parser) showTblProperties() (Statement, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// showTables parses SHOW TABLES [(IN|FROM) schema].
+func (p *parser) showTables() (Statement, error) {
+	p.next()
+	s := &ShowTables{}
+	if !p.accept("IN") && !p.accept("FROM") {
+		return s, p.expectEnd("IN", "FROM")
+	}
+	t := p.peek()
+	if !isNameToken(t) {
+		return nil, p.unexpected("a schema name")
+	}
+	p.next()
+	if s.Schema = nameValue(t); s.Schema == "" {
+		return nil, p.errorAt(t, "empty identifier")
+	}
+	if isPunct(p.peek(), ".") {
+		return nil, p.errorAt(t, "a schema name has one part (the schema of the lakehouse: SHOW TABLES IN sales)")
+	}
+	return s, p.expectEnd()
 }
 
 // describeKinds are the words after DESCRIBE of Spark statements this package does

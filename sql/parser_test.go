@@ -239,6 +239,10 @@ func TestParseTableProperties(t *testing.T) {
 		{"ALTER TABLE t UNSET TBLPROPERTIES IF EXISTS ('delta.appendOnly')",
 			&AlterTableUnsetProperties{Table: name("t"), IfExists: true, Keys: []string{"delta.appendOnly"}}},
 		{"SHOW TBLPROPERTIES t", &ShowTblProperties{Table: name("t")}},
+		{"SHOW TABLES", &ShowTables{}},
+		{"show tables;", &ShowTables{}},
+		{"SHOW TABLES IN sales", &ShowTables{Schema: "sales"}},
+		{"SHOW TABLES FROM `my schema`", &ShowTables{Schema: "my schema"}},
 		{"show tblproperties cat.db.t ('delta.minReaderVersion')", &ShowTblProperties{Table: name("cat", "db", "t"), Key: "delta.minReaderVersion"}},
 		{"SHOW TBLPROPERTIES t (delta.minReaderVersion)", &ShowTblProperties{Table: name("t"), Key: "delta.minReaderVersion"}},
 	})
@@ -288,6 +292,8 @@ func TestString(t *testing.T) {
 		{"ALTER TABLE t SET TBLPROPERTIES (a.b TRUE)", "ALTER TABLE t SET TBLPROPERTIES ('a.b' = 'true')"},
 		{"ALTER TABLE t UNSET TBLPROPERTIES if exists (a)", "ALTER TABLE t UNSET TBLPROPERTIES IF EXISTS ('a')"},
 		{"SHOW TBLPROPERTIES t (a.b)", "SHOW TBLPROPERTIES t ('a.b')"},
+		{"show tables from sales", "SHOW TABLES IN sales"},
+		{"SHOW TABLES IN `a``b`", "SHOW TABLES IN `a``b`"},
 		{"DESC HISTORY t LIMIT 007", "DESCRIBE HISTORY t LIMIT 7"},
 		{"desc detail t", "DESCRIBE DETAIL t"},
 	}

@@ -303,3 +303,31 @@ func TestCommitInTwoSpellings(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckRetentionIsThePlanners: CheckRetention refuses exactly what the planner refuses of
+// a retention, with the same error, reading nothing but the snapshot it is given.
+func TestCheckRetentionIsThePlanners(t *testing.T) {
+	tb := newTable(t, tableSpec{configuration: map[string]string{"delta.deletedFileRetentionDuration": "interval 100 hours"}})
+	snap, err := deltalog.Load(context.Background(), tb.store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, opts := range []Options{
+		{}, {RetainHours: hours(24)}, {RetainHours: hours(99.4)}, {RetainHours: hours(99.5)}, {RetainHours: hours(100)},
+		{RetainHours: hours(0), DisableRetentionCheck: true}, {RetainHours: hours(-1)}, {RetainHours: hours(-1), DisableRetentionCheck: true},
+		{RetainHours: hours(math.NaN())}, {RetainHours: hours(math.Inf(1))}, {RetainHours: hours(1e300)},
+	} {
+		_, planned := tb.planner(opts)
+		checked := CheckRetention(snap, opts)
+		if (planned == nil) != (checked == nil) || (planned != nil && planned.Error() != checked.Error()) {
+			t.Errorf("%+v: the planner says %v, CheckRetention %v", opts, planned, checked)
+		}
+	}
+	var re *RetentionError
+	if err := CheckRetention(snap, Options{RetainHours: hours(24)}); !errors.As(err, &re) || re.TableHours != 100 {
+		t.Errorf("24 hours: %v, want a RetentionError naming 100 hours", err)
+	}
+	if err := CheckRetention(snap, Options{RetainHours: hours(-1)}); !errors.Is(err, ErrNegativeRetention) {
+		t.Errorf("-1 hours: %v, want ErrNegativeRetention", err)
+	}
+}

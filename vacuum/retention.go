@@ -78,6 +78,15 @@ func (e *RetentionError) Error() string {
 		e.Table, e.RetentionHours, e.TableHours, RetentionCheckKey, int64(math.Ceil(e.TableHours)))
 }
 
+// CheckRetention applies to a run of snap with opts what NewPlanner applies to its retention
+// (opts.RetainHours, opts.DisableRetentionCheck), reading nothing: the refusal a run at that
+// retention would end with (a *RetentionError for the safety check, a *HoursError), for a
+// caller that must refuse it before it accepts the run (the service's one-off retentions).
+func CheckRetention(snap *deltalog.Snapshot, opts Options) error {
+	_, _, err := retention(snap, opts)
+	return err
+}
+
 // retention resolves the retention of a run (RETAIN n HOURS, else the table's) and applies the
 // safety check: a retention shorter than the table's is refused unless the check is off.
 func retention(snap *deltalog.Snapshot, opts Options) (run, table time.Duration, err error) {

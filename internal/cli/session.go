@@ -90,7 +90,7 @@ func (f *sessionFlags) session() (*session.Session, error) {
 	if err != nil {
 		return nil, &UsageError{Err: err}
 	}
-	cat := &catalog.Catalog{Warehouse: f.warehouse, IsTable: session.IsTable(storageOpts), Dirs: session.Dirs}
+	cat := &catalog.Catalog{Warehouse: f.warehouse, IsTable: session.IsTable(storageOpts), Dirs: session.DirsOf(storageOpts)}
 	if cat.Warehouse == "" {
 		cat.Warehouse = os.Getenv(catalog.EnvWarehouse)
 	}
@@ -163,6 +163,11 @@ func printStatement(w, stderr io.Writer, r *session.Result) error {
 	case r.Properties != nil:
 		for _, k := range session.SortedKeys(r.Properties) {
 			fmt.Fprintf(w, "%s\t%s\n", k, r.Properties[k])
+		}
+	case r.Kind == "SHOW TABLES":
+		fmt.Fprintln(w, "namespace\ttableName\tisTemporary\tlocation")
+		for _, t := range r.Tables {
+			fmt.Fprintf(w, "%s\t%s\t%t\t%s\n", t.Namespace, t.TableName, t.IsTemporary, displayPath(sparkPath(t.Location, "")))
 		}
 	case r.Kind == "DESCRIBE HISTORY":
 		fmt.Fprintln(w, "version\ttimestamp\toperation\toperationParameters\toperationMetrics\tengineInfo")

@@ -24,7 +24,7 @@ func newSQLCmd() *cobra.Command {
 	)
 	cmd := &cobra.Command{
 		Use:   "sql [STATEMENTS]",
-		Short: "Run VACUUM, SET, ALTER TABLE, SHOW TBLPROPERTIES and DESCRIBE statements as in Spark SQL (and INSPECT, EXPLAIN VACUUM)",
+		Short: "Run VACUUM, SET, ALTER TABLE, SHOW TBLPROPERTIES, SHOW TABLES and DESCRIBE statements as in Spark SQL (and INSPECT, EXPLAIN VACUUM)",
 		Long: `Run statements as a Fabric or Databricks notebook runs them, separated by ';', from the
 argument, from -f FILE, or from standard input:
 
@@ -33,6 +33,7 @@ argument, from -f FILE, or from standard input:
   ALTER TABLE table SET TBLPROPERTIES ('key' = 'value', ...)
   ALTER TABLE table UNSET TBLPROPERTIES [IF EXISTS] ('key', ...)
   SHOW TBLPROPERTIES table [('key')]
+  SHOW TABLES [IN schema]            (the tables of the --warehouse lakehouse, named as Fabric shows them)
   DESCRIBE HISTORY table [LIMIT n]
   DESCRIBE DETAIL table              (with the reclaimable figures of a DRY RUN)
   INSPECT table [LITE] [RETAIN n HOURS]                       (deltavacuum extension)
@@ -41,7 +42,7 @@ argument, from -f FILE, or from standard input:
 A table is a name (t, schema.t, catalog.schema.t, resolved with --warehouse or --catalog),
 a quoted path ('/data/t'), or delta.` + "`/data/t`" + `. An unquoted name is always a name,
 as a bare word is for deltavacuum vacuum when a warehouse or catalog is given; names are
-case-insensitive (sales.orders finds Tables/sales/Orders in a local warehouse).
+case-insensitive (sales.orders finds Tables/sales/Orders).
 
 ` + exitCodesHelp,
 		Example: `  deltavacuum sql "SET spark.databricks.delta.retentionDurationCheck.enabled = false; VACUUM '/data/t' RETAIN 0 HOURS DRY RUN"

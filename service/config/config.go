@@ -49,6 +49,9 @@ type Config struct {
 	Stores []Store
 	// Webhook, when set, is told of every failed run.
 	Webhook *Webhook
+	// Fabric, when set, maps the lakehouses Fabric's Table Maintenance job API may name
+	// (fabric.go; docs/fabric.md).
+	Fabric *Fabric
 	// StaleRunAfter is how long a RUNNING run record may go without a heartbeat before it is
 	// taken for the record of a process that died (DefaultStaleRunAfter when not written).
 	StaleRunAfter time.Duration
@@ -300,6 +303,7 @@ func Parse(b []byte, name, dir string) (*Config, error) {
 	if len(p.problems) > 0 {
 		return nil, &Error{File: name, Problems: p.problems}
 	}
+	p.fabricWarnings(cfg)
 	cfg.Warnings = p.warnings
 	return cfg, nil
 }
@@ -470,7 +474,7 @@ func (p *parser) envRef(f field, what string) (EnvRef, bool) {
 	return EnvRef(m[1]), true
 }
 
-var topKeys = []string{"listen", "dataDir", "token", "maxConcurrentRuns", "storageOptions", "tables", "discover", "stores", "webhook", "staleRunAfter"}
+var topKeys = []string{"listen", "dataDir", "token", "maxConcurrentRuns", "storageOptions", "tables", "discover", "stores", "webhook", "staleRunAfter", "fabric"}
 
 func (p *parser) config(root *yaml.Node) *Config {
 	cfg := &Config{Listen: DefaultListen, MaxConcurrentRuns: 1}
@@ -510,6 +514,9 @@ func (p *parser) config(root *yaml.Node) *Config {
 		}
 	}
 	p.ops(fs, cfg)
+	if f, ok := fs["fabric"]; ok {
+		cfg.Fabric = p.fabric(f)
+	}
 	f, ok := fs["tables"]
 	if !ok {
 		if len(cfg.Discover) == 0 {
