@@ -372,9 +372,8 @@ func (l *locale) unitPrice(p insight.Price) string {
 	return p.Currency + " " + l.number(p.PerGBMonth, -1, false)
 }
 
-// humanBytes and humanCount are english's bytes and count (the API's and the webhook's).
+// humanBytes is english's bytes (the webhook's).
 func humanBytes(n int64) string { return english.bytes(n) }
-func humanCount(n int64) string { return english.count(n) }
 
 // shareText is a share in percent, one decimal: "12.5" ("12,5").
 func (l *locale) shareText(share float64) string { return l.number(share, 1, false) }
