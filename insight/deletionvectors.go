@@ -98,13 +98,14 @@ func deletionVectorsOf(ctx context.Context, store storage.Store, snap *deltalog.
 	}
 	d := &DeletionVectors{VectorFiles: vectorFiles}
 	var written int64
-	seen := map[string]bool{} // a path live under two vectors is one file
+	// Streamed, nothing kept per file: a writer that gives a file a new vector removes its
+	// (path, old vector) in the same commit (PROTOCOL.md, Deletion Vectors), so a path is live
+	// under one vector and each file is counted once.
 	err := snap.FilesWith(ctx, store, deltalog.FilesOptions{LiveOnly: true, NumRecords: true}, func(f deltalog.File) error {
 		dv := f.DeletionVector
-		if dv == nil || seen[f.LogPath] {
+		if dv == nil {
 			return nil
 		}
-		seen[f.LogPath] = true
 		d.Files.add(f.Size)
 		if dv.StorageType == "i" {
 			d.InlineVectors++
