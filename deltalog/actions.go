@@ -38,6 +38,23 @@ type Add struct {
 	// log reader does not need them and a Parquet reader need not fill them.
 	PartitionValues map[string]string `json:"partitionValues,omitempty"`
 	Stats           string            `json:"stats,omitempty"`
+
+	// records is the numRecords a checkpoint row's statistics hold, when its reader was asked
+	// for them (kindStats): the stats column is not kept as a string, only this number.
+	records     int64
+	recordsRead bool
+}
+
+// NumRecords is the number of rows of the add's data file its statistics record (numRecords:
+// the physical rows, those a deletion vector marks deleted included), and whether they record
+// one. A checkpoint's row holds it only when read with FilesOptions.NumRecords. Statistics
+// that cannot be read say nothing: they never make the log corrupt, as no deletion depends on
+// them.
+func (a *Add) NumRecords() (int64, bool) {
+	if a.recordsRead {
+		return a.records, a.records >= 0
+	}
+	return numRecordsOf(a.Stats)
 }
 
 // Remove is a remove action: a tombstone for a file that is no longer part of the table.
@@ -173,6 +190,9 @@ const (
 	// vectors (the checkpoint's own protocol action): its add and remove groups must have the
 	// deletionVector column.
 	kindDVRequired Kinds = 1 << 29
+	// kindStats marks a read that wants the numRecords of each add's statistics (the stats
+	// column, or stats_parsed.numRecords): only then are those columns read.
+	kindStats Kinds = 1 << 28
 )
 
 // kind returns the kind of a, or 0 for an unknown action.

@@ -336,6 +336,12 @@ func (c *pqCursor) string() (string, error) {
 	return string(v), nil
 }
 
+// bytes returns the current value of a BYTE_ARRAY column, in the page's memory: it is valid
+// until the next page is loaded, and unchecked (string checks it).
+func (c *pqCursor) bytes() []byte {
+	return c.data[c.offs[c.cur]:c.offs[c.cur+1]]
+}
+
 // int64 reads the next entry of an optional integer column; ok is false for null (and for
 // an absent column, c == nil).
 func (c *pqCursor) int64() (v int64, ok bool, err error) {

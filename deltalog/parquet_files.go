@@ -12,6 +12,13 @@ type pqFileReader struct {
 	path, size, dataChange              *pqCursor
 	modificationTime, deletionTimestamp *pqCursor
 	dv                                  *pqDVReader
+
+	// stats and statsRecords are an add's statistics (the stats string and
+	// stats_parsed.numRecords), planned only for a read that wants them (kindStats); read is
+	// set then, even when the file has neither column.
+	stats, statsRecords *pqCursor
+	statsWanted         bool
+	sd                  statsDecoder
 }
 
 type pqDVReader struct {
@@ -83,6 +90,16 @@ func (r *pqFileReader) readRow() (*Action, error) {
 			DataChange:       dataChange,
 			DeletionVector:   dv,
 		}}
+		if r.statsWanted {
+			n, ok, err := r.numRecords()
+			if err != nil {
+				return nil, err
+			}
+			a.add.records, a.add.recordsRead = -1, true
+			if ok {
+				a.add.records = n
+			}
+		}
 		a.act.Add = &a.add
 		return &a.act, nil
 	}
@@ -105,6 +122,26 @@ func (r *pqFileReader) readRow() (*Action, error) {
 	return &a.act, nil
 }
 
+// numRecords reads the row's numRecords: stats_parsed's when the row has it, else the stats
+// string's. Statistics that cannot be read say nothing (stats.go); only the columns' levels,
+// which keep the reader in step with the rows, can make the file corrupt.
+func (r *pqFileReader) numRecords() (int64, bool, error) {
+	n, ok, err := r.statsRecords.int64()
+	if err != nil {
+		return 0, false, err
+	}
+	if r.stats != nil {
+		def, err := r.stats.next()
+		if err != nil {
+			return 0, false, err
+		}
+		if !ok && def == r.stats.maxDef {
+			n, ok = r.sd.numRecords(r.stats.bytes())
+		}
+	}
+	return n, ok && n >= 0, nil
+}
+
 func (r *pqFileReader) kindName() string {
 	if r.kind == KindAdd {
 		return "add"
@@ -118,6 +155,8 @@ func (r *pqFileReader) skipRest() {
 	r.dataChange.skip()
 	r.modificationTime.skip()
 	r.deletionTimestamp.skip()
+	r.stats.skip()
+	r.statsRecords.skip()
 	if r.dv != nil {
 		r.dv.skip()
 	}

@@ -452,7 +452,35 @@ func (p *pqPlan) fileReader(g *parquet.Column, kind Kinds) (*pqFileReader, error
 		}
 		r.dv = d
 	}
+	if kind == KindAdd && p.want&kindStats != 0 {
+		r.statsWanted = true
+		r.stats, r.statsRecords = p.statsCursors(g)
+	}
 	return r, nil
+}
+
+// statsCursors plans the statistics of add group g that hold numRecords: the stats string and
+// stats_parsed.numRecords, each when g has it in the shape the protocol gives it. A column of
+// another shape is passed over rather than refused: statistics are advisory (stats.go), and
+// no deletion depends on them.
+func (p *pqPlan) statsCursors(g *parquet.Column) (stats, records *pqCursor) {
+	leaf := func(c *parquet.Column, name string, kinds ...parquet.Kind) *pqCursor {
+		if c == nil || !c.Leaf() || c.MaxRepetitionLevel() != 0 {
+			return nil
+		}
+		kind, err := pqLeafKind(c, name)
+		if err != nil || !slices.Contains(kinds, kind) || (kind == parquet.ByteArray && !pqIsString(c.Type())) {
+			return nil
+		}
+		cur := newPQCursor(c, name, kind)
+		p.addCursor(cur)
+		return cur
+	}
+	stats = leaf(g.Column("stats"), g.Name()+".stats", parquet.ByteArray)
+	if sp := g.Column("stats_parsed"); sp != nil && !sp.Leaf() && sp.MaxRepetitionLevel() == 0 {
+		records = leaf(sp.Column("numRecords"), g.Name()+".stats_parsed.numRecords", parquet.Int64, parquet.Int32)
+	}
+	return stats, records
 }
 
 // genericReader plans every leaf column of group g.

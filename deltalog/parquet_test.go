@@ -610,7 +610,8 @@ func (r *pqTracker) ReadAt(p []byte, off int64) (int, error) {
 }
 
 // TestParquetColumnProjection checks at the I/O level that reading files and deletion vectors
-// never touches the stats, partition values, tags or other unneeded column chunks. (The last
+// never touches the stats, partition values, tags or other unneeded column chunks, and the
+// stats only when their numRecords is asked for (kindStats). (The last
 // parquetguard.TailRead bytes are read at once to get the footer, so chunks there are exempt.)
 func TestParquetColumnProjection(t *testing.T) {
 	stats := `{"numRecords":100,"minValues":{"id":1,"name":"aaaaaaaaaaaaaaa"},"maxValues":{"id":100,"name":"zzzzzzzzzzzzzzzz"},"nullCount":{"id":0,"name":3}}`
@@ -639,7 +640,7 @@ func TestParquetColumnProjection(t *testing.T) {
 		needed["add."+c] = true
 		needed["remove."+strings.Replace(c, "modificationTime", "deletionTimestamp", 1)] = true
 	}
-	for _, want := range []Kinds{KindAdd | KindRemove, KindRemove} {
+	for _, want := range []Kinds{KindAdd | KindRemove, KindRemove, KindAdd | kindStats} {
 		tr := &pqTracker{Reader: pqBytesReader(data)}
 		acts, err := pqCollect(context.Background(), tr, want)
 		if err != nil {
@@ -647,6 +648,14 @@ func TestParquetColumnProjection(t *testing.T) {
 		}
 		if len(acts) == 0 {
 			t.Fatal("no actions")
+		}
+		for _, a := range acts {
+			if a.Add == nil || want&kindStats == 0 {
+				continue
+			}
+			if n, ok := a.Add.NumRecords(); n != 100 || !ok {
+				t.Fatalf("add %s: numRecords %d, %v; want 100", a.Add.Path, n, ok)
+			}
 		}
 		tailStart := int64(len(data)) - parquetguard.TailRead
 		checked := map[string]bool{}
@@ -664,7 +673,8 @@ func TestParquetColumnProjection(t *testing.T) {
 						touched = true
 					}
 				}
-				need := needed[col] && (want&KindAdd != 0 || strings.HasPrefix(col, "remove."))
+				need := needed[col] && (want&KindAdd != 0 && strings.HasPrefix(col, "add.") || want&KindRemove != 0 && strings.HasPrefix(col, "remove.")) ||
+					want&kindStats != 0 && col == "add.stats" // numRecords, asked for
 				if touched != need {
 					t.Errorf("kinds %b: column %s read=%v, needed=%v", want, col, touched, need)
 				}

@@ -322,6 +322,24 @@ type File struct {
 	// version (the action is at or before it) and FromCheckpoint is set.
 	Version        int64
 	FromCheckpoint bool
+	// DeletionVector is the action's deletion vector (its cardinality is the number of rows it
+	// marks deleted); nil when it has none.
+	DeletionVector *DeletionVector
+	// NumRecords is the number of rows of a live add's data file, those its deletion vector
+	// marks deleted included (its statistics' numRecords); -1 when unknown: not asked for
+	// (FilesOptions.NumRecords), not recorded, or a tombstone.
+	NumRecords int64
+}
+
+// FilesOptions choose what FilesWith reads beyond what identifies each file.
+type FilesOptions struct {
+	// LiveOnly streams the live adds only: the tombstones of the commits are still replayed
+	// (a newer remove hides an older add), but none is streamed, and a checkpoint's remove
+	// columns are not read.
+	LiveOnly bool
+	// NumRecords fills File.NumRecords of the live adds from their statistics: a checkpoint's
+	// stats and stats_parsed.numRecords columns are read only then.
+	NumRecords bool
 }
 
 type fileID struct {
@@ -333,6 +351,11 @@ type fileID struct {
 // set of keys seen; the checkpoint's rows are then streamed, skipping keys already seen, so
 // memory holds only the commits' keys, never the checkpoint's.
 func (s *Snapshot) Files(ctx context.Context, store storage.Store, fn func(File) error) error {
+	return s.FilesWith(ctx, store, FilesOptions{}, fn)
+}
+
+// FilesWith is Files reading what opts asks for besides.
+func (s *Snapshot) FilesWith(ctx context.Context, store storage.Store, opts FilesOptions, fn func(File) error) error {
 	seen := map[fileID]struct{}{}
 	for i := len(s.commits) - 1; i >= 0; i-- {
 		c := s.commits[i]
@@ -346,7 +369,7 @@ func (s *Snapshot) Files(ctx context.Context, store storage.Store, fn func(File)
 				continue
 			}
 			seen[id] = struct{}{}
-			if err := s.emitAdd(a, emit); err != nil {
+			if err := s.emitAdd(a, opts, emit); err != nil {
 				return err
 			}
 		}
@@ -357,6 +380,9 @@ func (s *Snapshot) Files(ctx context.Context, store storage.Store, fn func(File)
 				continue
 			}
 			seen[id] = struct{}{}
+			if opts.LiveOnly {
+				continue
+			}
 			if err := s.emitRemove(r, emit); err != nil {
 				return err
 			}
@@ -369,7 +395,7 @@ func (s *Snapshot) Files(ctx context.Context, store storage.Store, fn func(File)
 			if _, ok := seen[fileID{a.Add.Path, a.Add.DeletionVector.UniqueID()}]; ok {
 				return nil
 			}
-			return s.emitAdd(a.Add, fromCheckpoint)
+			return s.emitAdd(a.Add, opts, fromCheckpoint)
 		case a.Remove != nil:
 			if _, ok := seen[fileID{a.Remove.Path, a.Remove.DeletionVector.UniqueID()}]; ok {
 				return nil
@@ -379,6 +405,12 @@ func (s *Snapshot) Files(ctx context.Context, store storage.Store, fn func(File)
 		return nil
 	}
 	want := KindAdd | KindRemove
+	if opts.LiveOnly {
+		want = KindAdd
+	}
+	if opts.NumRecords {
+		want |= kindStats
+	}
 	// The deletionVector column is required of a checkpoint written under a protocol with
 	// deletion vectors: without it, every vector would look absent and its file unreferenced.
 	// That is the checkpoint's own protocol, not the current one: a table upgraded to
@@ -409,12 +441,17 @@ func at(version int64, fromCheckpoint bool, fn func(File) error) func(File) erro
 	}
 }
 
-func (s *Snapshot) emitAdd(a *Add, fn func(File) error) error {
+func (s *Snapshot) emitAdd(a *Add, opts FilesOptions, fn func(File) error) error {
 	f, err := s.file(a.Path, a.DeletionVector)
 	if err != nil {
 		return err
 	}
 	f.Size = a.Size
+	if opts.NumRecords {
+		if n, ok := a.NumRecords(); ok {
+			f.NumRecords = n
+		}
+	}
 	return fn(f)
 }
 
@@ -434,7 +471,7 @@ func (s *Snapshot) emitRemove(r *Remove, fn func(File) error) error {
 }
 
 func (s *Snapshot) file(logPath string, dv *DeletionVector) (File, error) {
-	f := File{LogPath: logPath}
+	f := File{LogPath: logPath, DeletionVector: dv, NumRecords: -1}
 	var err error
 	var ambiguous bool
 	f.Key, f.Inside, ambiguous, err = s.Root.key(logPath)

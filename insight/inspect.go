@@ -31,7 +31,11 @@ func Inspect(ctx context.Context, store storage.Store, opts Options) (*Report, e
 		return nil, err
 	}
 	if s.Lite {
-		return inspectLite(ctx, store, snap, s)
+		r, err := inspectLite(ctx, store, snap, s)
+		if err != nil {
+			return nil, err
+		}
+		return adviseDeletionVectors(ctx, store, snap, r)
 	}
 	acc := newAccount(snap, s.smallMax)
 	vopts := vacuum.Options{RetainHours: s.RetainHours, DisableRetentionCheck: true, Now: s.Now, Inventory: s.Inventory, Observe: acc.observe}
@@ -58,7 +62,22 @@ func Inspect(ctx context.Context, store storage.Store, opts Options) (*Report, e
 		}
 	}
 	acc.settle(plan.NestedTables)
-	return acc.report(ctx, store, snap, plan, s)
+	r, err := acc.report(ctx, store, snap, plan, s)
+	if err != nil {
+		return nil, err
+	}
+	return adviseDeletionVectors(ctx, store, snap, r)
+}
+
+// adviseDeletionVectors returns r with what the live files' deletion vectors hold
+// (deletionVectorsOf).
+func adviseDeletionVectors(ctx context.Context, store storage.Store, snap *deltalog.Snapshot, r *Report) (*Report, error) {
+	dv, err := deletionVectorsOf(ctx, store, snap, r.Files.DeletionVectors, r.RetentionHours, r.Price)
+	if err != nil {
+		return nil, err
+	}
+	r.DeletionVectors = dv
+	return r, nil
 }
 
 // report makes the report of a plan and the account of its listing.

@@ -157,6 +157,9 @@ type Report struct {
 	Partitions    []Partition `json:"partitions"`
 	NumPartitions int         `json:"numPartitions"`
 	SmallFiles    SmallFiles  `json:"smallFiles"`
+	// DeletionVectors is what the deletion vectors of the live files mark deleted, which VACUUM
+	// cannot reclaim, and what a purge would; absent for a table without the feature.
+	DeletionVectors *DeletionVectors `json:"deletionVectors,omitempty"`
 	// OldestVersion is the oldest version the log can rebuild today.
 	OldestVersion int64      `json:"oldestVersion"`
 	LastVacuum    *Operation `json:"lastVacuum,omitempty"`

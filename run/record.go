@@ -43,6 +43,10 @@ func newRecorder(store storage.Store, id string, plan *vacuum.Plan, rc storage.R
 		return nil
 	})
 	r.rec.NumFiles, r.rec.Bytes = plan.NumFilesToDelete, plan.SizeOfDataToDelete
+	if err != nil {
+		return nil, err
+	}
+	r.rec.Untracked, err = UntrackedOf(plan)
 	return r, err
 }
 

@@ -5,31 +5,60 @@ import (
 	"fmt"
 	"html"
 	"html/template"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/deltavacuum/deltavacuum/insight"
 	"github.com/deltavacuum/deltavacuum/vacuum"
 )
 
 // The words of the pages, in one place: every string a page shows (its templates, its script,
-// and the Go that fills them) is a message here, keyed by id. Another language is another map
-// of the same ids (catalogueTest checks that every id a page uses is here). A message names
-// its values in braces ({files}); a count has two forms, ID.one and ID.other, of which
-// plural picks one (and sets {n}).
-//
-// lang is the catalogue the pages use: English, the only one so far.
-var lang = messagesEN
+// and the Go that fills them) is a message here, keyed by id, in each language of the pages
+// (messagesEN here, messagesPT in messages_pt.go: the same ids, which TestCatalogue checks). A
+// message names its values in braces ({files}); a count has two forms, ID.one and ID.other, of
+// which plural picks one (and sets {n}). A locale also writes numbers, sizes, amounts and time
+// stamps as its language does; the page's language is chosen per request (locale.go). The
+// JSON API and the webhook speak English (english).
+
+// locale is one language of the pages: its catalogue, how it writes numbers and time stamps,
+// and the page templates, their functions bound to it.
+type locale struct {
+	tag      string // BCP 47, as <html lang> and Content-Language say it
+	messages map[string]string
+	// group separates thousands, decimal marks the fraction.
+	group, decimal string
+	// stamp is the layout of a time stamp to the second (then " UTC"), minute to the minute.
+	stamp, minute string
+	pages         *template.Template
+}
+
+var (
+	english    = &locale{tag: "en", messages: messagesEN, group: ",", decimal: ".", stamp: "2006-01-02 15:04:05", minute: "2006-01-02 15:04"}
+	portuguese = &locale{tag: "pt-BR", messages: messagesPT, group: ".", decimal: ",", stamp: "02/01/2006 15:04:05", minute: "02/01/2006 15:04"}
+	// locales are the languages of the pages, the default first.
+	locales = []*locale{english, portuguese}
+)
+
+func init() {
+	for _, l := range locales {
+		l.pages = template.Must(template.New("").Funcs(l.funcs()).ParseFS(webFiles, "web/templates/*.html"))
+	}
+}
 
 // placeholder is a value's place in a message.
 var placeholder = regexp.MustCompile(`\{[a-zA-Z0-9]+\}`)
 
+// text is english.text: the words of the API (an undo offer's why).
+func text(id string, kv ...any) string { return english.text(id, kv...) }
+
 // text returns message id with its values (kv: name, value, name, value…) as plain text: a
-// number is written with thousands separated. An unknown id is returned in brackets, so that
+// number is written as the locale writes it. An unknown id is returned in brackets, so that
 // a missing message shows (and the catalogue's test fails) rather than an empty place.
-func text(id string, kv ...any) string {
-	m, ok := lang[id]
+func (l *locale) text(id string, kv ...any) string {
+	m, ok := l.messages[id]
 	if !ok {
 		return "[" + id + "]"
 	}
@@ -45,14 +74,14 @@ func text(id string, kv ...any) string {
 		case string:
 			return x
 		}
-		return plainValue(v)
+		return l.plainValue(v)
 	})
 }
 
 // markup returns message id with its values as HTML: the message and every value escaped,
 // except a value that is template.HTML already (a link, a time stamp), which is kept.
-func markup(id string, kv ...any) template.HTML {
-	m, ok := lang[id]
+func (l *locale) markup(id string, kv ...any) template.HTML {
+	m, ok := l.messages[id]
 	if !ok {
 		return template.HTML(html.EscapeString("[" + id + "]"))
 	}
@@ -69,10 +98,10 @@ func markup(id string, kv ...any) template.HTML {
 		case string:
 			b.WriteString(html.EscapeString(x))
 		case time.Time, *time.Time:
-			b.WriteString(string(whenHTML(x)))
+			b.WriteString(string(l.whenHTML(x)))
 		default:
 			if ok {
-				b.WriteString(html.EscapeString(plainValue(v)))
+				b.WriteString(html.EscapeString(l.plainValue(v)))
 			} else {
 				b.WriteString(html.EscapeString(m[loc[0]:loc[1]]))
 			}
@@ -83,7 +112,8 @@ func markup(id string, kv ...any) template.HTML {
 	return template.HTML(b.String())
 }
 
-// pluralID is the form of message id for the count n: id.one for 1, id.other otherwise.
+// pluralID is the form of message id for the count n: id.one for 1, id.other otherwise (in
+// both languages: Brazilian usage says "0 arquivos", as English says "0 files").
 func pluralID(id string, n int64) string {
 	if n == 1 {
 		return id + ".one"
@@ -92,8 +122,8 @@ func pluralID(id string, n int64) string {
 }
 
 // plural is markup of the form of id for n, with {n} set to n.
-func plural(id string, n int64, kv ...any) template.HTML {
-	return markup(pluralID(id, n), append([]any{"n", n}, kv...)...)
+func (l *locale) plural(id string, n int64, kv ...any) template.HTML {
+	return l.markup(pluralID(id, n), append([]any{"n", n}, kv...)...)
 }
 
 func values(kv []any) map[string]any {
@@ -106,16 +136,16 @@ func values(kv []any) map[string]any {
 	return vals
 }
 
-func plainValue(v any) string {
+func (l *locale) plainValue(v any) string {
 	switch x := v.(type) {
 	case int:
-		return humanCount(int64(x))
+		return l.count(int64(x))
 	case int64:
-		return humanCount(x)
+		return l.count(x)
 	case float64:
-		return strconv.FormatFloat(x, 'f', -1, 64)
+		return l.number(x, -1, false)
 	case time.Time:
-		return when(x)
+		return l.when(x)
 	case fmt.Stringer:
 		return x.String()
 	}
@@ -124,9 +154,9 @@ func plainValue(v any) string {
 
 // scriptMessages are the messages the page's script uses (ids starting with "js.", and the
 // states): the layout gives them to it in a data attribute.
-func scriptMessages() map[string]string {
+func (l *locale) scriptMessages() map[string]string {
 	out := map[string]string{}
-	for k, v := range lang {
+	for k, v := range l.messages {
 		if strings.HasPrefix(k, "js.") || strings.HasPrefix(k, "state.") {
 			out[k] = v
 		}
@@ -134,31 +164,37 @@ func scriptMessages() map[string]string {
 	return out
 }
 
+// scriptMessagesJSON is scriptMessages as JSON, for the layout's data attribute.
+func (l *locale) scriptMessagesJSON() string {
+	b, _ := json.Marshal(l.scriptMessages())
+	return string(b)
+}
+
 // pluralAny is plural for a count of any integer type (the templates').
-func pluralAny(id string, n any, kv ...any) template.HTML {
+func (l *locale) pluralAny(id string, n any, kv ...any) template.HTML {
 	switch x := n.(type) {
 	case int:
-		return plural(id, int64(x), kv...)
+		return l.plural(id, int64(x), kv...)
 	case int64:
-		return plural(id, x, kv...)
+		return l.plural(id, x, kv...)
 	}
-	return markup(id + ".other")
+	return l.markup(id + ".other")
 }
 
 // filesHTML says n files and, when there are any, the checksum companions that go with
 // them: "4 files (+1 checksum companion)". The companions are never counted as files: a
 // run counts its files without them, as VACUUM does.
-func filesHTML(n, companions int64) template.HTML {
+func (l *locale) filesHTML(n, companions int64) template.HTML {
 	if companions <= 0 {
-		return plural("n.files", n)
+		return l.plural("n.files", n)
 	}
-	return markup("files.with.companions", "files", plural("n.files", n), "companions", plural("n.companions", companions))
+	return l.markup("files.with.companions", "files", l.plural("n.files", n), "companions", l.plural("n.companions", companions))
 }
 
 // whenHTML is a time stamp that never breaks across lines: <time> (the style sheet keeps it
 // on one line), in UTC to the second; nothing for the zero time.
-func whenHTML(v any) template.HTML {
-	s := when(v)
+func (l *locale) whenHTML(v any) template.HTML {
+	s := l.when(v)
 	if s == "" {
 		return ""
 	}
@@ -172,19 +208,37 @@ func whenHTML(v any) template.HTML {
 	return template.HTML(`<time datetime="` + t.UTC().Format(time.RFC3339) + `">` + html.EscapeString(s) + `</time>`)
 }
 
+// when is a time in UTC, to the second, as the locale writes a date; "" for the zero time.
+func (l *locale) when(v any) string {
+	var t time.Time
+	switch x := v.(type) {
+	case time.Time:
+		t = x
+	case *time.Time:
+		if x == nil {
+			return ""
+		}
+		t = *x
+	}
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(l.stamp) + " UTC"
+}
+
 // nowrapHTML is s kept on one line (an id is one token).
 func nowrapHTML(s string) template.HTML {
 	return template.HTML(`<span class="nowrap">` + html.EscapeString(s) + `</span>`)
 }
 
-// hoursText is a number of hours: "72 h".
-func hoursText(h float64) string {
-	return text("dur.h", "n", strconv.FormatFloat(h, 'f', -1, 64))
+// hoursText is a number of hours: "72 h", "36.5 h" ("36,5 h").
+func (l *locale) hoursText(h float64) string {
+	return l.text("dur.h", "n", l.number(h, -1, false))
 }
 
 // durationText says a duration (time.Duration, or its String form as the API lists it) in
 // hours, minutes and seconds, as a person writes it: "24 h", "1 h 30 min", "20 min".
-func durationText(v any) string {
+func (l *locale) durationText(v any) string {
 	var d time.Duration
 	switch x := v.(type) {
 	case time.Duration:
@@ -200,31 +254,44 @@ func durationText(v any) string {
 	var parts []string
 	h, m, sec := int64(d/time.Hour), int64(d%time.Hour/time.Minute), int64(d%time.Minute/time.Second)
 	if h > 0 {
-		parts = append(parts, text("dur.h", "n", h))
+		parts = append(parts, l.text("dur.h", "n", h))
 	}
 	if m > 0 {
-		parts = append(parts, text("dur.min", "n", m))
+		parts = append(parts, l.text("dur.min", "n", m))
 	}
 	if sec > 0 || len(parts) == 0 {
-		parts = append(parts, text("dur.s", "n", sec))
+		parts = append(parts, l.text("dur.s", "n", sec))
 	}
 	return strings.Join(parts, " ")
 }
 
 // stateHTML is the badge of a run's state (package run's states, and the service's planned).
-func stateHTML(state string) template.HTML {
+func (l *locale) stateHTML(state string) template.HTML {
 	class := strings.ReplaceAll(state, " ", "-")
 	return template.HTML(`<span class="state state-` + html.EscapeString(class) + `" data-state="` + html.EscapeString(state) + `">` +
-		html.EscapeString(text("state."+state)) + `</span>`)
+		html.EscapeString(l.text("state."+state)) + `</span>`)
 }
 
 // reasonHTML says in words why a preview deletes f, with its age against the cutoff.
-func reasonHTML(f vacuum.File, cutoff time.Time) template.HTML {
-	words := markup("reason." + string(f.Reason))
+func (l *locale) reasonHTML(f vacuum.File, cutoff time.Time) template.HTML {
+	words := l.markup("reason." + string(f.Reason))
 	if f.ModificationTime.IsZero() {
 		return words
 	}
-	return words + template.HTML(`<div class="sub">`) + markup("reason.age", "modified", f.ModificationTime, "cutoff", cutoff) + template.HTML(`</div>`)
+	return words + template.HTML(`<div class="sub">`) + l.markup("reason.age", "modified", f.ModificationTime, "cutoff", cutoff) + template.HTML(`</div>`)
+}
+
+// presetText names in words the table types a what-if retention suits (insight's presets,
+// joined by ", ").
+func (l *locale) presetText(preset string) string {
+	if preset == "" {
+		return ""
+	}
+	var out []string
+	for _, p := range strings.Split(preset, ", ") {
+		out = append(out, l.text("preset."+p))
+	}
+	return strings.Join(out, l.text("list.sep"))
 }
 
 // linkHTML is a link to a page elsewhere (opened apart, without a referrer).
@@ -235,13 +302,8 @@ func linkHTML(href, label string) template.HTML {
 	return template.HTML(`<a href="` + html.EscapeString(href) + `" rel="noreferrer noopener" target="_blank">` + html.EscapeString(label) + `</a>`)
 }
 
-// scriptMessagesJSON is scriptMessages as JSON, for the layout's data attribute.
-func scriptMessagesJSON() string {
-	b, _ := json.Marshal(scriptMessages())
-	return string(b)
-}
-
-// offerWhy says in words why an undo is, or is not, offered for the run d.
+// offerWhy says in words why an undo is, or is not, offered for the run d (in the API's
+// English: the pages say it from the reason).
 func offerWhy(o UndoOffer, d RunDoc) string {
 	detail := d.recovery.Detail
 	if d.Undo != nil && detail == "" {
@@ -250,9 +312,78 @@ func offerWhy(o UndoOffer, d RunDoc) string {
 	return text("undo."+o.Reason, "detail", detail, "error", d.StateDetail)
 }
 
+// count is n with thousands separated.
+func (l *locale) count(n int64) string {
+	return l.number(float64(n), 0, true)
+}
+
+// number writes f with digits after the decimal mark (-1: as many as it takes), the
+// thousands separated when group is set.
+func (l *locale) number(f float64, digits int, group bool) string {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return strconv.FormatFloat(f, 'f', -1, 64)
+	}
+	s := strconv.FormatFloat(f, 'f', digits, 64)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	whole, frac, hasFrac := strings.Cut(s, ".")
+	var b strings.Builder
+	if neg {
+		b.WriteByte('-')
+	}
+	for i := range len(whole) {
+		if group && i > 0 && (len(whole)-i)%3 == 0 {
+			b.WriteString(l.group)
+		}
+		b.WriteByte(whole[i])
+	}
+	if hasFrac {
+		b.WriteString(l.decimal)
+		b.WriteString(frac)
+	}
+	return b.String()
+}
+
+// bytes is n in binary units: "512 B", "1.5 KiB" ("1,5 KiB").
+func (l *locale) bytes(n int64) string {
+	const unit = 1024
+	if n < unit && n > -unit {
+		return strconv.FormatInt(n, 10) + " B"
+	}
+	f, i := float64(n), 0
+	units := []string{"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"}
+	for math.Abs(f) >= unit && i < len(units)-1 {
+		f /= unit
+		i++
+	}
+	return l.number(f, 1, false) + " " + units[i]
+}
+
+// money is an amount in the price's currency: cents, and "< 0.01" for less than a cent.
+func (l *locale) money(v float64, p insight.Price) string {
+	if v > 0 && v < 0.01 {
+		return "< " + p.Currency + " " + l.number(0.01, 2, false)
+	}
+	return p.Currency + " " + l.number(v, 2, true)
+}
+
+// unitPrice is the price of a GB-month, as precise as it was given.
+func (l *locale) unitPrice(p insight.Price) string {
+	return p.Currency + " " + l.number(p.PerGBMonth, -1, false)
+}
+
+// humanBytes is english's bytes (the webhook's).
+func humanBytes(n int64) string { return english.bytes(n) }
+
+// shareText is a share in percent, one decimal: "12.5" ("12,5").
+func (l *locale) shareText(share float64) string { return l.number(share, 1, false) }
+
 // messagesEN is the English catalogue.
 var messagesEN = map[string]string{
 	"lang": "en",
+	// The language switch names each language in itself.
+	"lang.name":   "English",
+	"lang.switch": "Language",
 
 	// The layout.
 	"nav.tables": "Tables",
@@ -388,6 +519,25 @@ var messagesEN = map[string]string{
 	"policy.next":             "next {at}",
 	"policy.noschedule":       "none (runs through the API or this page only)",
 
+	// The table types of insight's retention presets (the Fabric guidance).
+	"preset.streaming sink":                "streaming sink",
+	"preset.high-churn (MERGE-heavy) fact": "high-churn (MERGE-heavy) fact",
+	"preset.dimensional":                   "dimensional",
+	"preset.regulated":                     "regulated",
+	"preset.table retention":               "table retention",
+
+	// What the deletion vectors of the live files hold (insight.DeletionVectors).
+	"dv.title":         "Deletion vectors: what VACUUM cannot reclaim",
+	"dv.files":         "{files} ({bytes}) of the table carry a deletion vector, kept in {vectors} ({vectorbytes}). The rows a vector marks deleted stay in their file, which is still in the table: VACUUM keeps them, whatever the retention.",
+	"dv.rows":          "{deleted} of their {rows} rows are marked deleted ({share} %), about {bytes} of the files.",
+	"dv.optimize":      "More than {threshold} % of the rows deleted (OPTIMIZE rewrites these)",
+	"dv.mostly":        "More than half of the rows deleted",
+	"dv.unknown":       "Share unknown (their statistics give no number of rows)",
+	"dv.count":         "{files} · {bytes}, of which about {deleted} deleted",
+	"dv.purge":         "REORG TABLE … APPLY (PURGE), then a VACUUM once {retention} have passed, would delete {files} ({bytes}) and write about {written}: {saved} less in storage, {cost} per month.",
+	"dv.guidance":      "Microsoft Fabric's guidance: OPTIMIZE purges the files whose deletion vector marks more than {threshold} % of their rows deleted; REORG … APPLY (PURGE) purges the others ({link}).",
+	"dv.guidance.link": "Reorganize Delta tables with REORG",
+
 	"whatif.title":   "What if the retention were…",
 	"whatif.version": "version {version}",
 	"whatif.below":   "refused: below the table's retention",
@@ -468,6 +618,8 @@ var messagesEN = map[string]string{
 	"run.planchanged.short": "the table changed since the preview: nothing deleted",
 	"run.moved.short":       "moved to the trash",
 	"run.oneoff":            "Run at a one-off retention of {retention} (its preview's), not the policy's.",
+	"run.untracked":         "Its plan held {files} ({bytes}) that no commit names, what failed or unfinished writers leave; most in {folders}.",
+	"folder.root":           "the table's root",
 	"detail.planned":        "Accepted: it is planning, and the table holds no record of it yet.",
 	"detail.running":        "In progress.",
 	"detail.completed":      "Completed.",
@@ -534,6 +686,17 @@ var messagesEN = map[string]string{
 	"undocol.unknown":         "may be undone",
 	"undocol.possible":        "can be undone ({via})",
 	"undocol.interrupted":     "can be undone ({via})",
+
+	// The error page: its title is the status.
+	"http.400":   "Bad request",
+	"http.403":   "Not allowed",
+	"http.404":   "Not found",
+	"http.409":   "Conflict",
+	"http.422":   "Cannot be done",
+	"http.500":   "Internal error",
+	"http.502":   "The table failed",
+	"http.503":   "Unavailable",
+	"http.error": "Error {code}",
 
 	// The error page.
 	"error.back":    "Back to table {table}",

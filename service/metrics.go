@@ -15,6 +15,11 @@ type runMetrics struct {
 	reclaimable  *prometheus.GaugeVec
 	staleRecords *prometheus.CounterVec
 	purgedFiles  *prometheus.CounterVec
+	// The writers' health (runner_untracked.go): the untracked files of each table's last run
+	// that listed the table, and the runs that found more of them than the run before.
+	untrackedFiles *prometheus.GaugeVec
+	untrackedBytes *prometheus.GaugeVec
+	untrackedGrew  *prometheus.CounterVec
 }
 
 func newRunMetrics(reg *prometheus.Registry) *runMetrics {
@@ -40,8 +45,18 @@ func newRunMetrics(reg *prometheus.Registry) *runMetrics {
 		purgedFiles: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "deltavacuum_serve_trash_purged_files_total", Help: "Files of trash past the undo window deleted for good.",
 		}, []string{"table"}),
+		untrackedFiles: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "deltavacuum_serve_untracked_files", Help: "Files no commit names (what failed or unfinished writers leave) in the plan of the table's last run that listed it.",
+		}, []string{"table"}),
+		untrackedBytes: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "deltavacuum_serve_untracked_bytes", Help: "Bytes of the untracked files in the plan of the table's last run that listed it.",
+		}, []string{"table"}),
+		untrackedGrew: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "deltavacuum_serve_untracked_grew_total", Help: "Runs whose plan held more untracked files than the table's run before (each posted to the webhook as untracked.grew).",
+		}, []string{"table"}),
 	}
-	reg.MustRegister(m.runs, m.inProgress, m.deletedFiles, m.deletedBytes, m.reclaimable, m.staleRecords, m.purgedFiles)
+	reg.MustRegister(m.runs, m.inProgress, m.deletedFiles, m.deletedBytes, m.reclaimable, m.staleRecords, m.purgedFiles,
+		m.untrackedFiles, m.untrackedBytes, m.untrackedGrew)
 	return m
 }
 
@@ -58,7 +73,7 @@ func newMisfires(reg *prometheus.Registry) *prometheus.CounterVec {
 // webhook: it reads 0 without one).
 func newWebhookFailures(reg *prometheus.Registry) prometheus.Counter {
 	c := prometheus.NewCounter(prometheus.CounterOpts{
-		Name: "deltavacuum_serve_webhook_failures_total", Help: "Failed-run webhooks not delivered after every attempt.",
+		Name: "deltavacuum_serve_webhook_failures_total", Help: "Webhooks (failed runs, untracked files grown) not delivered after every attempt.",
 	})
 	reg.MustRegister(c)
 	return c

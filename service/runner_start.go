@@ -38,6 +38,8 @@ type Figures struct {
 	// table had moved and the run deleted nothing.
 	PlanDigest  string `json:"planDigest,omitempty"`
 	PlanChanged bool   `json:"planChanged,omitempty"`
+	// Untracked are the untracked files of the run's plan (run.UntrackedOf; none in LITE).
+	Untracked *undo.Untracked `json:"untracked,omitempty"`
 }
 
 // runOptions are what a run is asked beyond its table's policy.
@@ -185,6 +187,7 @@ func (r *runner) execute(ctx context.Context, ar *activeRun, t *table, dt *delta
 		r.log.Info("run completed before the cancellation took effect", "run", ar.id)
 	}
 	var figs []byte
+	var untracked *undo.Untracked
 	recordID := ""
 	mode := ranMode(req, res)
 	if res != nil {
@@ -193,6 +196,8 @@ func (r *runner) execute(ctx context.Context, ar *activeRun, t *table, dt *delta
 		if res.Plan != nil {
 			f.RetentionHours, f.NumFilesToDelete, f.SizeOfDataToDelete = res.RetentionHours, res.NumFilesToDelete, res.SizeOfDataToDelete
 			f.NumChecksumCompanions = companions(res.Plan)
+			untracked, _ = run.UntrackedOf(res.Plan) // a plan that no longer reads back counts none
+			f.Untracked = untracked
 		}
 		f.PlanDigest, f.OneOffRetention = req.ExpectPlan, oneOff
 		figs, _ = json.Marshal(f)
@@ -214,6 +219,7 @@ func (r *runner) execute(ctx context.Context, ar *activeRun, t *table, dt *delta
 			r.log.Error("recording the FULL run", "table", t.cfg.ID, "error", err.Error())
 		}
 	}
+	r.noteUntracked(bg, t, ar.id, untracked)
 	r.m.runs.WithLabelValues(t.cfg.ID, trigger, status).Inc()
 	r.m.inProgress.Dec()
 	r.log.Info("run ended", "run", ar.id, "table", t.cfg.ID, "status", status, "error", msg)

@@ -12,6 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/deltavacuum/deltavacuum/service/state"
 	"github.com/deltavacuum/deltavacuum/storage/local"
 	"github.com/deltavacuum/deltavacuum/undo"
 )
@@ -54,22 +57,28 @@ func heapAfterGC() uint64 {
 
 // TestSoak: 50 tables, each scheduled every minute, at most 8 runs at once, for 24 minutes
 // of an injected clock ticked every 15 seconds (as serve ticks) without waiting for the runs,
-// while a new untracked file lands in every table each minute. Then every table runs once
-// more. Nothing is lost: every run ends COMPLETED, with its VACUUM START and END in the
-// table's log and its run record COMPLETED, and every untracked file is deleted; no two runs
-// of a table overlap (their STARTs and ENDs alternate in the log); the limit holds; and the
-// heap after GC does not grow from the 8th to the 24th minute beyond a generous bound.
+// while a new untracked file lands in every table each minute, and from minute 12 on, in two
+// tables, twenty more a minute in a folder late=1/ (a writer failing more and more). Then every
+// table runs once more. Nothing is lost: every run ends COMPLETED, with its VACUUM START and
+// END in the table's log and its run record COMPLETED, and every untracked file is deleted;
+// no two runs of a table overlap (their STARTs and ENDs alternate in the log); the limit
+// holds; and the heap after GC does not grow from the 8th to the 24th minute beyond a generous
+// bound. The writers' health: the runs of each table count, between them, every untracked file
+// written to it, each run's count is in its run record, the webhook gets an untracked.grew
+// event for exactly the runs that found more than the run before at twice its rate (and the two
+// failing tables get one naming late=1), and the metrics show each table's last count.
 func TestSoak(t *testing.T) {
 	if testing.Short() {
 		t.Skip("soak test")
 	}
 	const tables, limit, minutes = 50, 8, 24
+	hook := newHookServer(t)
 	var yml strings.Builder
-	fmt.Fprintf(&yml, "maxConcurrentRuns: %d\ntables:\n", limit)
+	fmt.Fprintf(&yml, "maxConcurrentRuns: %d\nwebhook: {url: '${HOOK_URL}'}\ntables:\n", limit)
 	for i := 0; i < tables; i++ {
 		fmt.Fprintf(&yml, "  - {id: t%02d, path: TABLES/t%02d, schedule: {cron: \"* * * * *\", timezone: UTC}}\n", i, i)
 	}
-	f := newFixture(t, yml.String(), nil, nil)
+	f := newFixture(t, yml.String(), map[string]string{"HOOK_URL": hook.URL}, nil)
 	ctx := context.Background()
 	// The runs' clock stays behind the real one: the library stops a run whose clock leads
 	// the store's.
@@ -79,14 +88,32 @@ func TestSoak(t *testing.T) {
 		t.Fatal(err)
 	}
 	old := t0.Add(-10 * 24 * time.Hour)
+	failing := map[string]bool{"t05": true, "t30": true}
+	written := map[string]int64{} // untracked files written, by table: makeTable's stray.parquet, then these
+	for i := 0; i < tables; i++ {
+		written[fmt.Sprintf("t%02d", i)] = 1
+	}
+	write := func(id, name string) {
+		p := filepath.Join(f.dir, id, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(p, old, old); err != nil {
+			t.Fatal(err)
+		}
+		written[id]++
+	}
 	stray := func(minute int) {
 		for i := 0; i < tables; i++ {
-			p := filepath.Join(f.dir, fmt.Sprintf("t%02d", i), fmt.Sprintf("soak-%03d.parquet", minute))
-			if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.Chtimes(p, old, old); err != nil {
-				t.Fatal(err)
+			id := fmt.Sprintf("t%02d", i)
+			write(id, fmt.Sprintf("soak-%03d.parquet", minute))
+			if failing[id] && minute >= 12 {
+				for k := range 20 {
+					write(id, fmt.Sprintf("late=1/part-%03d-%d.parquet", minute, k))
+				}
 			}
 		}
 	}
@@ -167,12 +194,27 @@ func TestSoak(t *testing.T) {
 		if m, _ := filepath.Glob(filepath.Join(dir, "soak-*.parquet")); len(m) != 0 {
 			t.Errorf("%s: %d untracked files left", id, len(m))
 		}
+		if m, _ := filepath.Glob(filepath.Join(dir, "late=1", "*.parquet")); len(m) != 0 {
+			t.Errorf("%s: %d untracked files left in late=1/", id, len(m))
+		}
+		var counted int64
+		for _, r := range recs {
+			if r.Untracked == nil {
+				t.Errorf("%s: record %s counts no untracked files", id, r.ID)
+				continue
+			}
+			counted += r.Untracked.Files
+		}
+		if counted != written[id] {
+			t.Errorf("%s: the run records count %d untracked files, %d were written", id, counted, written[id])
+		}
 		if m, _ := filepath.Glob(filepath.Join(dir, "_deltavacuum", "runs", "*.heartbeat.json")); len(m) != 0 {
 			t.Errorf("%s: heartbeats left: %v", id, m)
 		}
 	}
-	t.Logf("%d runs; most tables held at once %d; heap after GC: minute 8 %d KiB, 16 %d KiB, 24 %d KiB",
-		total, maxBusy, heap[8]>>10, heap[16]>>10, heap[24]>>10)
+	alerts := soakUntrackedAlerts(t, f, hook, runs, failing)
+	t.Logf("%d runs; most tables held at once %d; %d untracked.grew alerts; heap after GC: minute 8 %d KiB, 16 %d KiB, 24 %d KiB",
+		total, maxBusy, alerts, heap[8]>>10, heap[16]>>10, heap[24]>>10)
 	if total < minutes*limit/2 {
 		t.Errorf("only %d runs in %d minutes with %d slots", total, minutes, limit)
 	}
@@ -181,4 +223,79 @@ func TestSoak(t *testing.T) {
 	if heap[24] > 2*heap[8]+16<<20 {
 		t.Errorf("heap grew from %d KiB (minute 8) to %d KiB (minute 24)", heap[8]>>10, heap[24]>>10)
 	}
+}
+
+// soakUntrackedAlerts checks the writers' health after the soak: an untracked.grew event for
+// exactly the runs whose plan held more untracked files than the table's run before, and twice
+// as many per second since it (by the run records the tables keep), each naming the folders and the
+// run before; one for each
+// failing table naming late=1 as its first folder; the metrics showing each table's last
+// count. It returns the number of events.
+func soakUntrackedAlerts(t *testing.T, f *fixture, hook *hookServer, runs []state.Run, failing map[string]bool) int {
+	t.Helper()
+	ctx := context.Background()
+	f.srv.waitWebhooks()
+	want := map[string]string{} // run id -> the run before, for the runs that found more
+	last := map[string]int64{}  // table -> the untracked files of its last run
+	byTable := map[string][]state.Run{}
+	for _, r := range runs {
+		byTable[r.Table] = append(byTable[r.Table], r)
+	}
+	for id, rs := range byTable {
+		store, _ := local.New(filepath.Join(f.dir, id))
+		sort.Slice(rs, func(i, j int) bool { return rs[i].Started.Before(rs[j].Started) })
+		var n []int64 // the untracked files of each run, oldest first
+		for i, r := range rs {
+			rec, err := undo.Read(ctx, store, r.RecordID)
+			if err != nil || rec.Untracked == nil {
+				t.Fatalf("%s: the record of run %s: %v", id, r.ID, err)
+			}
+			n = append(n, rec.Untracked.Files)
+			// More files than the run before, and twice as many per second (with one run
+			// before: twice as many).
+			if i == 0 || n[i] <= n[i-1] {
+				continue
+			}
+			rate, before := float64(n[i]), float64(n[i-1])
+			if i >= 2 {
+				rate /= rs[i].Started.Sub(rs[i-1].Started).Seconds()
+				before /= rs[i-1].Started.Sub(rs[i-2].Started).Seconds()
+			}
+			if rate >= 2*before {
+				want[r.ID] = rs[i-1].ID
+			}
+		}
+		last[id] = n[len(n)-1]
+	}
+	got := map[string]string{}
+	grewIn := map[string]bool{} // failing tables with an alert naming late=1 first
+	for _, b := range hook.posts() {
+		var ev UntrackedGrewEvent
+		if err := json.Unmarshal(b, &ev); err != nil || ev.Event != "untracked.grew" {
+			t.Errorf("webhook post %s (%v)", b, err)
+			continue
+		}
+		got[ev.Run] = ev.PreviousRun
+		if ev.Untracked.Files <= ev.Previous.Files || len(ev.Folders) == 0 || !strings.Contains(ev.Text, ev.Table) {
+			t.Errorf("event %+v", ev)
+		}
+		if failing[ev.Table] && ev.Folders[0].Folder == "late=1" && strings.Contains(ev.Text, "late=1") {
+			grewIn[ev.Table] = true
+		}
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("untracked.grew events by run: the run before (-the records +the webhook):\n%s", diff)
+	}
+	for id := range failing {
+		if !grewIn[id] {
+			t.Errorf("%s: no untracked.grew event names late=1", id)
+		}
+	}
+	_, m := f.do(t, "GET", "/metrics", "")
+	for id, n := range last {
+		if line := fmt.Sprintf("deltavacuum_serve_untracked_files{table=%q} %d\n", id, n); !strings.Contains(m["text"].(string), line) {
+			t.Errorf("metrics lack %q", line)
+		}
+	}
+	return len(got)
 }

@@ -7,15 +7,12 @@ import (
 	"fmt"
 	"html/template"
 	"io/fs"
-	"math"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/deltavacuum/deltavacuum/insight"
-	"github.com/deltavacuum/deltavacuum/undo"
 	"github.com/deltavacuum/deltavacuum/vacuum"
 )
 
@@ -24,33 +21,6 @@ import (
 //
 //go:embed web/templates/*.html web/static/*
 var webFiles embed.FS
-
-var pages = template.Must(template.New("").Funcs(template.FuncMap{
-	"bytes":      humanBytes,
-	"num":        humanCount,
-	"when":       whenHTML,
-	"money":      money,
-	"price":      unitPrice,
-	"hours":      hoursText,
-	"dur":        durationText,
-	"t":          markup,
-	"tt":         text,
-	"tn":         pluralAny,
-	"files":      filesHTML,
-	"state":      stateHTML,
-	"rule":       func(r string) string { return text("rule." + r) },
-	"reason":     reasonHTML,
-	"link":       linkHTML,
-	"isVacuum":   func(op string) bool { return strings.HasPrefix(op, "VACUUM") },
-	"compact":    compactJSON,
-	"add":        func(a, b int) int { return a + b },
-	"sub":        func(a, b int) int { return a - b },
-	"pathEsc":    url.PathEscape,
-	"isRunID":    undo.ValidID,
-	"scriptText": scriptMessagesJSON,
-	"hold":       holdHTML,
-	"nowrap":     nowrapHTML,
-}).ParseFS(webFiles, "web/templates/*.html"))
 
 // handlePages adds the pages (GET only; their POSTs are the JSON API's) to mux.
 func (s *Server) handlePages(mux *http.ServeMux) {
@@ -77,14 +47,17 @@ func (s *Server) handlePages(mux *http.ServeMux) {
 type pageData struct {
 	Title    string
 	TokenSet bool // a token is configured: the page offers to log out
+	Langs    []langLink
 	Body     any
 }
 
-// render executes page name into a buffer (so a failure is a clean 500), redacts it as every
-// response is, and writes it with a strict Content-Security-Policy.
+// render executes page name, in the language r asks for (localeOf), into a buffer (so a
+// failure is a clean 500), redacts it as every response is, and writes it with a strict
+// Content-Security-Policy; a language chosen with ?lang= is kept in a cookie.
 func (s *Server) render(w http.ResponseWriter, r *http.Request, code int, name, title string, body any) {
 	var buf bytes.Buffer
-	if err := pages.ExecuteTemplate(&buf, name, pageData{Title: title, TokenSet: s.auth.token != "", Body: body}); err != nil {
+	l := localeOf(r)
+	if err := l.pages.ExecuteTemplate(&buf, name, pageData{Title: title, TokenSet: s.auth.token != "", Langs: langLinks(r, l), Body: body}); err != nil {
 		s.log.Error("rendering a page", "page", name, "error", err.Error())
 		http.Error(w, "rendering the page failed; see the service's log", http.StatusInternalServerError)
 		return
@@ -95,6 +68,9 @@ func (s *Server) render(w http.ResponseWriter, r *http.Request, code int, name, 
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Referrer-Policy", "no-referrer")
 	h.Set("Cache-Control", "no-store")
+	h.Set("Content-Language", l.tag)
+	h.Add("Vary", "Accept-Language, Cookie")
+	setLangCookie(w, r)
 	w.WriteHeader(code)
 	w.Write([]byte(s.red.String(buf.String())))
 }
@@ -105,7 +81,7 @@ func (s *Server) errorPage(w http.ResponseWriter, r *http.Request, err error, ta
 	if code >= 500 {
 		s.log.Warn("page failed", "path", r.URL.Path, "status", code, "error", s.red.String(err.Error()))
 	}
-	s.render(w, r, code, "error.html", http.StatusText(code), map[string]string{"Error": err.Error(), "Table": table})
+	s.render(w, r, code, "error.html", localeOf(r).statusTitle(code), map[string]string{"Error": err.Error(), "Table": table})
 }
 
 // pageTable is the table a page's path names, or nil after a 404 page.
@@ -135,6 +111,7 @@ type tableRow struct {
 }
 
 func (s *Server) tablesPage(w http.ResponseWriter, r *http.Request) {
+	l := localeOf(r)
 	var rows []tableRow
 	price := defaultPrice()
 	for _, in := range s.tableInfos(r.Context()) {
@@ -142,12 +119,12 @@ func (s *Server) tablesPage(w http.ResponseWriter, r *http.Request) {
 		pts, rep, err := s.inspectionsOf(r, in.ID, 1)
 		if err == nil && len(pts) == 1 {
 			row.Last = &pts[0]
-			row.Bar = shareBar(pts[0].LiveBytes, pts[0].ReclaimableBytes)
+			row.Bar = l.shareBar(pts[0].LiveBytes, pts[0].ReclaimableBytes)
 			price = rep.Price
 		}
 		rows = append(rows, row)
 	}
-	s.render(w, r, http.StatusOK, "tables.html", text("tables.title"), map[string]any{"Rows": rows, "Price": price})
+	s.render(w, r, http.StatusOK, "tables.html", l.text("tables.title"), map[string]any{"Rows": rows, "Price": price})
 }
 
 func defaultPrice() insight.Price {
@@ -166,12 +143,12 @@ func runRowOf(d RunDoc) runRow {
 	return rr
 }
 
-// Duration is how long the run took (so far, while it runs), in words.
-func (rr runRow) Duration() string {
+// Elapsed is how long the run took, to the second (0 while it runs: the page shows nothing).
+func (rr runRow) Elapsed() time.Duration {
 	if rr.Ended == nil {
-		return ""
+		return 0
 	}
-	return durationText(rr.Ended.Sub(rr.Started).Round(time.Second))
+	return rr.Ended.Sub(rr.Started).Round(time.Second)
 }
 
 // Companions are the checksum companions that went with the files the run deleted: all
@@ -183,12 +160,12 @@ func (rr runRow) Companions() int64 {
 	return 0
 }
 
-// Via is how an undo brings the run's files back, in words ("" when it cannot).
+// Via is how an undo brings the run's files back (via.* names it in words; "" when it cannot).
 func (rr runRow) Via() string {
-	if rr.Undo == nil || rr.Undo.Via == "" {
+	if rr.Undo == nil {
 		return ""
 	}
-	return text("via." + rr.Undo.Via)
+	return rr.Undo.Via
 }
 
 // runsTable is the runs table of a page: the table page's (without the table column) and
@@ -222,7 +199,8 @@ func (s *Server) tablePage(w http.ResponseWriter, r *http.Request) {
 		s.errorPage(w, r, err, t.cfg.ID)
 		return
 	}
-	d := map[string]any{"Info": s.infoOf(r, t.cfg.ID), "Points": pts, "Last": last, "Chart": bytesChart(pts), "Forecast": forecastChart(last), "HistoryShown": historyShown}
+	l := localeOf(r)
+	d := map[string]any{"Info": s.infoOf(r, t.cfg.ID), "Points": pts, "Last": last, "Chart": l.bytesChart(pts), "Forecast": l.forecastChart(last), "HistoryShown": historyShown}
 	if last != nil {
 		d["Price"] = last.Price
 	} else {
@@ -241,7 +219,7 @@ func (s *Server) tablePage(w http.ResponseWriter, r *http.Request) {
 	if len(runs) > 0 {
 		d["Runs"] = runsTableOf(s.runner.docs(r.Context(), runs), false)
 	}
-	s.render(w, r, http.StatusOK, "table.html", text("table.title", "id", t.cfg.ID), d)
+	s.render(w, r, http.StatusOK, "table.html", l.text("table.title", "id", t.cfg.ID), d)
 }
 
 // filesPerPage is the page size of a preview's file list.
@@ -277,15 +255,16 @@ func (s *Server) previewPage(w http.ResponseWriter, r *http.Request) {
 		s.errorPage(w, r, of(errInvalid, fmt.Errorf("parameter page=%d: the preview has %d pages of files", pageNo, pagesN)), t.cfg.ID)
 		return
 	}
+	l := localeOf(r)
 	d := map[string]any{"P": pp, "Page": pageNo, "Pages": pagesN, "DryRunOnly": t.cfg.DryRunOnly, "Observed": p.Observed,
-		"FoldersNotShown": len(p.Folders) - len(pp.Folders.Items), "FolderChart": foldersChart(pp.Folders.Items),
+		"FoldersNotShown": len(p.Folders) - len(pp.Folders.Items), "FolderChart": l.foldersChart(pp.Folders.Items),
 		"Warnings": p.Result.Warnings}
 	if moved := r.URL.Query().Get("moved"); moved != "" {
 		if run, err := s.st.Run(r.Context(), moved); err == nil && run.Table == t.cfg.ID {
 			d["Moved"] = run.ID
 		}
 	}
-	s.render(w, r, http.StatusOK, "preview.html", text("preview.title", "id", t.cfg.ID), d)
+	s.render(w, r, http.StatusOK, "preview.html", l.text("preview.title", "id", t.cfg.ID), d)
 }
 
 // runsPerPage is how many runs the runs page shows at a time.
@@ -315,9 +294,10 @@ func (s *Server) runsListPage(w http.ResponseWriter, r *http.Request) {
 		s.errorPage(w, r, of(errInvalid, fmt.Errorf("parameter page=%d: there are %d pages of runs", pageNo, pages)), "")
 		return
 	}
-	title := text("runs.title")
+	l := localeOf(r)
+	title := l.text("runs.title")
 	if table != "" {
-		title = text("runs.title.table", "id", table)
+		title = l.text("runs.title.table", "id", table)
 	}
 	q := ""
 	if table != "" {
@@ -336,71 +316,7 @@ func (s *Server) loginPage(w http.ResponseWriter, r *http.Request) {
 		strings.ContainsFunc(next, func(c rune) bool { return c <= ' ' || c == 0x7f }) {
 		next = "/"
 	}
-	s.render(w, r, http.StatusOK, "login.html", text("login.title"), map[string]any{"Next": next, "NoToken": s.auth.token == ""})
-}
-
-// humanBytes is n in binary units.
-func humanBytes(n int64) string {
-	const unit = 1024
-	if n < unit && n > -unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	f, i := float64(n), 0
-	units := []string{"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"}
-	for math.Abs(f) >= unit && i < len(units)-1 {
-		f /= unit
-		i++
-	}
-	return fmt.Sprintf("%.1f %s", f, units[i])
-}
-
-// humanCount is n with thousands separated.
-func humanCount(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
-}
-
-// when is a time in UTC, to the second; "" for the zero time.
-func when(v any) string {
-	var t time.Time
-	switch x := v.(type) {
-	case time.Time:
-		t = x
-	case *time.Time:
-		if x == nil {
-			return ""
-		}
-		t = *x
-	}
-	if t.IsZero() {
-		return ""
-	}
-	return t.UTC().Format("2006-01-02 15:04:05 UTC")
-}
-
-// money is an amount in the price's currency: cents, and "< 0.01" for less than a cent.
-func money(v float64, p insight.Price) string {
-	if v > 0 && v < 0.01 {
-		return fmt.Sprintf("< %s 0.01", p.Currency)
-	}
-	return fmt.Sprintf("%s %.2f", p.Currency, v)
-}
-
-// unitPrice is the price of a GB-month, as precise as it was given.
-func unitPrice(p insight.Price) string {
-	return p.Currency + " " + strconv.FormatFloat(p.PerGBMonth, 'f', -1, 64)
+	s.render(w, r, http.StatusOK, "login.html", localeOf(r).text("login.title"), map[string]any{"Next": next, "NoToken": s.auth.token == ""})
 }
 
 func compactJSON(b json.RawMessage) string {

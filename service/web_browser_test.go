@@ -59,6 +59,12 @@ type browser struct {
 
 func newBrowser(t *testing.T, base string) *browser {
 	t.Helper()
+	return newBrowserIn(t, base, "")
+}
+
+// newBrowserIn is newBrowser whose Accept-Language is lang ("": Chromium's own, English).
+func newBrowserIn(t *testing.T, base, lang string) *browser {
+	t.Helper()
 	// The profile is not t.TempDir(): Chromium's helper processes may still write to it
 	// after the browser has exited, which failed the test in TempDir's cleanup. It is
 	// removed after the browser (cleanups run last first), as far as it can be.
@@ -74,6 +80,9 @@ func newBrowser(t *testing.T, base string) *browser {
 		chromedp.UserDataDir(profile),
 		chromedp.WindowSize(1280, 900),
 	)
+	if lang != "" {
+		opts = append(opts, chromedp.Flag("accept-lang", lang), chromedp.Flag("lang", lang))
+	}
 	// A deadline against a hung browser only: every step waits for a state of the page.
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	t.Cleanup(cancel)

@@ -35,35 +35,35 @@ type chartPoint struct {
 
 // bytesChart draws live and reclaimable bytes at each inspection kept. Empty when nothing
 // was inspected.
-func bytesChart(pts []InspectionPoint) template.HTML {
+func (l *locale) bytesChart(pts []InspectionPoint) template.HTML {
 	if len(pts) == 0 {
 		return ""
 	}
-	live := series{Name: text("chart.live"), Color: colorLive}
-	recl := series{Name: text("chart.reclaimable"), Color: colorReclaim}
+	live := series{Name: l.text("chart.live"), Color: colorLive}
+	recl := series{Name: l.text("chart.reclaimable"), Color: colorReclaim}
 	for _, p := range pts {
 		live.Points = append(live.Points, chartPoint{p.At, float64(p.LiveBytes)})
 		recl.Points = append(recl.Points, chartPoint{p.At, float64(p.ReclaimableBytes)})
 	}
-	return lineChart(text("chart.bytes.title"), []series{live, recl})
+	return l.lineChart(l.text("chart.bytes.title"), []series{live, recl})
 }
 
 // forecastChart draws the newest inspection's forecast: what a VACUUM at the same retention
 // run each of the next days reclaims if the table receives no new commit.
-func forecastChart(last *insight.Report) template.HTML {
+func (l *locale) forecastChart(last *insight.Report) template.HTML {
 	if last == nil || len(last.Forecast) == 0 {
 		return ""
 	}
-	fc := series{Name: text("chart.forecast"), Color: colorForecast, Dashed: true}
+	fc := series{Name: l.text("chart.forecast"), Color: colorForecast, Dashed: true}
 	fc.Points = append(fc.Points, chartPoint{last.Now, float64(last.Reclaimable.Bytes)})
 	for _, d := range last.Forecast {
 		fc.Points = append(fc.Points, chartPoint{d.Clock, float64(d.Total.Bytes)})
 	}
-	return lineChart(text("chart.forecast.title"), []series{fc})
+	return l.lineChart(l.text("chart.forecast.title"), []series{fc})
 }
 
 // lineChart draws the series on a time axis, from 0 to the largest value.
-func lineChart(title string, all []series) template.HTML {
+func (l *locale) lineChart(title string, all []series) template.HTML {
 	var t0, t1 time.Time
 	maxV := 0.0
 	for _, s := range all {
@@ -97,11 +97,11 @@ func lineChart(title string, all []series) template.HTML {
 	for i := 0; i <= 4; i++ {
 		v := maxV * float64(i) / 4
 		fmt.Fprintf(&b, `<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="#e3e5e8" stroke-width="1"/>`, padL, chartW-padR, y(v), y(v))
-		fmt.Fprintf(&b, `<text x="%d" y="%.1f" font-size="11" text-anchor="end" fill="%s">%s</text>`, padL-6, y(v)+4, colorAxisBg, html.EscapeString(humanBytes(int64(v))))
+		fmt.Fprintf(&b, `<text x="%d" y="%.1f" font-size="11" text-anchor="end" fill="%s">%s</text>`, padL-6, y(v)+4, colorAxisBg, html.EscapeString(l.bytes(int64(v))))
 	}
-	layout := "2006-01-02 15:04"
+	layout := l.minute
 	if span < time.Hour {
-		layout = "2006-01-02 15:04:05"
+		layout = l.stamp
 	}
 	if single {
 		// The time axis is the one moment, labelled under its point: the ends of a padded
@@ -123,7 +123,7 @@ func lineChart(title string, all []series) template.HTML {
 		fmt.Fprintf(&b, `<polyline class="series" data-series="%s" fill="none" stroke="%s" stroke-width="2"%s points="%s"/>`, html.EscapeString(s.Name), s.Color, dash, strings.Join(pts, " "))
 		for _, p := range s.Points {
 			fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="3" fill="%s"><title>%s: %s</title></circle>`, x(p.T), y(p.V), s.Color,
-				html.EscapeString(p.T.UTC().Format("2006-01-02 15:04")), html.EscapeString(humanBytes(int64(p.V))))
+				html.EscapeString(p.T.UTC().Format(l.minute)), html.EscapeString(l.bytes(int64(p.V))))
 		}
 	}
 	// Legend.
@@ -142,19 +142,19 @@ func lineChart(title string, all []series) template.HTML {
 }
 
 // shareBar draws live against reclaimable bytes as one bar.
-func shareBar(live, reclaim int64) template.HTML {
+func (l *locale) shareBar(live, reclaim int64) template.HTML {
 	total := live + reclaim
 	if total <= 0 {
 		return ""
 	}
 	w := 100 * float64(reclaim) / float64(total)
 	return template.HTML(fmt.Sprintf(`<svg class="bar" viewBox="0 0 100 8" preserveAspectRatio="none" role="img" aria-label="%s" xmlns="http://www.w3.org/2000/svg"><rect width="100" height="8" fill="%s"/><rect x="%.2f" width="%.2f" height="8" fill="%s"/><title>%s</title></svg>`,
-		html.EscapeString(text("bar.label", "share", fmt.Sprintf("%.1f", w))), colorLive, 100-w, w, colorReclaim,
-		html.EscapeString(text("bar.title", "live", humanBytes(live), "reclaimable", humanBytes(reclaim)))))
+		html.EscapeString(l.text("bar.label", "share", l.shareText(w))), colorLive, 100-w, w, colorReclaim,
+		html.EscapeString(l.text("bar.title", "live", l.bytes(live), "reclaimable", l.bytes(reclaim)))))
 }
 
 // foldersChart draws the bytes a preview deletes in its first folders as horizontal bars.
-func foldersChart(fs []folderTotal) template.HTML {
+func (l *locale) foldersChart(fs []folderTotal) template.HTML {
 	var rows []folderTotal
 	for _, f := range fs {
 		if f.DeleteBytes > 0 && len(rows) < 10 {
@@ -168,12 +168,12 @@ func foldersChart(fs []folderTotal) template.HTML {
 	const rowH, labelW, barW = 22, 220, 300
 	h := rowH*len(rows) + 8
 	var b strings.Builder
-	title := html.EscapeString(text("chart.folders.title"))
+	title := html.EscapeString(l.text("chart.folders.title"))
 	fmt.Fprintf(&b, `<svg class="chart" viewBox="0 0 %d %d" role="img" aria-label="%s" xmlns="http://www.w3.org/2000/svg"><title>%s</title>`, labelW+barW+90, h, title, title)
 	for i, f := range rows {
 		name := f.Path
 		if name == "" {
-			name = text("preview.root")
+			name = l.text("preview.root")
 		}
 		if r := []rune(name); len(r) > 34 {
 			name = "…" + string(r[len(r)-33:])
@@ -182,7 +182,7 @@ func foldersChart(fs []folderTotal) template.HTML {
 		w := float64(barW) * float64(f.DeleteBytes) / maxB
 		fmt.Fprintf(&b, `<text x="%d" y="%d" font-size="11" text-anchor="end" fill="#333">%s</text>`, labelW-6, yy+14, html.EscapeString(name))
 		fmt.Fprintf(&b, `<rect x="%d" y="%d" width="%.1f" height="16" fill="%s"/>`, labelW, yy+2, max(w, 1), colorReclaim)
-		fmt.Fprintf(&b, `<text x="%.1f" y="%d" font-size="11" fill="#333">%s</text>`, float64(labelW)+max(w, 1)+6, yy+14, html.EscapeString(humanBytes(f.DeleteBytes)))
+		fmt.Fprintf(&b, `<text x="%.1f" y="%d" font-size="11" fill="#333">%s</text>`, float64(labelW)+max(w, 1)+6, yy+14, html.EscapeString(l.bytes(f.DeleteBytes)))
 	}
 	b.WriteString(`</svg>`)
 	return template.HTML(b.String())

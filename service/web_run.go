@@ -50,7 +50,7 @@ func undoCounts(rep *undo.Report) map[string]outcomeCount {
 
 // undoSummary says what an undo did (or, dry, would do), in the same files and companions
 // the run counts.
-func undoSummary(rep *undo.Report) template.HTML {
+func (l *locale) undoSummary(rep *undo.Report) template.HTML {
 	c := undoCounts(rep)
 	restored := c[undo.OutcomeRestored]
 	id := "undo.summary.done"
@@ -60,37 +60,37 @@ func undoSummary(rep *undo.Report) template.HTML {
 	rest := []template.HTML{}
 	for _, o := range []string{undo.OutcomePresent, undo.OutcomeLost, undo.OutcomeFailed} {
 		if n := c[o]; n.files+n.companions > 0 {
-			rest = append(rest, markup("undo.summary."+o, "files", filesHTML(n.files, n.companions)))
+			rest = append(rest, l.markup("undo.summary."+o, "files", l.filesHTML(n.files, n.companions)))
 		}
 	}
-	sum := markup(id, "files", filesHTML(restored.files, restored.companions), "bytes", humanBytes(rep.BytesRestored), "via", text("via."+rep.Via), "at", rep.At)
+	sum := l.markup(id, "files", l.filesHTML(restored.files, restored.companions), "bytes", l.bytes(rep.BytesRestored), "via", l.text("via."+rep.Via), "at", rep.At)
 	if len(rest) > 0 {
 		var parts []string
 		for _, r := range rest {
 			parts = append(parts, string(r))
 		}
-		sum += markup("undo.summary.rest", "rest", template.HTML(strings.Join(parts, text("list.sep"))))
+		sum += l.markup("undo.summary.rest", "rest", template.HTML(strings.Join(parts, l.text("list.sep"))))
 	}
 	return sum
 }
 
 // restoreLabel is the label of the button that restores what a dry run would restore.
-func restoreLabel(rep *undo.Report) template.HTML {
+func (l *locale) restoreLabel(rep *undo.Report) template.HTML {
 	c := undoCounts(rep)[undo.OutcomeWouldRestore]
-	return markup("undo.restore", "files", filesHTML(c.files, c.companions))
+	return l.markup("undo.restore", "files", l.filesHTML(c.files, c.companions))
 }
 
 // runDetail says the state of the run page's run in words: how many files it deleted (or
 // moved to the trash), and what its undo brought back (from the last undo's report, whose
 // counts are the run's files and companions).
-func runDetail(rr runRow, last *undo.Report) template.HTML {
+func (l *locale) runDetail(rr runRow, last *undo.Report) template.HTML {
 	switch rr.State {
 	case run.StatePlanned:
-		return markup("detail.planned")
+		return l.markup("detail.planned")
 	case run.StateRunning:
-		return markup("detail.running")
+		return l.markup("detail.running")
 	case run.StateUnreadable:
-		return markup("detail.unreadable", "error", rr.StateDetail)
+		return l.markup("detail.unreadable", "error", rr.StateDetail)
 	case run.StateUndone, run.StatePartiallyUndone:
 		if last == nil {
 			return template.HTML(html.EscapeString(rr.StateDetail))
@@ -100,26 +100,26 @@ func runDetail(rr runRow, last *undo.Report) template.HTML {
 		back.files += c[undo.OutcomePresent].files
 		back.companions += c[undo.OutcomePresent].companions
 		if rr.State == run.StateUndone {
-			return markup("detail.undone", "at", last.At, "files", filesHTML(back.files, back.companions))
+			return l.markup("detail.undone", "at", last.At, "files", l.filesHTML(back.files, back.companions))
 		}
 		all := back
 		for _, o := range []string{undo.OutcomeLost, undo.OutcomeFailed} {
 			all.files += c[o].files
 			all.companions += c[o].companions
 		}
-		return markup("detail.partial", "at", last.At, "back", filesHTML(back.files, back.companions), "all", filesHTML(all.files, all.companions))
+		return l.markup("detail.partial", "at", last.At, "back", l.filesHTML(back.files, back.companions), "all", l.filesHTML(all.files, all.companions))
 	}
 	if rr.Interrupted {
-		return markup("detail.interrupted")
+		return l.markup("detail.interrupted")
 	}
 	if rr.State == run.StateFailed {
-		return markup("detail.failed")
+		return l.markup("detail.failed")
 	}
-	return markup("detail.completed")
+	return l.markup("detail.completed")
 }
 
 // runCounts says what the run deleted (or moved to the trash) of what it planned.
-func runCounts(rr runRow) template.HTML {
+func (l *locale) runCounts(rr runRow) template.HTML {
 	f := rr.F
 	if rr.Status == "RUNNING" || f.PlanChanged {
 		return ""
@@ -128,8 +128,8 @@ func runCounts(rr runRow) template.HTML {
 	if rr.Trash != "" {
 		id = "counts.moved"
 	}
-	return markup(id, "files", filesHTML(f.NumDeletedFiles, rr.Companions()), "bytes", humanBytes(f.SizeOfDeletedData),
-		"planned", filesHTML(f.NumFilesToDelete, f.NumChecksumCompanions), "plannedbytes", humanBytes(f.SizeOfDataToDelete))
+	return l.markup(id, "files", l.filesHTML(f.NumDeletedFiles, rr.Companions()), "bytes", l.bytes(f.SizeOfDeletedData),
+		"planned", l.filesHTML(f.NumFilesToDelete, f.NumChecksumCompanions), "plannedbytes", l.bytes(f.SizeOfDataToDelete))
 }
 
 // runPage shows a run: its state, what it deleted, what an undo can do and what the last one
@@ -141,17 +141,18 @@ func (s *Server) runPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rr := runRowOf(d)
+	l := localeOf(r)
 	body := map[string]any{"R": rr, "RecoveryDetail": d.recovery.Detail}
 	if t, ok := s.tables.lookup(d.Table); ok && t.cfg.Policy.UndoWindow > 0 {
-		body["UndoWindow"] = durationText(t.cfg.Policy.UndoWindow)
+		body["UndoWindow"] = l.durationText(t.cfg.Policy.UndoWindow)
 	}
 	var last *undo.Report
 	if d.LastUndo != nil {
 		if last, err = s.runner.lastUndo(r.Context(), d.Run); err == nil {
-			body["Last"], body["LastSummary"], body["LastFiles"] = last, undoSummary(last), undoFilesOf(last)
+			body["Last"], body["LastSummary"], body["LastFiles"] = last, l.undoSummary(last), undoFilesOf(last)
 		}
 	}
-	body["Detail"], body["Counts"] = runDetail(rr, last), runCounts(rr)
+	body["Detail"], body["Counts"] = l.runDetail(rr, last), l.runCounts(rr)
 	if r.URL.Query().Get("undo") == "dry" {
 		if d.UndoOffer.Action == "" {
 			s.errorPage(w, r, of(errConflict, &offerError{d.UndoOffer.Why}), d.Table)
@@ -162,9 +163,9 @@ func (s *Server) runPage(w http.ResponseWriter, r *http.Request) {
 			s.errorPage(w, r, err, d.Table)
 			return
 		}
-		body["Dry"], body["DrySummary"], body["RestoreLabel"], body["DryFiles"] = rep, undoSummary(rep), restoreLabel(rep), undoFilesOf(rep)
+		body["Dry"], body["DrySummary"], body["RestoreLabel"], body["DryFiles"] = rep, l.undoSummary(rep), l.restoreLabel(rep), undoFilesOf(rep)
 	}
-	s.render(w, r, http.StatusOK, "run.html", text("run.title", "id", d.ID), body)
+	s.render(w, r, http.StatusOK, "run.html", l.text("run.title", "id", d.ID), body)
 }
 
 // offerError is the refusal of an undo the run's state does not offer.
@@ -174,17 +175,17 @@ func (e *offerError) Error() string { return e.why }
 
 // holdHTML says what holds a table in this service (runner.hold): a run, the undo of a run
 // (each linked to its page), or a trash purge.
-func holdHTML(what string) template.HTML {
+func (l *locale) holdHTML(what string) template.HTML {
 	link := func(id string) template.HTML {
-		return template.HTML(`<a href="/runs/`+html.EscapeString(url.PathEscape(id))+`">`) + markup("status.run", "id", id) + `</a>`
+		return template.HTML(`<a href="/runs/`+html.EscapeString(url.PathEscape(id))+`">`) + l.markup("status.run", "id", id) + `</a>`
 	}
 	switch {
 	case undo.ValidID(what):
 		return link(what)
 	case strings.HasPrefix(what, holdUndo):
-		return markup("status.undo", "run", link(strings.TrimPrefix(what, holdUndo)))
+		return l.markup("status.undo", "run", link(strings.TrimPrefix(what, holdUndo)))
 	case what == holdPurge:
-		return markup("status.purge")
+		return l.markup("status.purge")
 	}
 	return template.HTML(html.EscapeString(what))
 }

@@ -16,9 +16,11 @@ import (
 
 	"github.com/deltavacuum/deltavacuum/service/config"
 	"github.com/deltavacuum/deltavacuum/service/state"
+	"github.com/deltavacuum/deltavacuum/undo"
 )
 
-// webhook posts failed runs to a URL. Delivery is in the background, a bounded number of
+// webhook posts events to a URL: failed runs (run.failed) and runs that found more untracked
+// files than the run before (untracked.grew). Delivery is in the background, a bounded number of
 // attempts with backoff: a webhook that is slow, refuses or is unreachable never holds up or
 // changes a run.
 type webhook struct {
@@ -32,6 +34,7 @@ type webhook struct {
 	client   *http.Client
 	wg       sync.WaitGroup
 	failures prometheus.Counter // deliveries given up
+	on       map[string]bool    // the events posted (config: on)
 }
 
 // newWebhook returns the webhook w configures; its URL (a secret) goes to the redactor.
@@ -46,8 +49,12 @@ func newWebhook(sh *shared, w *config.Webhook, getenv func(string) string, failu
 	if pu.Path != "" && pu.Path != "/" {
 		sh.red.Add(pu.Path) // chat webhooks carry their secret in the path
 	}
+	on := map[string]bool{}
+	for _, e := range w.On {
+		on[e] = true
+	}
 	return &webhook{
-		shared: sh, failures: failures, url: u, host: pu.Scheme + "://" + pu.Host, attempts: 4,
+		shared: sh, failures: failures, url: u, host: pu.Scheme + "://" + pu.Host, attempts: 4, on: on,
 		backoff: func(i int) time.Duration { return time.Duration(1<<i) * time.Second },
 		sleep:   sleepCtx,
 		// No redirect is followed: the body would go where the configuration did not say.
@@ -69,11 +76,52 @@ type FailedRunEvent struct {
 // runFailed posts the failed run of table t, in the background; ctx (the runner's) ends the
 // retries at shutdown.
 func (h *webhook) runFailed(ctx context.Context, run *state.Run, t *config.Table) {
+	if !h.on["failed"] {
+		return
+	}
 	id := run.ID
 	ev := FailedRunEvent{Event: "run.failed", Table: t.ID, Location: t.Path, Run: *run}
 	if run.RecordID != "" {
 		ev.Undo = "deltavacuum undo " + t.Path + " --run " + run.RecordID + " (POST /api/runs/" + run.ID + "/undo)"
 	}
+	h.send(ctx, id, ev)
+}
+
+// UntrackedGrewEvent is the body of a webhook post when a run's plan holds more untracked files
+// (files no commit names: what failed or unfinished writers leave) than the table's run before.
+type UntrackedGrewEvent struct {
+	// Event is "untracked.grew".
+	Event    string `json:"event"`
+	Table    string `json:"table"`
+	Location string `json:"location,omitempty"`
+	// Run and PreviousRun are the ids of the two runs compared.
+	Run         string `json:"run"`
+	PreviousRun string `json:"previousRun"`
+	// Untracked are the untracked files of the run's plan, Previous those of the run before.
+	Untracked undo.Untracked `json:"untracked"`
+	Previous  undo.Untracked `json:"previous"`
+	// Folders are the folders holding the most of them now, each with the files the run before
+	// found there (0 also when that folder was not among the run before's folders).
+	Folders []UntrackedFolder `json:"folders"`
+	// Text says it in one line (chat webhooks show it).
+	Text string `json:"text"`
+}
+
+// UntrackedFolder is a folder of an untracked.grew event.
+type UntrackedFolder struct {
+	undo.FolderCount
+	PreviousFiles int64 `json:"previousFiles"`
+}
+
+// untrackedGrew posts ev in the background.
+func (h *webhook) untrackedGrew(ctx context.Context, ev UntrackedGrewEvent) {
+	if h.on["untracked.grew"] {
+		h.send(ctx, ev.Run, ev)
+	}
+}
+
+// send posts ev (redacted) in the background, logging its delivery under run id.
+func (h *webhook) send(ctx context.Context, id string, ev any) {
 	b, err := json.Marshal(ev)
 	if err != nil {
 		return

@@ -83,9 +83,48 @@ type Record struct {
 	// NumDirectories is the number of empty directories the run removed (not restored by an
 	// undo: they come back with the files moved into them).
 	NumDirectories int64 `json:"numDirectories"`
+	// Untracked are the files of the run's plan that no commit names (reason untracked): what
+	// failed or unfinished writers leave. Nil when the run listed nothing (LITE) and in the
+	// records of versions before it (a version before it refuses a record that has it, as it
+	// refuses every member it does not know).
+	Untracked *Untracked `json:"untracked,omitempty"`
 
 	// Files are the entries below the header.
 	Files []Entry `json:"-"`
+}
+
+// MaxUntrackedFolders is how many folders a record names of its untracked files.
+const MaxUntrackedFolders = 10
+
+// Untracked counts the untracked files of a run's plan, and where they are.
+type Untracked struct {
+	Files int64 `json:"files"`
+	Bytes int64 `json:"bytes"`
+	// Folders are the folders (relative to the table root, "" for the root itself) that hold
+	// the most of them, most files first, at most MaxUntrackedFolders; NumFolders counts every
+	// folder that holds one.
+	Folders    []FolderCount `json:"folders"`
+	NumFolders int64         `json:"numFolders"`
+}
+
+// FolderCount is a folder and the untracked files in it (not in its subfolders).
+type FolderCount struct {
+	Folder string `json:"folder"`
+	Files  int64  `json:"files"`
+	Bytes  int64  `json:"bytes"`
+}
+
+// check refuses counts no plan makes.
+func (u *Untracked) check() error {
+	if u.Files < 0 || u.Bytes < 0 || u.NumFolders < int64(len(u.Folders)) || len(u.Folders) > MaxUntrackedFolders {
+		return fmt.Errorf("untracked: %d files, %d bytes, %d of %d folders", u.Files, u.Bytes, len(u.Folders), u.NumFolders)
+	}
+	for _, f := range u.Folders {
+		if f.Files <= 0 || f.Bytes < 0 || f.Files > u.Files {
+			return fmt.Errorf("untracked: folder %q with %d files, %d bytes", f.Folder, f.Files, f.Bytes)
+		}
+	}
+	return nil
 }
 
 // Entry is one file of a run record.
@@ -242,6 +281,9 @@ func (r *Record) check(id string) error {
 		if err := checkRunTrash(r.Trash, r.ID); err != nil {
 			return err
 		}
+	}
+	if r.Untracked != nil {
+		return r.Untracked.check()
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -55,28 +56,32 @@ func TestRecordRefusals(t *testing.T) {
 	const id = "20261201T153000Z-1a2b3c4d"
 	ctx := context.Background()
 	cases := map[string]string{
-		"path outside":          goodRecord(id) + "\n" + `{"path":"../etc/passwd","size":1}`,
-		"absolute path":         goodRecord(id) + "\n" + `{"path":"/etc/passwd","size":1}`,
-		"log path":              goodRecord(id) + "\n" + `{"path":"_delta_log/00000000000000000000.json","size":1}`,
-		"tool folder":           goodRecord(id) + "\n" + `{"path":"_deltavacuum/runs/x.jsonl","size":1}`,
-		"directory":             goodRecord(id) + "\n" + `{"path":"a/","size":1}`,
-		"empty path":            goodRecord(id) + "\n" + `{"path":"","size":1}`,
-		"dot segment":           goodRecord(id) + "\n" + `{"path":"a/./b","size":1}`,
-		"negative size":         goodRecord(id) + "\n" + `{"path":"a","size":-2}`,
-		"unknown entry field":   goodRecord(id) + "\n" + `{"path":"a","size":1,"to":"../x"}`,
-		"duplicate key":         goodRecord(id) + "\n" + `{"path":"a","path":"../x","size":1}`,
-		"not json":              goodRecord(id) + "\n" + `a`,
-		"other id":              goodRecord("20261201T153000Z-00000000"),
-		"other format":          strings.Replace(goodRecord(id), `"format":1`, `"format":2`, 1),
-		"unknown status":        strings.Replace(goodRecord(id), `COMPLETED`, `DONE`, 1),
-		"unknown header field":  strings.Replace(goodRecord(id), `"mode"`, `"undo":"x","mode"`, 1),
-		"trash not hidden":      strings.Replace(goodRecord(id), `"mode"`, `"trash":"data/","mode"`, 1),
-		"trash in log":          strings.Replace(goodRecord(id), `"mode"`, `"trash":"_delta_log/t/","mode"`, 1),
-		"trash outside":         strings.Replace(goodRecord(id), `"mode"`, `"trash":"../_t/","mode"`, 1),
-		"trash in change data":  strings.Replace(goodRecord(id), `"mode"`, `"trash":"_change_data/t/","mode"`, 1),
-		"trash without slash":   strings.Replace(goodRecord(id), `"mode"`, `"trash":"_t","mode"`, 1),
-		"empty":                 "",
-		"invalid utf-8 in path": goodRecord(id) + "\n" + "{\"path\":\"a\xff\",\"size\":1}",
+		"path outside":            goodRecord(id) + "\n" + `{"path":"../etc/passwd","size":1}`,
+		"absolute path":           goodRecord(id) + "\n" + `{"path":"/etc/passwd","size":1}`,
+		"log path":                goodRecord(id) + "\n" + `{"path":"_delta_log/00000000000000000000.json","size":1}`,
+		"tool folder":             goodRecord(id) + "\n" + `{"path":"_deltavacuum/runs/x.jsonl","size":1}`,
+		"directory":               goodRecord(id) + "\n" + `{"path":"a/","size":1}`,
+		"empty path":              goodRecord(id) + "\n" + `{"path":"","size":1}`,
+		"dot segment":             goodRecord(id) + "\n" + `{"path":"a/./b","size":1}`,
+		"negative size":           goodRecord(id) + "\n" + `{"path":"a","size":-2}`,
+		"unknown entry field":     goodRecord(id) + "\n" + `{"path":"a","size":1,"to":"../x"}`,
+		"duplicate key":           goodRecord(id) + "\n" + `{"path":"a","path":"../x","size":1}`,
+		"not json":                goodRecord(id) + "\n" + `a`,
+		"other id":                goodRecord("20261201T153000Z-00000000"),
+		"other format":            strings.Replace(goodRecord(id), `"format":1`, `"format":2`, 1),
+		"unknown status":          strings.Replace(goodRecord(id), `COMPLETED`, `DONE`, 1),
+		"unknown header field":    strings.Replace(goodRecord(id), `"mode"`, `"undo":"x","mode"`, 1),
+		"trash not hidden":        strings.Replace(goodRecord(id), `"mode"`, `"trash":"data/","mode"`, 1),
+		"trash in log":            strings.Replace(goodRecord(id), `"mode"`, `"trash":"_delta_log/t/","mode"`, 1),
+		"trash outside":           strings.Replace(goodRecord(id), `"mode"`, `"trash":"../_t/","mode"`, 1),
+		"trash in change data":    strings.Replace(goodRecord(id), `"mode"`, `"trash":"_change_data/t/","mode"`, 1),
+		"trash without slash":     strings.Replace(goodRecord(id), `"mode"`, `"trash":"_t","mode"`, 1),
+		"untracked negative":      strings.Replace(goodRecord(id), `"mode"`, `"untracked":{"files":-1,"bytes":0,"folders":[],"numFolders":0},"mode"`, 1),
+		"untracked empty folder":  strings.Replace(goodRecord(id), `"mode"`, `"untracked":{"files":1,"bytes":0,"folders":[{"folder":"a","files":0,"bytes":0}],"numFolders":1},"mode"`, 1),
+		"untracked more folders":  strings.Replace(goodRecord(id), `"mode"`, `"untracked":{"files":1,"bytes":0,"folders":[{"folder":"a","files":1,"bytes":0}],"numFolders":0},"mode"`, 1),
+		"untracked unknown field": strings.Replace(goodRecord(id), `"mode"`, `"untracked":{"files":1,"bytes":0,"folders":[],"numFolders":0,"x":1},"mode"`, 1),
+		"empty":                   "",
+		"invalid utf-8 in path":   goodRecord(id) + "\n" + "{\"path\":\"a\xff\",\"size\":1}",
 	}
 	for name, body := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -102,8 +107,17 @@ func TestRecordRefusals(t *testing.T) {
 		t.Fatal(err)
 	}
 	r, err := Read(ctx, s, id)
-	if err != nil || len(r.Files) != 1 || r.Files[0].Path != "a b/c%20.parquet" {
+	if err != nil || len(r.Files) != 1 || r.Files[0].Path != "a b/c%20.parquet" || r.Untracked != nil {
 		t.Fatalf("good record: %+v, %v", r, err)
+	}
+	// The untracked files a run found (a header member since issue 29): written and read back.
+	r.Untracked = &Untracked{Files: 3, Bytes: 30, NumFolders: 2, Folders: []FolderCount{{Folder: "p=1", Files: 2, Bytes: 20}, {Folder: "", Files: 1, Bytes: 10}}}
+	if err := Write(ctx, s, r); err != nil {
+		t.Fatal(err)
+	}
+	back, err := Read(ctx, s, id)
+	if err != nil || !reflect.DeepEqual(back.Untracked, r.Untracked) {
+		t.Fatalf("untracked written %+v, read %+v (%v)", r.Untracked, back.Untracked, err)
 	}
 	for _, bad := range []string{"", "../x", "20261201T153000Z-1a2b3c4d/../x"} {
 		if _, err := Read(ctx, s, bad); err == nil {

@@ -222,6 +222,7 @@ func printReport(w io.Writer, r *insight.Report) {
 		fmt.Fprint(w, ": run OPTIMIZE first, then VACUUM reclaims the files it replaces")
 	}
 	fmt.Fprintln(w)
+	printDeletionVectors(w, r)
 	fmt.Fprintf(w, "Last VACUUM: %s\nLast OPTIMIZE: %s\n", opText(r.LastVacuum), opText(r.LastOptimize))
 	for _, n := range r.NestedTables {
 		fmt.Fprintf(w, "note: %s holds another Delta table, counted apart and never vacuumed with this one\n", displayPath(n+"/"))
@@ -229,6 +230,43 @@ func printReport(w io.Writer, r *insight.Report) {
 	for _, n := range r.Notes {
 		fmt.Fprintf(w, "note: %s\n", n)
 	}
+}
+
+// printDeletionVectors prints what the live files' deletion vectors mark deleted, which VACUUM
+// cannot reclaim, and what a purge would (nothing for a table without them).
+func printDeletionVectors(w io.Writer, r *insight.Report) {
+	d := r.DeletionVectors
+	if d == nil || d.Files.Files == 0 {
+		return
+	}
+	fmt.Fprintf(w, "Deletion vectors: %s (%s) carry one, with %s of vectors (%s)", countText(d.Files.Files, "live file"), bytesText(d.Files.Bytes),
+		countText(d.VectorFiles.Files, "file"), bytesText(d.VectorFiles.Bytes))
+	if d.InlineVectors > 0 {
+		fmt.Fprintf(w, " and %d inline", d.InlineVectors)
+	}
+	fmt.Fprintln(w)
+	if d.Rows > 0 {
+		fmt.Fprintf(w, "  %d of %d rows marked deleted (%.1f%%), about %s of the files: VACUUM cannot reclaim them while the files are live\n",
+			d.DeletedRows, d.Rows, 100*d.DeletedShare, bytesText(d.DeletedBytes))
+	}
+	fmt.Fprintf(w, "  past %g%% deleted, which OPTIMIZE rewrites: %s (%s, about %s deleted)\n", 100*insight.OptimizeDeletedRowsRatio,
+		countText(d.PastOptimize.Files, "file"), bytesText(d.PastOptimize.Bytes), bytesText(d.PastOptimize.DeletedBytes))
+	fmt.Fprintf(w, "  more than half deleted: %s (%s)\n", countText(d.MostlyDeleted.Files, "file"), bytesText(d.MostlyDeleted.Bytes))
+	if d.UnknownShare.Files > 0 {
+		fmt.Fprintf(w, "  share of deleted rows unknown (no numRecords in their statistics): %s (%s)\n", countText(d.UnknownShare.Files, "file"), bytesText(d.UnknownShare.Bytes))
+	}
+	p := d.Purge
+	fmt.Fprintf(w, "  REORG TABLE ... APPLY (PURGE), then a VACUUM once %s have passed: deletes %s (%s), writes about %s: saves about %s, %s per month\n",
+		hours(p.RetentionHours), countText(p.Reclaimable.Files, "file"), bytesText(p.Reclaimable.Bytes), bytesText(p.WrittenBytes),
+		bytesText(max(p.SavedBytes, 0)), money(p.CostPerMonth, r.Price.Currency))
+}
+
+// countText is n of a thing: "1 file", "3 files".
+func countText(n int64, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
 }
 
 func opText(op *insight.Operation) string {

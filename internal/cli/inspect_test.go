@@ -23,7 +23,7 @@ func TestInspectJSONHasEveryFigure(t *testing.T) {
 		t.Fatalf("stdout is not one JSON document: %v\n%s", err, out)
 	}
 	for _, k := range []string{"table", "version", "source", "retentionHours", "cutoff", "files", "reclaimable", "forecast",
-		"whatIf", "price", "partitions", "numPartitions", "smallFiles", "oldestVersion"} {
+		"whatIf", "price", "partitions", "numPartitions", "smallFiles", "oldestVersion", "deletionVectors"} {
 		if _, ok := doc[k]; !ok {
 			t.Errorf("JSON lacks %q", k)
 		}
@@ -48,7 +48,8 @@ func TestInspectText(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	for _, want := range []string{"Reclaimable now: 18 files", "KiB", "What if VACUUM ran now", "61320 h", "Partitions (top", "Small files:", "Last VACUUM:"} {
+	for _, want := range []string{"Reclaimable now: 18 files", "KiB", "What if VACUUM ran now", "61320 h", "Partitions (top", "Small files:", "Last VACUUM:",
+		"Deletion vectors: 2 live files (1.44 KiB)", "2 of 6 rows marked deleted (33.3%)", "past 5% deleted, which OPTIMIZE rewrites: 2 files", "APPLY (PURGE), then a VACUUM once 168 h"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}

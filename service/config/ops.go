@@ -54,7 +54,8 @@ type Webhook struct {
 	// the environment variable URLEnv (the URL may carry a secret).
 	URL    string
 	URLEnv EnvRef
-	// On are the run statuses posted: "failed".
+	// On are the events posted: "failed" (a run that failed) and "untracked.grew" (a run that
+	// found more untracked files than the run before); both by default.
 	On []string
 }
 
@@ -210,7 +211,7 @@ func (p *parser) store(n *yaml.Node) (Store, bool) {
 }
 
 func (p *parser) webhook(n *yaml.Node) *Webhook {
-	w := &Webhook{On: []string{"failed"}}
+	w := &Webhook{On: []string{"failed", "untracked.grew"}}
 	fs := p.fields(n, "webhook", webhookKeys...)
 	if n.Kind != yaml.MappingNode {
 		return nil
@@ -233,11 +234,11 @@ func (p *parser) webhook(n *yaml.Node) *Webhook {
 	if f, ok := fs["on"]; ok {
 		w.On = nil
 		if f.value.Kind != yaml.SequenceNode || len(f.value.Content) == 0 {
-			p.errf(f.value, "webhook on must be a list of run statuses: [failed]")
+			p.errf(f.value, "webhook on must be a list of events: [failed, untracked.grew]")
 		}
 		for _, c := range f.value.Content {
-			if c.Kind != yaml.ScalarNode || c.Tag != "!!str" || c.Value != "failed" {
-				p.errf(c, "webhook on: %q is not a status that is posted (only failed)", c.Value)
+			if c.Kind != yaml.ScalarNode || c.Tag != "!!str" || (c.Value != "failed" && c.Value != "untracked.grew") {
+				p.errf(c, "webhook on: %q is not an event that is posted (failed, untracked.grew)", c.Value)
 				continue
 			}
 			w.On = append(w.On, c.Value)

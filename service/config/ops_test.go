@@ -1,6 +1,7 @@
 package config
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -41,8 +42,16 @@ func TestParseOps(t *testing.T) {
 	if len(cfg.Stores) != 2 || cfg.Stores[0].RequestsPerSecond != 50 || cfg.Stores[0].Burst != 50 || cfg.Stores[1].Burst != 10 || cfg.Stores[1].RequestsPerSecond != 2.5 {
 		t.Errorf("stores %+v", cfg.Stores)
 	}
-	if cfg.Webhook == nil || cfg.Webhook.URLEnv != "HOOK_URL" || cfg.Webhook.URL != "" {
+	if cfg.Webhook == nil || cfg.Webhook.URLEnv != "HOOK_URL" || cfg.Webhook.URL != "" || !slices.Equal(cfg.Webhook.On, []string{"failed"}) {
 		t.Errorf("webhook %+v", cfg.Webhook)
+	}
+	both, err := Parse([]byte(strings.Replace(opsValid, "on: [failed]", "on: [untracked.grew, failed]", 1)), "m.yaml", "/etc")
+	if err != nil || !slices.Equal(both.Webhook.On, []string{"untracked.grew", "failed"}) {
+		t.Errorf("webhook on both: %+v, %v", both.Webhook, err)
+	}
+	def, err := Parse([]byte(strings.Replace(opsValid, "  on: [failed]\n", "", 1)), "m.yaml", "/etc")
+	if err != nil || !slices.Equal(def.Webhook.On, []string{"failed", "untracked.grew"}) {
+		t.Errorf("webhook by default: %+v, %v", def.Webhook, err)
 	}
 	u, err := cfg.Webhook.ResolveURL(func(string) string { return "https://hooks.example/T/secret" })
 	if err != nil || u != "https://hooks.example/T/secret" {
@@ -96,8 +105,8 @@ func TestRefusedOps(t *testing.T) {
 		{"webhook relative", head + "webhook: {url: '/x'}\n", "absolute"},
 		{"webhook no url", head + "webhook: {on: [failed]}\n", "url is missing"},
 		{"webhook env with suffix", head + "webhook: {url: '${H}/x'}\n", "environment variable reference"},
-		{"webhook on completed", head + "webhook: {url: 'https://h/x', on: [completed]}\n", "not a status"},
-		{"webhook on empty", head + "webhook: {url: 'https://h/x', on: []}\n", "list of run statuses"},
+		{"webhook on completed", head + "webhook: {url: 'https://h/x', on: [completed]}\n", "not an event"},
+		{"webhook on empty", head + "webhook: {url: 'https://h/x', on: []}\n", "list of events"},
 		{"webhook unknown key", head + "webhook: {url: 'https://h/x', secret: y}\n", `unknown key "secret"`},
 		{"undoWindow without trash", head[:len("dataDir: /s\n")] + "tables: [{id: a, path: /a, policy: {undoWindow: 168h}}]\n", "trash: true only"},
 		{"undoWindow 7d", head[:len("dataDir: /s\n")] + "tables: [{id: a, path: /a, policy: {trash: true, undoWindow: 7d}}]\n", "not a duration"},

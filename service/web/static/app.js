@@ -18,7 +18,10 @@ function plural(id, n, vals) {
   return msg(id + (n === 1 ? ".one" : ".other"), Object.assign({ n: count(n) }, vals || {}));
 }
 
-function count(n) { return Number(n).toLocaleString("en-US"); }
+// The page's language (<html lang>): numbers are written as the service writes them in it.
+const lang = document.documentElement.lang || "en";
+
+function count(n) { return Number(n).toLocaleString(lang); }
 
 async function api(method, path, body) {
   const opts = { method, headers: {}, credentials: "same-origin" };
@@ -50,7 +53,7 @@ function humanBytes(n) {
   const units = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
   let i = 0, f = n;
   while (Math.abs(f) >= 1024 && i < units.length - 1) { f /= 1024; i++; }
-  return i === 0 ? n + " B" : f.toFixed(1) + " " + units[i];
+  return i === 0 ? n + " B" : f.toLocaleString(lang, { minimumFractionDigits: 1, maximumFractionDigits: 1, useGrouping: false }) + " " + units[i];
 }
 
 function tablePath(id) { return "/api/tables/" + encodeURIComponent(id); }
