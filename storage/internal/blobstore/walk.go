@@ -49,7 +49,7 @@ func (s *Store) list(ctx context.Context, dir string, found func(time.Time)) (wa
 		l.Children = append(l.Children, storage.Object{Key: key, IsDir: true, ModTime: mod})
 	}
 	pages := 0
-	err := s.b.List(ctx, full, true, 0, func(p Page) error {
+	err := s.b.List(ctx, full, ListOptions{Delim: true}, func(p Page) error {
 		for _, e := range p.Entries {
 			if !strings.HasPrefix(e.Name, full) {
 				continue
