@@ -154,6 +154,18 @@ type LazyWalker interface {
 	WalkLazy(ctx context.Context, prefix string, need func(key string) bool, fn func(Object) error) error
 }
 
+// PrunedWalker is implemented by stores whose walks list many directories a request (the
+// object stores' flat listings): a caller that knows, before the listing, which directories
+// it skips says so, and their contents are left out without being listed.
+type PrunedWalker interface {
+	// WalkPruned is Walk, except that the contents of a directory for which skip reports
+	// true are not reported, whatever fn returns for it; fn still sees the directory itself,
+	// as Walk reports it. skip is
+	// called from the listing's goroutines, concurrently, before fn sees the directory: it
+	// must be safe for concurrent use, quick, and a function of its argument alone.
+	WalkPruned(ctx context.Context, prefix string, skip func(dir string) bool, fn func(Object) error) error
+}
+
 // DeleteBatcher is implemented by stores that delete many keys in one request: callers make
 // their Delete calls a multiple of DeleteBatchSize keys, so that no request goes out short.
 type DeleteBatcher interface {

@@ -147,6 +147,9 @@ type Config struct {
 	// other stores of the process that name it too (a host: one table's refused batch sends
 	// the next tables on that host straight to single deletes). "" keeps it to this store.
 	BatchScope string
+	// Delimited makes walks list directory by directory even where the backend can list a
+	// tree flat (tests, and the listings compared with a flat walk's).
+	Delimited bool
 	// Counter, when set, is reported by Requests.
 	Counter *counting.Counter
 	// BackoffBase and BackoffMax shape the exponential backoff between attempts.

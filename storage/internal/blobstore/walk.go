@@ -12,12 +12,49 @@ import (
 	"github.com/deltavacuum/deltavacuum/storage/internal/walkahead"
 )
 
-// Walk implements storage.Store. Each directory is listed with a delimiter, page by page, and
-// its entries sorted by name before they are reported; the listings of the next directories
-// are fetched ahead, concurrently (up to Config.Concurrency requests), while fn runs.
+// Walk implements storage.Store. Where the backend lists in a known order (FlatLister), the
+// tree is listed without a delimiter, many directories a page, in ranges listed in parallel
+// when it is large (flatwalk.go); otherwise each directory is listed apart (walkDelimited).
 func (s *Store) Walk(ctx context.Context, prefix string, fn func(storage.Object) error) error {
+	return s.WalkPruned(ctx, prefix, nil, fn)
+}
+
+// WalkPruned implements storage.PrunedWalker.
+func (s *Store) WalkPruned(ctx context.Context, prefix string, skip func(dir string) bool, fn func(storage.Object) error) error {
 	if !storage.ValidKey(prefix) || (prefix != "" && !strings.HasSuffix(prefix, "/")) {
 		return fmt.Errorf("invalid directory key %q", prefix)
+	}
+	if fl, ok := s.b.(FlatLister); ok && !s.cfg.Delimited {
+		if l := fl.FlatListing(ctx, false); l.Orders != 0 {
+			reported := 0
+			err := s.flat(ctx, prefix, l, skip, func(o storage.Object) error {
+				reported++
+				return fn(o)
+			})
+			var oe *OrderError
+			if errors.As(err, &oe) && reported == 0 {
+				// Nothing was reported yet: the walk can still list directory by directory.
+				return s.walkDelimited(ctx, prefix, skip, fn)
+			}
+			return err
+		}
+	}
+	return s.walkDelimited(ctx, prefix, skip, fn)
+}
+
+// walkDelimited lists each directory with a delimiter, page by page, and sorts its entries by
+// name before they are reported; the listings of the next directories are fetched ahead,
+// concurrently (up to Config.Concurrency requests), while fn runs.
+func (s *Store) walkDelimited(ctx context.Context, prefix string, skip func(dir string) bool, fn func(storage.Object) error) error {
+	if skip != nil {
+		inner := fn
+		fn = func(o storage.Object) error {
+			err := inner(o)
+			if o.IsDir && skip(o.Key) && (err == nil || errors.Is(err, storage.SkipDir)) {
+				return storage.SkipDir
+			}
+			return err
+		}
 	}
 	exists := func(ctx context.Context) error {
 		if _, err := s.Stat(ctx, prefix); err != nil {
