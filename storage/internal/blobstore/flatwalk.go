@@ -36,9 +36,13 @@ import (
 // errJump ends a listing page loop so that the lister starts again at a later name.
 var errJump = errors.New("jump")
 
-// probeBacklog is how many entries, in pages of the listing, may wait in the merger before it
-// asks whether the directory that holds them back exists.
-const probeBacklog = 4
+// probeBacklog is how many entries may wait in the merger before it asks whether the
+// directory that holds them back exists (at least probePages pages of the listing): waiting
+// costs memory, asking a request. (Variables for the tests.)
+var (
+	probeBacklog = 1 << 16
+	probePages   = 4
+)
 
 // minPagesPerRange is the fewest pages a range of a split listing is expected to hold: a
 // range costs one page more than listing its names in sequence (its last page is short).
@@ -423,7 +427,7 @@ func (st *stream) passed(t string) bool {
 // drain reports the entries no name still to come can precede.
 func (st *stream) drain(ctx context.Context) error {
 	w := st.w
-	pageSize := max(w.fl.PageSize, 1)
+	backlog := max(probeBacklog, probePages*w.fl.PageSize)
 	for st.h.Len() > 0 {
 		it := st.h[0]
 		if w.skipPrefix != "" && strings.HasPrefix(it.o.Key, w.skipPrefix) {
@@ -432,7 +436,7 @@ func (st *stream) drain(ctx context.Context) error {
 			continue
 		}
 		if p, blocked := st.blocked(it.o.Key); blocked {
-			if p == "" || st.h.Len() <= probeBacklog*pageSize || !before(st.orders&lexical, st.last, p+"/") {
+			if p == "" || st.h.Len() <= backlog || !before(st.orders&lexical, st.last, p+"/") {
 				return nil
 			}
 			if st.kidsPending.Load() && strings.IndexByte(p[len(st.prefix):], '/') < 0 {
