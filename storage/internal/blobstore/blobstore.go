@@ -14,6 +14,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/deltavacuum/deltavacuum/storage"
@@ -169,6 +170,8 @@ type Store struct {
 	sem   chan struct{} // delete requests in flight, store-wide
 	batch *batchSupport // whether the service takes batch deletes (shared per BatchScope)
 	own   *batchSupport // a refusal that holds for this store only (ErrBatchRefusedHere)
+
+	dirFromIgnored atomic.Bool // the service listed names before ListOptions.From (ListDir)
 }
 
 var _ storage.Store = (*Store)(nil)

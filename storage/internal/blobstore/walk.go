@@ -42,6 +42,78 @@ func (s *Store) WalkPruned(ctx context.Context, prefix string, skip func(dir str
 	return s.walkDelimited(ctx, prefix, skip, fn)
 }
 
+// ListDir implements storage.DirLister: one delimited listing started at from (S3
+// StartAfter, GCS startOffset, Azure startFrom). A service found to ignore the start (names
+// before it in its answer) makes this and every later call errors.ErrUnsupported.
+func (s *Store) ListDir(ctx context.Context, dir, from string, limit int, fn func(storage.Object) error) (bool, error) {
+	if !storage.ValidKey(dir) || (dir != "" && !strings.HasSuffix(dir, "/")) || strings.Contains(from, "/") {
+		return false, fmt.Errorf("invalid directory key %q or name %q", dir, from)
+	}
+	if _, ok := s.b.(FlatLister); !ok || s.dirFromIgnored.Load() {
+		return false, fmt.Errorf("listing %s from %q: %w", dir, from, errors.ErrUnsupported)
+	}
+	full := s.cfg.Root + dir
+	var objs []storage.Object
+	more := false
+	o := ListOptions{Delim: true, Limit: limit}
+	if from != "" {
+		o.From = full + from
+	}
+	err := s.b.List(ctx, full, o, func(p Page) error {
+		add := func(name string, o storage.Object) {
+			if !strings.HasPrefix(name, full) {
+				return
+			}
+			rest := strings.TrimSuffix(name[len(full):], "/")
+			if !validName(rest) || strings.Contains(rest, "/") {
+				return
+			}
+			if rest < from {
+				if rest <= Before(from) {
+					s.dirFromIgnored.Store(true)
+				}
+				return
+			}
+			o.Key = dir + rest
+			if o.IsDir {
+				o.Key += "/"
+			}
+			objs = append(objs, o)
+		}
+		for _, e := range p.Entries {
+			if e.Dir || strings.HasSuffix(e.Name, "/") {
+				add(e.Name, storage.Object{IsDir: true, ModTime: e.ModTime})
+				continue
+			}
+			add(e.Name, storage.Object{Size: e.Size, ModTime: e.ModTime})
+		}
+		for _, pr := range p.Prefixes {
+			add(pr, storage.Object{IsDir: true})
+		}
+		more = p.Truncated
+		return ErrStop
+	})
+	if err != nil && !errors.Is(err, ErrStop) {
+		return false, err
+	}
+	if s.dirFromIgnored.Load() {
+		return false, fmt.Errorf("listing %s from %q: the service ignores where a listing starts: %w", dir, from, errors.ErrUnsupported)
+	}
+	sort.SliceStable(objs, func(i, j int) bool {
+		a, b := storage.Base(objs[i].Key), storage.Base(objs[j].Key)
+		return a < b || (a == b && !objs[i].IsDir && objs[j].IsDir)
+	})
+	if limit > 0 && len(objs) > limit {
+		objs, more = objs[:limit], true
+	}
+	for _, o := range objs {
+		if err := fn(o); err != nil {
+			return more, err
+		}
+	}
+	return more, nil
+}
+
 // walkDelimited lists each directory with a delimiter, page by page, and sorts its entries by
 // name before they are reported; the listings of the next directories are fetched ahead,
 // concurrently (up to Config.Concurrency requests), while fn runs.
