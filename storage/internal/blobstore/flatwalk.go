@@ -204,7 +204,7 @@ type stream struct {
 	final   bool   // every range is walked
 	last    string // the last name merged
 	entries int    // names listed below the prefix
-	h       itemHeap
+	q       itemQueue
 	dirs    map[string]*item
 	pruneAt int
 	absent  map[string]bool // P whose P/ holds nothing (asked)
@@ -222,6 +222,49 @@ type children struct {
 type item struct {
 	o       storage.Object
 	emitted bool
+}
+
+// itemQueue holds the entries waiting, in walk order: most come in that order (appended to
+// run), the rest (a directory seen after names that sort after it) wait in a heap.
+type itemQueue struct {
+	run  []*item
+	head int
+	h    itemHeap
+}
+
+func (q *itemQueue) len() int { return len(q.run) - q.head + len(q.h) }
+
+func (q *itemQueue) push(it *item) {
+	if q.head == len(q.run) || walkLess(q.run[len(q.run)-1].o.Key, it.o.Key) {
+		q.run = append(q.run, it)
+		return
+	}
+	heap.Push(&q.h, it)
+}
+
+// first returns the first entry in walk order (the queue is not empty).
+func (q *itemQueue) first() *item {
+	if q.head < len(q.run) && (len(q.h) == 0 || walkLess(q.run[q.head].o.Key, q.h[0].o.Key)) {
+		return q.run[q.head]
+	}
+	return q.h[0]
+}
+
+// pop removes the entry first returned.
+func (q *itemQueue) pop() {
+	if q.head < len(q.run) && (len(q.h) == 0 || walkLess(q.run[q.head].o.Key, q.h[0].o.Key)) {
+		q.run[q.head] = nil
+		q.head++
+		if q.head == len(q.run) {
+			q.run, q.head = q.run[:0], 0
+		} else if q.head > 4096 && q.head*2 > len(q.run) {
+			n := copy(q.run, q.run[q.head:])
+			clear(q.run[n:])
+			q.run, q.head = q.run[:n], 0
+		}
+		return
+	}
+	heap.Pop(&q.h)
 }
 
 type itemHeap []*item
@@ -372,7 +415,7 @@ func (st *stream) feed(e Entry) {
 	if st.w.s.cfg.ConditionalDeletes {
 		o.Version = e.Version
 	}
-	heap.Push(&st.h, &item{o: o})
+	st.q.push(&item{o: o})
 }
 
 func validName(name string) bool { return name != "" && name != "." && name != ".." }
@@ -387,7 +430,7 @@ func (st *stream) dir(key string, mod time.Time) {
 	}
 	it := &item{o: storage.Object{Key: key, IsDir: true, ModTime: mod}}
 	st.dirs[key] = it
-	heap.Push(&st.h, it)
+	st.q.push(it)
 	if len(st.dirs) > st.pruneAt {
 		st.pruneDirs()
 	}
@@ -428,15 +471,15 @@ func (st *stream) passed(t string) bool {
 func (st *stream) drain(ctx context.Context) error {
 	w := st.w
 	backlog := max(probeBacklog, probePages*w.fl.PageSize)
-	for st.h.Len() > 0 {
-		it := st.h[0]
+	for st.q.len() > 0 {
+		it := st.q.first()
 		if w.skipPrefix != "" && strings.HasPrefix(it.o.Key, w.skipPrefix) {
-			heap.Pop(&st.h)
+			st.q.pop()
 			it.emitted = true
 			continue
 		}
 		if p, blocked := st.blocked(it.o.Key); blocked {
-			if p == "" || st.h.Len() <= backlog || !before(st.orders&lexical, st.last, p+"/") {
+			if p == "" || st.q.len() <= backlog || !before(st.orders&lexical, st.last, p+"/") {
 				return nil
 			}
 			if st.kidsPending.Load() && strings.IndexByte(p[len(st.prefix):], '/') < 0 {
@@ -450,7 +493,7 @@ func (st *stream) drain(ctx context.Context) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		heap.Pop(&st.h)
+		st.q.pop()
 		it.emitted = true
 		if err := w.emit(it.o); err != nil {
 			return err

@@ -92,6 +92,55 @@ func (b *listBackend) List(ctx context.Context, prefix string, o ListOptions, fn
 	if o.From != "" && b.from {
 		i = max(i, sort.Search(len(all), func(i int) bool { return compareIn(b.order, all[i], o.From) >= 0 }))
 	}
+	if o.Delim {
+		b.delimited++
+	} else if o.Limit == 1 {
+		b.probes++
+	}
+	if o.From != "" {
+		b.froms = append(b.froms, o.From)
+	}
+	if !o.Delim {
+		// Page by page, as a service does: nothing past the page is looked at.
+		b.mu.Unlock()
+		size := b.pageSize
+		if o.Limit > 0 && o.Limit < size {
+			size = o.Limit
+		}
+		first := true
+		for {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			var p Page
+			b.mu.Lock()
+			for ; i < len(all) && strings.HasPrefix(all[i], prefix) && len(p.Entries) < size; i++ {
+				if o.To != "" && b.to && compareIn(b.order, all[i], o.To) >= 0 {
+					i = len(all)
+					break
+				}
+				p.Entries = append(p.Entries, b.names[all[i]])
+			}
+			p.Truncated = i < len(all) && strings.HasPrefix(all[i], prefix) && !(o.To != "" && b.to && compareIn(b.order, all[i], o.To) >= 0)
+			if o.Limit != 1 {
+				b.lists++
+			}
+			b.mu.Unlock()
+			if o.Limit != 1 {
+				time.Sleep(b.delay)
+			}
+			if len(p.Entries) == 0 && !first {
+				return nil
+			}
+			first = false
+			if err := fn(p); err != nil {
+				return err
+			}
+			if !p.Truncated {
+				return nil
+			}
+		}
+	}
 	var names []string
 	entries := map[string]Entry{}
 	for ; i < len(all) && strings.HasPrefix(all[i], prefix); i++ {
@@ -112,18 +161,8 @@ func (b *listBackend) List(ctx context.Context, prefix string, o ListOptions, fn
 		entries[n] = b.names[n]
 		names = append(names, n)
 	}
-	if o.Delim {
-		b.delimited++
-	} else if o.Limit == 1 {
-		b.probes++
-	}
-	if o.From != "" {
-		b.froms = append(b.froms, o.From)
-	}
 	b.mu.Unlock()
-	if o.Delim {
-		b.sorted(names) // the common prefixes among the names
-	}
+	b.sorted(names) // the common prefixes among the names
 	size := b.pageSize
 	if o.Limit > 0 && o.Limit < size {
 		size = o.Limit
@@ -131,12 +170,6 @@ func (b *listBackend) List(ctx context.Context, prefix string, o ListOptions, fn
 	for i := 0; i == 0 || i < len(names); i += size {
 		if err := ctx.Err(); err != nil {
 			return err
-		}
-		if !o.Delim && o.Limit != 1 {
-			b.mu.Lock()
-			b.lists++
-			b.mu.Unlock()
-			time.Sleep(b.delay)
 		}
 		var p Page
 		for _, n := range names[i:min(i+size, len(names))] {
