@@ -72,7 +72,8 @@ func walkPruned(t *testing.T, s storage.Store) int {
 
 // TestFlatWalkRequestCounts: a walk that skips _delta_log/ lists a table of 12 folders at the
 // flat floor on each test server (pages of 10 names): ceil(names / 10) pages of one listing
-// without a delimiter, plus one page of the first level. On S3 and GCS the listing starts
+// without a delimiter, plus one page of the first level (read after 8 pages, to split the
+// rest when it is long). On S3 and GCS the listing starts
 // again after _delta_log/ once a page ends in it (one page of the log, then the data); Azure
 // (Azurite) ignores startFrom and does not say whether its namespace is hierarchical (one
 // Get Account Information), so the log is paged through and the walk stays on one listing.

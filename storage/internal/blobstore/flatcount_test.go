@@ -58,7 +58,7 @@ func ceil(a, b int) int { return (a + b - 1) / b }
 
 // TestFlatWalkListsAtTheFloor: the list requests of a walk that skips the hidden folders are
 // the pages of the names it reports, ceil(names / page size), plus one page of the first
-// level when the listing is longer than one page, plus one page for each hidden folder the
+// level when the listing is longer than splitAfter pages, plus one page for each hidden folder the
 // listing meets at a page boundary (a listing started again after it); the hidden folders'
 // names are not listed past that page. Folder by folder it was one request per folder.
 func TestFlatWalkListsAtTheFloor(t *testing.T) {
@@ -88,7 +88,7 @@ func TestFlatWalkListsAtTheFloor(t *testing.T) {
 				t.Fatal(err)
 			}
 			delimited := 0
-			if tc.flat > 1 {
+			if tc.flat > splitAfter {
 				delimited = 1
 			}
 			if b.lists != tc.flat || b.delimited != delimited || b.probes != 0 {

@@ -48,6 +48,10 @@ var (
 // range costs one page more than listing its names in sequence (its last page is short).
 const minPagesPerRange = 8
 
+// splitAfter is how many pages the first range lists before the first level is read (one
+// delimited page) to split the rest: a shorter listing costs its pages alone.
+const splitAfter = minPagesPerRange
+
 // currentLookahead is how many pages the lister of the range being walked lists ahead: the
 // walk's callback may skip what they hold, and its listing then starts again past it.
 const currentLookahead = 2
@@ -196,7 +200,8 @@ type stream struct {
 	cur    int
 
 	kids        atomic.Pointer[children]
-	kidsPending atomic.Bool // the first level is being listed: it will tell what a probe would
+	kidsPending atomic.Bool    // the first level is being listed: it will tell what a probe would
+	splitting   sync.WaitGroup // split, which the stream waits for before it ends
 
 	// The merger's state.
 	orders  Order
@@ -298,7 +303,9 @@ func (st *stream) run(ctx context.Context) error {
 	w.mu.Unlock()
 	go first.run(ctx)
 	defer func() {
-		// Stop the listers and give back what they hold.
+		// Stop the listers and give back what they hold; the split's requests, sent, end
+		// before the walk does (so that what a walk costs is what it counts).
+		defer st.splitting.Wait()
 		w.mu.Lock()
 		for _, l := range st.ranges {
 			l.abandoned = true
@@ -648,6 +655,7 @@ func (l *lister) list(ctx context.Context) error {
 	rep := ""             // the skipped directory whose first key was passed on
 	lastComp := ""        // the first-level name of the last key passed on (splitting)
 	planned := !l.first
+	pages := 0
 	for {
 		w.mu.Lock()
 		hi, fl, ignored := l.hi, w.fl, w.fromIgnored
@@ -750,10 +758,14 @@ func (l *lister) list(ctx context.Context) error {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			if !planned {
+			if pages++; !planned && pages >= splitAfter {
 				planned = true
 				st.kidsPending.Store(true)
-				go st.split(ctx, l)
+				st.splitting.Add(1)
+				go func() {
+					defer st.splitting.Done()
+					st.split(ctx, l)
+				}()
 			}
 			if jumps && prevK != "" {
 				// The page ends inside a directory whose contents are left out: start again
@@ -779,7 +791,7 @@ func (l *lister) list(ctx context.Context) error {
 // split reads the first level of the stream's prefix (one delimited page), which tells the
 // merger which first-level directories exist, and, when the rest of the listing is expected
 // to be long and the service starts listings at a name, splits it into ranges listed in
-// parallel, at first-level names.
+// parallel, at first-level names. The first range calls it after splitAfter pages.
 func (st *stream) split(ctx context.Context, first *lister) {
 	w := st.w
 	fl, _ := w.s.b.(FlatLister)
