@@ -105,6 +105,11 @@ func (s *Store) flat(ctx context.Context, prefix string, fl FlatListing, skip fu
 		return err
 	}
 	if prefix != "" && st.entries == 0 {
+		// Nothing below the prefix, not even its marker: where directories are only names
+		// (S3), it is not there; elsewhere it may be an empty directory of its own.
+		if _, prober := s.b.(DirEntityProber); !s.cfg.DirEntities && !prober {
+			return fmt.Errorf("%w: directory %s", storage.ErrNotExist, prefix)
+		}
 		if _, err := s.Stat(ctx, prefix); err != nil {
 			if errors.Is(err, storage.ErrNotExist) {
 				return fmt.Errorf("%w: directory %s", storage.ErrNotExist, prefix)
