@@ -158,8 +158,12 @@ func startProxy(target string, delay time.Duration) (*countingProxy, error) {
 	if err != nil {
 		return nil, err
 	}
+	trace := os.Getenv("DVBENCH_PROXY_TRACE") != "" // each request on stderr
 	p.srv = &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p.count(r)
+		if trace {
+			fmt.Fprintln(os.Stderr, "proxy:", r.Method, r.URL.RequestURI())
+		}
 		if p.delay > 0 {
 			time.Sleep(p.delay)
 		}
