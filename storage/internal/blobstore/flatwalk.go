@@ -78,8 +78,9 @@ type flatWalk struct {
 	fromIgnored bool        // the service listed names before ListOptions.From (mu)
 
 	// skipped are the directories fn skipped (and those a stream listed apart): listers leave
-	// their contents out. Copied on write.
-	skipped atomic.Pointer[map[string]bool]
+	// their contents out.
+	skippedMu sync.RWMutex
+	skipped   map[string]bool
 
 	// The emitter's state (the merging goroutine only).
 	skipPrefix string // the directory whose contents are being skipped
@@ -93,7 +94,7 @@ func (s *Store) flat(ctx context.Context, prefix string, fl FlatListing, skip fu
 	defer cancel()
 	w := &flatWalk{s: s, skip: skip, fn: fn, fl: fl}
 	w.cond = sync.NewCond(&w.mu)
-	w.skipped.Store(&map[string]bool{})
+	w.skipped = map[string]bool{}
 	stop := context.AfterFunc(ctx, func() {
 		w.mu.Lock()
 		w.cond.Broadcast()
@@ -122,16 +123,9 @@ func (s *Store) flat(ctx context.Context, prefix string, fl FlatListing, skip fu
 
 // addSkipped tells the listers to leave out the contents of dir.
 func (w *flatWalk) addSkipped(dir string) {
-	old := *w.skipped.Load()
-	if old[dir] {
-		return
-	}
-	m := make(map[string]bool, len(old)+1)
-	for k := range old {
-		m[k] = true
-	}
-	m[dir] = true
-	w.skipped.Store(&m)
+	w.skippedMu.Lock()
+	w.skipped[dir] = true
+	w.skippedMu.Unlock()
 }
 
 // emit reports o to fn, in walk order, and carries out SkipDir.
@@ -385,7 +379,10 @@ func (st *stream) feed(e Entry) {
 			return
 		}
 	}
-	if m := *st.w.skipped.Load(); len(m) > 0 && inSkipped(st.prefix, key, m) {
+	st.w.skippedMu.RLock()
+	below := len(st.w.skipped) > 0 && inSkipped(st.prefix, key, st.w.skipped)
+	st.w.skippedMu.RUnlock()
+	if below {
 		return // below a directory already reported and skipped
 	}
 	if st.reportRoot {
@@ -683,7 +680,8 @@ func (l *lister) list(ctx context.Context) error {
 		err := w.s.b.List(ctx, full, o, func(p Page) error {
 			out := make([]Entry, 0, len(p.Entries))
 			stop, ignoredFrom := false, false
-			skipped := *w.skipped.Load()
+			w.skippedMu.RLock()
+			skipped := w.skipped
 			cacheDir, cacheSkip := "\x00", ""
 			keys, kids := 0, 0
 			for _, e := range p.Entries {
@@ -706,6 +704,7 @@ func (l *lister) list(ctx context.Context) error {
 						continue
 					}
 					if orders = ascending(orders, prev, key); orders == 0 {
+						w.skippedMu.RUnlock()
 						return &OrderError{Prev: prev, Next: key}
 					}
 				}
@@ -739,6 +738,7 @@ func (l *lister) list(ctx context.Context) error {
 				e.Name = key
 				out = append(out, e)
 			}
+			w.skippedMu.RUnlock()
 			w.mu.Lock()
 			if ignoredFrom && o.From != "" {
 				w.fromIgnored = true
@@ -775,7 +775,10 @@ func (l *lister) list(ctx context.Context) error {
 			if jumps && prevK != "" {
 				// The page ends inside a directory whose contents are left out: start again
 				// after it rather than page through it.
-				if d := w.skippedDir(st.prefix, prevK, *w.skipped.Load()); d != "" {
+				w.skippedMu.RLock()
+				d := w.skippedDir(st.prefix, prevK, w.skipped)
+				w.skippedMu.RUnlock()
+				if d != "" {
 					jump = d[:len(d)-1] + "0"
 					return errJump
 				}
