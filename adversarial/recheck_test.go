@@ -103,6 +103,24 @@ func runWithCommitsDuringDeletes(t *testing.T, commits ...lateCommit) (*storeTab
 
 // runWithExtraFiles is runWithCommitsDuringDeletes with more unreferenced files.
 func runWithExtraFiles(t *testing.T, extra []string, commits ...lateCommit) (*storeTable, *vacuum.Result, error) {
+	return runWith(t, false, extra, commits...)
+}
+
+// listingHookStore is a deleteHookStore that lists a directory from a name on as the object
+// stores do (storage.DirLister): the re-check then looks at the log with one listing a
+// batch instead of a Stat a name.
+type listingHookStore struct {
+	*deleteHookStore
+	lister storage.DirLister
+}
+
+func (s listingHookStore) ListDir(ctx context.Context, dir, from string, limit int, fn func(storage.Object) error) (bool, error) {
+	return s.lister.ListDir(ctx, dir, from, limit, fn)
+}
+
+// runWith is runWithExtraFiles, on a store that lists as the object stores do when listing
+// is set.
+func runWith(t *testing.T, listing bool, extra []string, commits ...lateCommit) (*storeTable, *vacuum.Result, error) {
 	base := mem.New("mem://review3")
 	tb := newStoreTable(t, base)
 	tb.commit(addLine("live.parquet"))
@@ -123,8 +141,12 @@ func runWithExtraFiles(t *testing.T, extra []string, commits ...lateCommit) (*st
 			}
 		}
 	}
+	var run storage.Store = store
+	if listing {
+		run = listingHookStore{deleteHookStore: store, lister: base}
+	}
 	retain := 0.0
-	res, err := deltavacuum.OpenStore(store).Vacuum(context.Background(), deltavacuum.VacuumOptions{
+	res, err := deltavacuum.OpenStore(run).Vacuum(context.Background(), deltavacuum.VacuumOptions{
 		Options: vacuum.Options{RetainHours: &retain, DisableRetentionCheck: true, Mode: vacuum.ModeFull,
 			Now: time.Now().Add(30 * time.Second)},
 		Exec: vacuum.ExecOptions{BatchSize: 1, Concurrency: 1},
@@ -162,6 +184,37 @@ func TestRecheckMissesACommitWithAnUnpaddedName(t *testing.T) {
 	t.Run("a padded commit after an unpadded one", func(t *testing.T) {
 		tb, _, _ := runWithCommitsDuringDeletes(t, lateCommit{unpadded, noop}, lateCommit{deltalog.CommitKey, restore})
 		tb.mustExist("live.parquet", "f9.parquet")
+	})
+}
+
+// TestRecheckMissesACommitWithAnUnpaddedNameListing: the same commits, on a store whose
+// re-check lists the log once a batch (the object stores, issue 28): the unpadded and the
+// 21-digit names stop the run before f9.parquet is deleted, and so does a name with a few
+// leading zeros, which the listing sees too.
+func TestRecheckMissesACommitWithAnUnpaddedNameListing(t *testing.T) {
+	unpadded := func(v int64) string { return fmt.Sprintf("_delta_log/%d.json", v) }
+	padded3 := func(v int64) string { return fmt.Sprintf("_delta_log/%03d.json", v) }
+	padded21 := func(v int64) string { return fmt.Sprintf("_delta_log/%021d.json", v) }
+	restore := []string{addLine("f9.parquet")}
+	noop := []string{`{"commitInfo":{"operation":"SET TBLPROPERTIES"}}`}
+	for name, commits := range map[string][]lateCommit{
+		"unpadded name":                         {{unpadded, restore}},
+		"3 digits":                              {{padded3, restore}},
+		"21 digits":                             {{padded21, restore}},
+		"a padded commit after an unpadded one": {{unpadded, noop}, {deltalog.CommitKey, restore}},
+		"a padded commit after a 21-digit one":  {{padded21, noop}, {deltalog.CommitKey, restore}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			tb, _, _ := runWith(t, true, nil, commits...)
+			tb.mustExist("live.parquet", "f9.parquet")
+		})
+	}
+	t.Run("20 digits", func(t *testing.T) {
+		tb, res, _ := runWith(t, true, nil, lateCommit{deltalog.CommitKey, restore})
+		tb.mustExist("live.parquet", "f9.parquet")
+		if res == nil || len(res.Dropped) != 1 || res.Dropped[0].Path != "f9.parquet" {
+			t.Errorf("dropped %+v, want f9.parquet kept by the commit", res)
+		}
 	})
 }
 

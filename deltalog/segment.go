@@ -45,13 +45,22 @@ func ListLogAt(ctx context.Context, store storage.Store, maxVersion int64) (*Seg
 	return listLog(ctx, store, maxVersion)
 }
 
+// walkLevel walks the directory prefix without its subdirectories, which fn skips: on a store
+// whose listing holds many directories a page, their contents are not even listed.
+func walkLevel(ctx context.Context, store storage.Store, prefix string, fn func(storage.Object) error) error {
+	if pw, ok := store.(storage.PrunedWalker); ok {
+		return pw.WalkPruned(ctx, prefix, func(string) bool { return true }, fn)
+	}
+	return store.Walk(ctx, prefix, fn)
+}
+
 func listLog(ctx context.Context, store storage.Store, maxVersion int64) (*Segment, error) {
 	seg := &Segment{Version: -1, CheckpointVersion: -1}
 	checkpoints := map[int64][]LogFile{}
 	var unusable []unusableCheckpoint // the checkpoints that cannot be used, for a refusal
 	var oddCommits []LogFile          // commits not named by their 20-digit version
 	stagedDir, commitsDir := false, false
-	err := store.Walk(ctx, LogDir, func(o storage.Object) error {
+	err := walkLevel(ctx, store, LogDir, func(o storage.Object) error {
 		if o.IsDir {
 			switch o.Key {
 			case LogDir + "_staged_commits/":

@@ -154,6 +154,32 @@ type LazyWalker interface {
 	WalkLazy(ctx context.Context, prefix string, need func(key string) bool, fn func(Object) error) error
 }
 
+// PrunedWalker is implemented by stores whose walks list many directories a request (the
+// object stores' flat listings): a caller that knows, before the listing, which directories
+// it skips says so, and their contents are left out without being listed.
+type PrunedWalker interface {
+	// WalkPruned is Walk, except that the contents of a directory for which skip reports
+	// true are not reported, whatever fn returns for it; fn still sees the directory itself,
+	// as Walk reports it. skip is
+	// called from the listing's goroutines, concurrently, before fn sees the directory: it
+	// must be safe for concurrent use, quick, and a function of its argument alone.
+	WalkPruned(ctx context.Context, prefix string, skip func(dir string) bool, fn func(Object) error) error
+}
+
+// DirLister is implemented by stores that list one directory from a name on, a page of
+// entries a request (the object stores): what sorts at or after a name costs one request, where
+// Stat costs one a name.
+type DirLister interface {
+	// ListDir calls fn, in byte order of their names, for the entries of the directory dir (""
+	// or a key ending in '/') whose names sort at or after from: files with their Size and
+	// ModTime, subdirectories once each as directory keys. It reports at most limit entries
+	// (one request's worth when limit <= 0) and returns more when the directory holds
+	// entries after the last one reported. A missing directory holds none. An error wrapping
+	// errors.ErrUnsupported says that the store cannot start a listing at a name (a service
+	// that ignores the parameter): the caller looks otherwise.
+	ListDir(ctx context.Context, dir, from string, limit int, fn func(Object) error) (more bool, err error)
+}
+
 // DeleteBatcher is implemented by stores that delete many keys in one request: callers make
 // their Delete calls a multiple of DeleteBatchSize keys, so that no request goes out short.
 type DeleteBatcher interface {

@@ -21,6 +21,18 @@ func (l lazyListing) Walk(ctx context.Context, prefix string, fn func(storage.Ob
 	return l.store.WalkLazy(ctx, prefix, l.need, fn)
 }
 
+// prunedListing walks a store that can leave out, unlisted, the directories the planner skips
+// (storage.PrunedWalker: the object stores, whose listings hold many directories a page):
+// every hidden directory (_delta_log/ first), whose contents the planner never looks at.
+type prunedListing struct {
+	store storage.PrunedWalker
+	skip  func(dir string) bool
+}
+
+func (l prunedListing) Walk(ctx context.Context, prefix string, fn func(storage.Object) error) error {
+	return l.store.WalkPruned(ctx, prefix, l.skip, fn)
+}
+
 // listingOf is what a FULL plan lists: the caller's listing when given, else the store, lazily
 // when it can be and nobody observes the verdicts (an observer is told every entry's size).
 func (p *Planner) listingOf() Walker {
@@ -29,6 +41,10 @@ func (p *Planner) listingOf() Walker {
 	}
 	if lw, ok := p.store.(storage.LazyWalker); ok && p.opts.Observe == nil {
 		return lazyListing{store: lw, need: func(key string) bool { return !p.keep.has(p.hash(key)) }}
+	}
+	if pw, ok := p.store.(storage.PrunedWalker); ok {
+		// planListing returns SkipDir for every hidden directory, whatever else it sees.
+		return prunedListing{store: pw, skip: func(dir string) bool { return p.hidden.hidden(storage.Base(dir)) }}
 	}
 	return p.store
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/deltavacuum/deltavacuum/deltalog"
@@ -36,6 +37,10 @@ type tail struct {
 	hiddenAt int64
 	// read counts the commits read, for tests and messages.
 	read int
+	// probes counts the listing probes (probeListing); statProbes is set once the store
+	// turned out unable to start a listing at a name.
+	probes     int
+	statProbes bool
 }
 
 func newTail(store storage.Store, plan *Plan) (*tail, error) {
@@ -160,9 +165,18 @@ func (t *tail) checkClock(start deltalog.LogFile) error {
 	return nil
 }
 
-// probe reads the commits that appeared after the last one read, looking for the next
-// version's file directly (one request, not a listing).
+// probe reads the commits that appeared after the last one read. Where the store lists a
+// directory from a name on (storage.DirLister: the object stores) it is one listing of the log
+// from the next version's 20-digit name on (probeListing); elsewhere it looks for the next
+// version's file directly (a Stat), then for its two other spellings.
 func (t *tail) probe(ctx context.Context) error {
+	if dl, ok := t.store.(storage.DirLister); ok && !t.statProbes {
+		err := t.probeListing(ctx, dl)
+		if !errors.Is(err, errors.ErrUnsupported) {
+			return err
+		}
+		t.statProbes = true // the service cannot start a listing at a name
+	}
 	for {
 		key := deltalog.CommitKey(t.next)
 		o, err := t.store.Stat(ctx, key)
@@ -187,6 +201,85 @@ func (t *tail) probe(ctx context.Context) error {
 			return err
 		}
 	}
+}
+
+// padded21Every is how often (in probes) a listing probe also asks for the next version's
+// 21-digit spelling, the one a listing from its 20-digit name cannot see (it sorts before).
+const padded21Every = 8
+
+// probeListing is probe in one request: the log listed from the next version's 20-digit name
+// on. Byte order puts there, after the files of the versions already read, the commits made
+// since (read in order, with the size and time listed), and after every 20-digit name the
+// names with fewer leading zeros (7.json, 007.json: any version so spelled stops the run);
+// a 20-digit commit listed past a missing version says that the version was written under
+// another name, and stops the run too. The 21-digit spelling sorts before the 20-digit
+// names, among the old versions' files: it is asked for directly on the first probe and
+// every padded21Every-th.
+func (t *tail) probeListing(ctx context.Context, dl storage.DirLister) error {
+	defer func() { t.probes++ }()
+	for {
+		from := strings.TrimSuffix(storage.Base(deltalog.CommitKey(t.next)), ".json")
+		var listed []storage.Object
+		more, err := dl.ListDir(ctx, deltalog.LogDir, from, 0, func(o storage.Object) error {
+			listed = append(listed, o)
+			return nil
+		})
+		if err != nil {
+			if errors.Is(err, errors.ErrUnsupported) {
+				return err
+			}
+			return t.errorf("%v", err)
+		}
+		commits := map[int64]storage.Object{}
+		var last string
+		for _, o := range listed {
+			last = storage.Base(o.Key)
+			lf := deltalog.ParseLogName(last)
+			if lf.Kind != deltalog.KindCommit {
+				continue
+			}
+			if o.IsDir || o.IsLink {
+				return t.errorf("%s is not a commit file", o.Key)
+			}
+			if o.Key != deltalog.CommitKey(lf.Version) {
+				return t.errorf("%s claims version %d under another name than Delta writers give it (%s): stopping, since such a commit cannot be read safely", o.Key, lf.Version, deltalog.CommitKey(lf.Version))
+			}
+			commits[lf.Version] = o
+		}
+		read := false
+		for o, ok := commits[t.next]; ok; o, ok = commits[t.next] {
+			lf := deltalog.LogFile{Key: o.Key, Kind: deltalog.KindCommit, Version: t.next, Size: o.Size, ModTime: o.ModTime}
+			if err := t.readCommit(ctx, lf); err != nil {
+				return err
+			}
+			read = true
+		}
+		for v := range commits {
+			if v > t.next {
+				return t.errorf("version %d is committed but version %d is not, under the name Delta writers give it (%s): stopping, since it may have been written under another name", v, t.next, deltalog.CommitKey(t.next))
+			}
+		}
+		// The page ended among digit names: what follows may hold more commits, or a
+		// commit under fewer leading zeros.
+		if more && last != "" && last[0] >= '0' && last[0] <= '9' {
+			if !read {
+				return t.errorf("the log lists more files after %s than one page holds before the names of commits with fewer leading zeros; stopping rather than miss one", last)
+			}
+			continue
+		}
+		break
+	}
+	if t.probes%padded21Every != 0 {
+		return nil
+	}
+	key := deltalog.LogDir + "0" + storage.Base(deltalog.CommitKey(t.next))
+	switch _, err := t.store.Stat(ctx, key); {
+	case err == nil:
+		return t.errorf("version %d was committed as %s, not under the name Delta writers give it (%s): stopping, since such a commit cannot be read safely", t.next, key, deltalog.CommitKey(t.next))
+	case !errors.Is(err, storage.ErrNotExist):
+		return t.errorf("%v", err)
+	}
+	return nil
 }
 
 // oddSpelling returns the key of commit t.next under another spelling than the 20-digit one

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -371,5 +373,70 @@ func TestDroppedJSON(t *testing.T) {
 	want := `[{"path":"a","reason":"referenced","version":3},{"path":"b","reason":"retention","version":4},{"path":"c","reason":"hidden","version":5},{"path":"d","reason":"changed since listing","version":-1}]`
 	if string(b) != want {
 		t.Errorf("got %s\nwant %s", b, want)
+	}
+}
+
+// probeCounter counts the re-check's looks at the log: listings of it, and Stats of names in
+// it.
+type probeCounter struct {
+	storage.Store
+	lister storage.DirLister
+	mu     sync.Mutex
+	lists  int
+	stats  []string
+}
+
+func (c *probeCounter) ListDir(ctx context.Context, dir, from string, limit int, fn func(storage.Object) error) (bool, error) {
+	c.mu.Lock()
+	c.lists++
+	c.mu.Unlock()
+	return c.lister.ListDir(ctx, dir, from, limit, fn)
+}
+
+func (c *probeCounter) Stat(ctx context.Context, key string) (storage.Object, error) {
+	if strings.HasPrefix(key, deltalog.LogDir) {
+		c.mu.Lock()
+		c.stats = append(c.stats, key)
+		c.mu.Unlock()
+	}
+	return c.Store.Stat(ctx, key)
+}
+
+// TestRecheckProbesOneRequestABatch (issue 28, item 2): where the store lists a directory from
+// a name on, the re-check before each batch is one listing of the log, and the 21-digit
+// spelling of the next version, which the listing cannot see, is asked for on the first probe
+// and every padded21Every-th: 10 batches, 10 listings and 2 Stats (3 Stats a batch before).
+// Without such a listing (local disk) it stays a Stat a spelling.
+func TestRecheckProbesOneRequestABatch(t *testing.T) {
+	tb := newTable(t, tableSpec{})
+	for i := range 20 {
+		tb.file(fmt.Sprintf("f%02d.parquet", i), 30*day)
+	}
+	plan := tb.plan(retain0)
+	c := &probeCounter{Store: tb.store, lister: tb.store}
+	res, err := Execute(context.Background(), c, plan, ExecOptions{BatchSize: 2, Concurrency: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.NumDeletedFiles != 20 {
+		t.Fatalf("deleted %d files, want 20", res.NumDeletedFiles)
+	}
+	want21 := []string{"_delta_log/000000000000000000001.json", "_delta_log/000000000000000000001.json"}
+	if c.lists != 10 || !slices.Equal(c.stats, want21) {
+		t.Errorf("%d listings and Stats %q for 10 batches; want 10 and %q", c.lists, c.stats, want21)
+	}
+
+	// The same table on a store without listings from a name: three Stats a batch.
+	tb2 := newTable(t, tableSpec{})
+	for i := range 20 {
+		tb2.file(fmt.Sprintf("f%02d.parquet", i), 30*day)
+	}
+	plan = tb2.plan(retain0)
+	stats := &probeCounter{Store: tb2.store}
+	if _, err := Execute(context.Background(), struct{ storage.Store }{stats}, plan, ExecOptions{BatchSize: 2, Concurrency: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if len(stats.stats) != 30 {
+		t.Errorf("%d Stats of the log for 10 batches without listings, want 30", len(stats.stats))
 	}
 }

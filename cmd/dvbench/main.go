@@ -9,6 +9,7 @@
 //	dvbench plan-synthetic DIR               (planner on bench/synthetic, one JSON line)
 //	dvbench run-synthetic DIR                (a real run, logging on, on bench/synthetic)
 //	dvbench s3 -endpoint http://127.0.0.1:PORT -latency 20ms -concurrency 1,4,16,64
+//	dvbench listing -store s3|gcs|azure -folders 100 -files 60 [-hours 24] -commits 20
 //
 // Generated tables must live in temporary directories: vacuum and reset delete files in them.
 package main
@@ -34,6 +35,8 @@ commands:
   run-synthetic   a real FULL run (logging on) of a synthetic table, print wall and CPU time
   s3              FULL vacuum on an S3 test server with added latency, at several concurrencies
   azure           the same on an Azure (Azurite) test server
+  listing         requests by kind and time of deltavacuum (this build and an older one) and
+                  delta-rs on a table laid out on an S3, GCS or Azure test server
 
 Run "dvbench COMMAND -h" for the flags of a command.
 `
@@ -56,6 +59,7 @@ func main() {
 		"run-synthetic":  cmdRunSynthetic,
 		"s3":             cmdS3,
 		"azure":          cmdAzure,
+		"listing":        cmdListing,
 	}
 	cmd, ok := cmds[os.Args[1]]
 	if !ok {

@@ -24,8 +24,16 @@ type childStats struct {
 // returns its wall time and rusage. Peak RSS is ru_maxrss of the child, which for a child
 // that waits for its own children (xargs, a shell) is the largest of them.
 func runChild(ctx context.Context, dir string, out io.Writer, name string, args ...string) (childStats, error) {
+	return runChildEnv(ctx, dir, nil, out, name, args...)
+}
+
+// runChildEnv is runChild with env (KEY=VALUE) added to the child's environment.
+func runChildEnv(ctx context.Context, dir string, env []string, out io.Writer, name string, args ...string) (childStats, error) {
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Dir = dir
+	if len(env) > 0 {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	cmd.Stdout = out
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr

@@ -22,6 +22,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -377,6 +378,10 @@ type backend struct {
 	// dfsOptions are the pipeline options of the DFS client (tests build their own).
 	dfsOptions azcore.ClientOptions
 	rec        *recoveryClient // recovery.go
+
+	hnsMu    sync.Mutex
+	hnsAsked bool
+	hns      int // hnsUnknown, hnsNo or hnsYes (FlatListing)
 }
 
 // isDir reports whether a blob is a directory: an ADLS Gen2 directory (its resource type), or
@@ -416,24 +421,28 @@ func entry(item *container.BlobItem) blobstore.Entry {
 	return e
 }
 
-func (b *backend) List(ctx context.Context, prefix string, delim bool, limit int, fn func(blobstore.Page) error) error {
+func (b *backend) List(ctx context.Context, prefix string, o blobstore.ListOptions, fn func(blobstore.Page) error) error {
 	var maxResults *int32
 	size := b.pageSize
-	if limit > 0 && limit < size {
-		size = limit
+	if o.Limit > 0 && o.Limit < size {
+		size = o.Limit
 	}
 	if size < 5000 {
 		maxResults = to.Ptr(int32(size))
 	}
+	var from *string
+	if o.From != "" {
+		from = to.Ptr(o.From)
+	}
 	include := container.ListBlobsInclude{Metadata: true}
-	if delim {
-		pager := b.cc.NewListBlobsHierarchyPager("/", &container.ListBlobsHierarchyOptions{Prefix: &prefix, Include: include, MaxResults: maxResults})
+	if o.Delim {
+		pager := b.cc.NewListBlobsHierarchyPager("/", &container.ListBlobsHierarchyOptions{Prefix: &prefix, Include: include, MaxResults: maxResults, StartFrom: from})
 		for pager.More() {
 			resp, err := pager.NextPage(ctx)
 			if err != nil {
 				return wrap("list", prefix, err)
 			}
-			var page blobstore.Page
+			page := blobstore.Page{Truncated: valueOr(resp.NextMarker, "") != ""}
 			if seg := resp.Segment; seg != nil {
 				for _, item := range seg.BlobItems {
 					page.Entries = append(page.Entries, entry(item))
@@ -448,13 +457,13 @@ func (b *backend) List(ctx context.Context, prefix string, delim bool, limit int
 		}
 		return nil
 	}
-	pager := b.cc.NewListBlobsFlatPager(&container.ListBlobsFlatOptions{Prefix: &prefix, Include: include, MaxResults: maxResults})
+	pager := b.cc.NewListBlobsFlatPager(&container.ListBlobsFlatOptions{Prefix: &prefix, Include: include, MaxResults: maxResults, StartFrom: from})
 	for pager.More() {
 		resp, err := pager.NextPage(ctx)
 		if err != nil {
 			return wrap("list", prefix, err)
 		}
-		var page blobstore.Page
+		page := blobstore.Page{Truncated: valueOr(resp.NextMarker, "") != ""}
 		if seg := resp.Segment; seg != nil {
 			for _, item := range seg.BlobItems {
 				page.Entries = append(page.Entries, entry(item))
@@ -465,6 +474,56 @@ func (b *backend) List(ctx context.Context, prefix string, delim bool, limit int
 		}
 	}
 	return nil
+}
+
+// FlatListing implements blobstore.FlatLister. The order of a flat listing depends on the
+// account: a flat namespace lists in lexicographic order of the names (by UTF-8 bytes or, as
+// Azurite does, by UTF-16 code units), a hierarchical namespace (ADLS Gen2, OneLake) depth
+// first, a directory's contents right after it. Get Account Information says which (one
+// request, asked once per store); where it does not answer (Azurite, a credential that may
+// not ask) any of these orders is taken as possible, and the listing is never started at a
+// name, since how a hierarchical namespace reads startFrom is not documented for names that
+// do not exist.
+func (b *backend) FlatListing(ctx context.Context, ask bool) blobstore.FlatListing {
+	fl := blobstore.FlatListing{PageSize: b.pageSize}
+	switch b.hierarchical(ctx, ask) {
+	case hnsNo:
+		fl.Orders, fl.From = blobstore.OrderBytes|blobstore.OrderUTF16, true
+	case hnsYes:
+		fl.Orders = blobstore.OrderTree | blobstore.OrderTreeUTF16
+	default:
+		fl.Orders = blobstore.OrderBytes | blobstore.OrderUTF16 | blobstore.OrderTree | blobstore.OrderTreeUTF16
+	}
+	return fl
+}
+
+// What Get Account Information said of the hierarchical namespace.
+const (
+	hnsUnknown = iota
+	hnsNo
+	hnsYes
+)
+
+// hierarchical says whether the account has a hierarchical namespace. With ask, the first
+// call asks the account (Get Account Information); the answer is kept for the store's life,
+// hnsUnknown too (no answer, an error), so that it costs one request at most.
+func (b *backend) hierarchical(ctx context.Context, ask bool) int {
+	b.hnsMu.Lock()
+	defer b.hnsMu.Unlock()
+	if b.hnsAsked || !ask {
+		return b.hns
+	}
+	b.hnsAsked = true
+	info, err := b.cc.GetAccountInfo(ctx, nil)
+	switch {
+	case err != nil || info.IsHierarchicalNamespaceEnabled == nil:
+		b.hns = hnsUnknown
+	case *info.IsHierarchicalNamespaceEnabled:
+		b.hns = hnsYes
+	default:
+		b.hns = hnsNo
+	}
+	return b.hns
 }
 
 func (b *backend) Head(ctx context.Context, name string) (blobstore.Entry, error) {

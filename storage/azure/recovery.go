@@ -236,7 +236,7 @@ func (b *backend) versioning(ctx context.Context) (on bool, examined string, err
 	}
 	for _, prefix := range []string{b.rec.root + "_delta_log/", b.rec.root} {
 		var found string
-		err := b.List(ctx, prefix, false, 100, func(p blobstore.Page) error {
+		err := b.List(ctx, prefix, blobstore.ListOptions{Limit: 100}, func(p blobstore.Page) error {
 			for _, e := range p.Entries {
 				if !e.Dir && !strings.HasSuffix(e.Name, "/") {
 					found = e.Name

@@ -223,17 +223,17 @@ func wrap(op, name string, err error) error {
 	return fmt.Errorf("gcs %s %s: %w", op, name, blobstore.SafeError(err))
 }
 
-func (b *backend) List(ctx context.Context, prefix string, delim bool, limit int, fn func(blobstore.Page) error) error {
-	q := &gcs.Query{Prefix: prefix}
-	if delim {
+func (b *backend) List(ctx context.Context, prefix string, o blobstore.ListOptions, fn func(blobstore.Page) error) error {
+	q := &gcs.Query{Prefix: prefix, StartOffset: o.From, EndOffset: o.To}
+	if o.Delim {
 		q.Delimiter = "/"
 	}
 	if err := q.SetAttrSelection([]string{"Name", "Size", "Updated", "Generation"}); err != nil {
 		return err
 	}
 	size := b.pageSize
-	if limit > 0 && limit < size {
-		size = limit
+	if o.Limit > 0 && o.Limit < size {
+		size = o.Limit
 	}
 	pager := iterator.NewPager(b.bucket.Objects(ctx, q), size, "")
 	for {
@@ -242,7 +242,7 @@ func (b *backend) List(ctx context.Context, prefix string, delim bool, limit int
 		if err != nil {
 			return wrap("list", prefix, err)
 		}
-		var page blobstore.Page
+		page := blobstore.Page{Truncated: token != ""}
 		for _, a := range attrs {
 			if a.Prefix != "" {
 				page.Prefixes = append(page.Prefixes, a.Prefix)
@@ -259,6 +259,13 @@ func (b *backend) List(ctx context.Context, prefix string, delim bool, limit int
 			return nil
 		}
 	}
+}
+
+// FlatListing implements blobstore.FlatLister: GCS lists in lexicographic order of the
+// names' bytes and starts a listing at a name (startOffset) and ends it before one
+// (endOffset).
+func (b *backend) FlatListing(context.Context, bool) blobstore.FlatListing {
+	return blobstore.FlatListing{Orders: blobstore.OrderBytes, From: true, To: true, PageSize: b.pageSize}
 }
 
 func (b *backend) Head(ctx context.Context, name string) (blobstore.Entry, error) {

@@ -99,6 +99,58 @@ func (s *Store) Walk(ctx context.Context, prefix string, fn func(storage.Object)
 	return walk(ctx, prefix, keys, snap, fn)
 }
 
+// ListDir implements storage.DirLister.
+func (s *Store) ListDir(ctx context.Context, dir, from string, limit int, fn func(storage.Object) error) (bool, error) {
+	if !storage.ValidKey(dir) || (dir != "" && !strings.HasSuffix(dir, "/")) {
+		return false, fmt.Errorf("invalid directory key %q", dir)
+	}
+	s.mu.Lock()
+	seen := map[string]int{} // key -> index in objs
+	var objs []storage.Object
+	for k, e := range s.objects {
+		if !strings.HasPrefix(k, dir) || k == dir {
+			continue
+		}
+		name, rest, isDir := strings.Cut(k[len(dir):], "/")
+		if name < from {
+			continue
+		}
+		o := storage.Object{Key: dir + name, Size: int64(len(e.data)), ModTime: e.modTime}
+		if isDir {
+			o = storage.Object{Key: dir + name + "/", IsDir: true}
+			if rest == "" {
+				o.ModTime = e.modTime
+			}
+		}
+		if i, ok := seen[o.Key]; ok {
+			if isDir && rest == "" {
+				objs[i].ModTime = e.modTime // the directory's marker
+			}
+			continue
+		}
+		seen[o.Key] = len(objs)
+		objs = append(objs, o)
+	}
+	s.mu.Unlock()
+	sort.Slice(objs, func(i, j int) bool {
+		a, b := storage.Base(objs[i].Key), storage.Base(objs[j].Key)
+		return a < b || (a == b && !objs[i].IsDir && objs[j].IsDir)
+	})
+	more := false
+	if limit > 0 && len(objs) > limit {
+		objs, more = objs[:limit], true
+	}
+	for _, o := range objs {
+		if err := ctx.Err(); err != nil {
+			return more, err
+		}
+		if err := fn(o); err != nil {
+			return more, err
+		}
+	}
+	return more, nil
+}
+
 // walk reports the tree formed by rels (keys relative to dir, sorted).
 func walk(ctx context.Context, dir string, rels []string, snap map[string]entry, fn func(storage.Object) error) error {
 	type child struct {

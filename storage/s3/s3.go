@@ -177,7 +177,10 @@ func New(ctx context.Context, cfg Config) (*Store, error) {
 	}
 	client := s3.NewFromConfig(awsCfg, clientOpts)
 
-	b := &backend{client: client, bucket: cfg.Bucket, pageSize: 1000}
+	// S3 Express One Zone (directory buckets, named …--x-s3) lists in no order and
+	// without StartAfter: its walks list folder by folder, as before.
+	express := strings.HasSuffix(cfg.Bucket, "--x-s3")
+	b := &backend{client: client, bucket: cfg.Bucket, pageSize: 1000, express: express}
 	if cfg.ListPageSize > 0 && cfg.ListPageSize < 1000 {
 		b.pageSize = cfg.ListPageSize
 	}
@@ -236,6 +239,16 @@ type backend struct {
 	client   *s3.Client
 	bucket   string
 	pageSize int
+	express  bool
+}
+
+// FlatListing implements blobstore.FlatLister: S3 lists in UTF-8 binary order and starts a
+// listing after a name (StartAfter); directory buckets do neither.
+func (b *backend) FlatListing(context.Context, bool) blobstore.FlatListing {
+	if b.express {
+		return blobstore.FlatListing{}
+	}
+	return blobstore.FlatListing{Orders: blobstore.OrderBytes, From: true, PageSize: b.pageSize}
 }
 
 func status(err error) int {
@@ -272,16 +285,21 @@ func wrap(op, name string, err error) error {
 	return fmt.Errorf("s3 %s %s: %w", op, name, safeError(err))
 }
 
-func (b *backend) List(ctx context.Context, prefix string, delim bool, limit int, fn func(blobstore.Page) error) error {
+func (b *backend) List(ctx context.Context, prefix string, o blobstore.ListOptions, fn func(blobstore.Page) error) error {
 	// Keys come back URL-encoded: an XML response cannot carry every character a key may hold
 	// (without it a control character or U+FFFE arrives as U+FFFD, another key's name).
 	in := &s3.ListObjectsV2Input{Bucket: aws.String(b.bucket), Prefix: aws.String(prefix), EncodingType: types.EncodingTypeUrl}
-	if delim {
+	if o.Delim {
 		in.Delimiter = aws.String("/")
 	}
+	if o.From != "" && !b.express {
+		// StartAfter is exclusive: a name just before From (the names between them, if any,
+		// come back and the caller drops them).
+		in.StartAfter = aws.String(blobstore.Before(o.From))
+	}
 	size := b.pageSize
-	if limit > 0 && limit < size {
-		size = limit
+	if o.Limit > 0 && o.Limit < size {
+		size = o.Limit
 	}
 	if size < 1000 {
 		in.MaxKeys = aws.Int32(int32(size))
@@ -292,7 +310,7 @@ func (b *backend) List(ctx context.Context, prefix string, delim bool, limit int
 		if err != nil {
 			return fmt.Errorf("s3 list %s: %w", prefix, safeError(err))
 		}
-		var page blobstore.Page
+		page := blobstore.Page{Truncated: aws.ToBool(out.IsTruncated)}
 		for _, o := range out.Contents {
 			name, err := listedKey(out.EncodingType, aws.ToString(o.Key))
 			if err != nil {
@@ -319,11 +337,6 @@ func (b *backend) List(ctx context.Context, prefix string, delim bool, limit int
 	return nil
 }
 
-// listedKey is the key a ListObjectsV2 answer names, decoded when the answer says it is
-// URL-encoded (S3 encodes a space as '+', as a form does). A store that ignores encoding-type
-// answers without the EncodingType element and its keys are taken as they are; such a key
-// holding U+FFFD may stand for a character XML could not carry, which is why it is refused
-// rather than listed under a name that may be another object's.
 func listedKey(enc types.EncodingType, key string) (string, error) {
 	if enc == types.EncodingTypeUrl {
 		k, err := url.QueryUnescape(key)

@@ -24,7 +24,7 @@ type batchBackend struct {
 	deleted map[string]bool
 }
 
-func (b *batchBackend) List(context.Context, string, bool, int, func(Page) error) error { return nil }
+func (b *batchBackend) List(context.Context, string, ListOptions, func(Page) error) error { return nil }
 func (b *batchBackend) Head(context.Context, string) (Entry, error) {
 	return Entry{}, storage.ErrNotExist
 }

@@ -14,6 +14,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/deltavacuum/deltavacuum/storage"
@@ -37,6 +38,23 @@ type Page struct {
 	Entries []Entry
 	// Prefixes are the common prefixes of a delimited listing: full names ending in '/'.
 	Prefixes []string
+	// Truncated is set when the service has more pages after this one.
+	Truncated bool
+}
+
+// ListOptions shape one listing.
+type ListOptions struct {
+	// Delim rolls the names with a '/' after the prefix up into Page.Prefixes.
+	Delim bool
+	// From, when not empty (it begins with the prefix), asks the service to start the listing
+	// at this name (S3 StartAfter, GCS startOffset, Azure startFrom). Names before it may
+	// still come back (a service that ignores the parameter): the caller drops them.
+	From string
+	// To, when not empty, says that names from To on are not wanted (GCS endOffset): a
+	// backend may stop before them, and the caller stops at the first it sees.
+	To string
+	// Limit > 0 is a hint that no more than Limit names are wanted.
+	Limit int
 }
 
 // ErrStop, returned by a List callback, ends the listing without error.
@@ -57,9 +75,8 @@ var ErrBatchUnsupported = errors.New("batch delete not supported by this store")
 // storage.ErrNotEmpty where they apply.
 type Backend interface {
 	// List calls fn with each page of the names beginning with prefix, in the order the
-	// service returns them. With delim, names with a '/' after the prefix are rolled up into
-	// Page.Prefixes. A limit > 0 is a hint that no more than limit names are wanted.
-	List(ctx context.Context, prefix string, delim bool, limit int, fn func(Page) error) error
+	// service returns them, shaped by o.
+	List(ctx context.Context, prefix string, o ListOptions, fn func(Page) error) error
 	// Head describes one object or directory entity.
 	Head(ctx context.Context, name string) (Entry, error)
 	// ReadRange reads n > 0 bytes at off of the object, of version when not empty.
@@ -131,6 +148,9 @@ type Config struct {
 	// other stores of the process that name it too (a host: one table's refused batch sends
 	// the next tables on that host straight to single deletes). "" keeps it to this store.
 	BatchScope string
+	// Delimited makes walks list directory by directory even where the backend can list a
+	// tree flat (tests, and the listings compared with a flat walk's).
+	Delimited bool
 	// Counter, when set, is reported by Requests.
 	Counter *counting.Counter
 	// BackoffBase and BackoffMax shape the exponential backoff between attempts.
@@ -150,6 +170,8 @@ type Store struct {
 	sem   chan struct{} // delete requests in flight, store-wide
 	batch *batchSupport // whether the service takes batch deletes (shared per BatchScope)
 	own   *batchSupport // a refusal that holds for this store only (ErrBatchRefusedHere)
+
+	dirFromIgnored atomic.Bool // the service listed names before ListOptions.From (ListDir)
 }
 
 var _ storage.Store = (*Store)(nil)
@@ -256,7 +278,7 @@ func (s *Store) Stat(ctx context.Context, key string) (storage.Object, error) {
 	}
 	full := s.cfg.Root + key
 	var found *storage.Object
-	err := s.b.List(ctx, full, false, 1, func(p Page) error {
+	err := s.b.List(ctx, full, ListOptions{Limit: 1}, func(p Page) error {
 		for _, e := range p.Entries {
 			o := storage.Object{Key: key, IsDir: true}
 			if e.Name == full {

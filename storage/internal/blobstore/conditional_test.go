@@ -22,7 +22,8 @@ type flat struct {
 	calls   []string
 }
 
-func (f *flat) List(ctx context.Context, prefix string, delim bool, limit int, fn func(Page) error) error {
+func (f *flat) List(ctx context.Context, prefix string, o ListOptions, fn func(Page) error) error {
+	delim := o.Delim
 	f.mu.Lock()
 	var p Page
 	seen := map[string]bool{}

@@ -236,7 +236,7 @@ func (s *Store) deleteDir(ctx context.Context, key string) (gone bool, err error
 func (s *Store) deleteDirOnce(ctx context.Context, key string) (gone bool, err error) {
 	full := s.cfg.Root + key
 	marker, other := false, false
-	err = s.b.List(ctx, full, false, 2, func(p Page) error {
+	err = s.b.List(ctx, full, ListOptions{Limit: 2}, func(p Page) error {
 		for _, e := range p.Entries {
 			if e.Name == full {
 				marker = true

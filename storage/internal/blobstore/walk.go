@@ -12,12 +12,121 @@ import (
 	"github.com/deltavacuum/deltavacuum/storage/internal/walkahead"
 )
 
-// Walk implements storage.Store. Each directory is listed with a delimiter, page by page, and
-// its entries sorted by name before they are reported; the listings of the next directories
-// are fetched ahead, concurrently (up to Config.Concurrency requests), while fn runs.
+// Walk implements storage.Store. Where the backend lists in a known order (FlatLister), the
+// tree is listed without a delimiter, many directories a page, in ranges listed in parallel
+// when it is large (flatwalk.go); otherwise each directory is listed apart (walkDelimited).
 func (s *Store) Walk(ctx context.Context, prefix string, fn func(storage.Object) error) error {
+	return s.WalkPruned(ctx, prefix, nil, fn)
+}
+
+// WalkPruned implements storage.PrunedWalker.
+func (s *Store) WalkPruned(ctx context.Context, prefix string, skip func(dir string) bool, fn func(storage.Object) error) error {
 	if !storage.ValidKey(prefix) || (prefix != "" && !strings.HasSuffix(prefix, "/")) {
 		return fmt.Errorf("invalid directory key %q", prefix)
+	}
+	if fl, ok := s.b.(FlatLister); ok && !s.cfg.Delimited {
+		if l := fl.FlatListing(ctx, false); l.Orders != 0 {
+			reported := 0
+			err := s.flat(ctx, prefix, l, skip, func(o storage.Object) error {
+				reported++
+				return fn(o)
+			})
+			var oe *OrderError
+			if errors.As(err, &oe) && reported == 0 {
+				// Nothing was reported yet: the walk can still list directory by directory.
+				return s.walkDelimited(ctx, prefix, skip, fn)
+			}
+			return err
+		}
+	}
+	return s.walkDelimited(ctx, prefix, skip, fn)
+}
+
+// ListDir implements storage.DirLister: one delimited listing started at from (S3
+// StartAfter, GCS startOffset, Azure startFrom). A service found to ignore the start (names
+// before it in its answer) makes this and every later call errors.ErrUnsupported.
+func (s *Store) ListDir(ctx context.Context, dir, from string, limit int, fn func(storage.Object) error) (bool, error) {
+	if !storage.ValidKey(dir) || (dir != "" && !strings.HasSuffix(dir, "/")) || strings.Contains(from, "/") {
+		return false, fmt.Errorf("invalid directory key %q or name %q", dir, from)
+	}
+	if _, ok := s.b.(FlatLister); !ok || s.dirFromIgnored.Load() {
+		return false, fmt.Errorf("listing %s from %q: %w", dir, from, errors.ErrUnsupported)
+	}
+	full := s.cfg.Root + dir
+	var objs []storage.Object
+	more := false
+	o := ListOptions{Delim: true, Limit: limit}
+	if from != "" {
+		o.From = full + from
+	}
+	err := s.b.List(ctx, full, o, func(p Page) error {
+		add := func(name string, o storage.Object) {
+			if !strings.HasPrefix(name, full) {
+				return
+			}
+			rest := strings.TrimSuffix(name[len(full):], "/")
+			if !validName(rest) || strings.Contains(rest, "/") {
+				return
+			}
+			if rest < from {
+				if rest <= Before(from) {
+					s.dirFromIgnored.Store(true)
+				}
+				return
+			}
+			o.Key = dir + rest
+			if o.IsDir {
+				o.Key += "/"
+			}
+			objs = append(objs, o)
+		}
+		for _, e := range p.Entries {
+			if e.Dir || strings.HasSuffix(e.Name, "/") {
+				add(e.Name, storage.Object{IsDir: true, ModTime: e.ModTime})
+				continue
+			}
+			add(e.Name, storage.Object{Size: e.Size, ModTime: e.ModTime})
+		}
+		for _, pr := range p.Prefixes {
+			add(pr, storage.Object{IsDir: true})
+		}
+		more = p.Truncated
+		return ErrStop
+	})
+	if err != nil && !errors.Is(err, ErrStop) {
+		return false, err
+	}
+	if s.dirFromIgnored.Load() {
+		return false, fmt.Errorf("listing %s from %q: the service ignores where a listing starts: %w", dir, from, errors.ErrUnsupported)
+	}
+	sort.SliceStable(objs, func(i, j int) bool {
+		a, b := storage.Base(objs[i].Key), storage.Base(objs[j].Key)
+		return a < b || (a == b && !objs[i].IsDir && objs[j].IsDir)
+	})
+	if limit > 0 && len(objs) > limit {
+		objs, more = objs[:limit], true
+	}
+	for _, o := range objs {
+		if err := fn(o); err != nil {
+			return more, err
+		}
+	}
+	return more, nil
+}
+
+// walkDelimited lists each directory with a delimiter, page by page, and sorts its entries by
+// name before they are reported; the listings of the next directories are fetched ahead,
+// concurrently (up to Config.Concurrency requests), while fn runs.
+func (s *Store) walkDelimited(ctx context.Context, prefix string, skip func(dir string) bool, fn func(storage.Object) error) error {
+	if skip != nil {
+		inner := fn
+		fn = func(o storage.Object) error {
+			err := inner(o)
+			if o.IsDir && skip(o.Key) && (err == nil || errors.Is(err, storage.SkipDir)) {
+				return storage.SkipDir
+			}
+			return err
+		}
 	}
 	exists := func(ctx context.Context) error {
 		if _, err := s.Stat(ctx, prefix); err != nil {
@@ -49,7 +158,7 @@ func (s *Store) list(ctx context.Context, dir string, found func(time.Time)) (wa
 		l.Children = append(l.Children, storage.Object{Key: key, IsDir: true, ModTime: mod})
 	}
 	pages := 0
-	err := s.b.List(ctx, full, true, 0, func(p Page) error {
+	err := s.b.List(ctx, full, ListOptions{Delim: true}, func(p Page) error {
 		for _, e := range p.Entries {
 			if !strings.HasPrefix(e.Name, full) {
 				continue

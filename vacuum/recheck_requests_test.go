@@ -1,0 +1,74 @@
+package vacuum_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/deltavacuum/deltavacuum/deltalog"
+	"github.com/deltavacuum/deltavacuum/storage"
+	"github.com/deltavacuum/deltavacuum/storage/counting"
+	"github.com/deltavacuum/deltavacuum/storage/storagetest"
+	"github.com/deltavacuum/deltavacuum/vacuum"
+)
+
+// TestRecheckRequestsOnObjectStores (issue 28, item 2): on the S3 and GCS test servers, the
+// re-check before each of 4 batches is one listing of the log (3 HEADs before), plus, on the
+// first probe, the HEAD of the next version's 21-digit spelling; the log is listed once before
+// the deletes (the run is not recorded). Requests while deleting: 1 + 4 lists, 1 get (GCS: 2,
+// the bucket's settings read once when a HEAD finds nothing, in case it has folders).
+func TestRecheckRequestsOnObjectStores(t *testing.T) {
+	for _, sv := range []struct {
+		name string
+		new  func(t *testing.T) storage.Store
+		gets int64
+	}{
+		{"s3", func(t *testing.T) storage.Store {
+			cfg := storagetest.S3Config(t)
+			cfg.Concurrency = 1
+			return storagetest.NewS3Config(t, cfg)
+		}, 1},
+		{"gcs", func(t *testing.T) storage.Store {
+			cfg := storagetest.GCSConfig(t)
+			cfg.Concurrency = 1
+			return storagetest.NewGCSConfig(t, cfg)
+		}, 2},
+	} {
+		t.Run(sv.name, func(t *testing.T) {
+			ctx := context.Background()
+			store := sv.new(t)
+			err := deltalog.WriteCommit(ctx, store, 0, []any{
+				map[string]any{"protocol": map[string]any{"minReaderVersion": 1, "minWriterVersion": 2}},
+				map[string]any{"metaData": map[string]any{"id": "t", "format": map[string]any{"provider": "parquet", "options": map[string]string{}},
+					"schemaString": `{"type":"struct","fields":[]}`, "partitionColumns": []string{}, "configuration": map[string]string{}}},
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range 20 {
+				if err := store.Put(ctx, fmt.Sprintf("f%02d.parquet", i), []byte("x")); err != nil {
+					t.Fatal(err)
+				}
+			}
+			p, err := vacuum.NewPlanner(ctx, store, vacuum.Options{RetainHours: ptr(0.0), DisableRetentionCheck: true, Now: time.Now().Add(48 * time.Hour)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			plan, err := p.Plan(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			before, _ := counting.Requests(store)
+			res, err := vacuum.Execute(ctx, store, plan, vacuum.ExecOptions{BatchSize: 5, Concurrency: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			after, _ := counting.Requests(store)
+			got := after.Sub(before)
+			if res.NumDeletedFiles != 20 || got.List != 1+4 || got.Get != sv.gets {
+				t.Errorf("deleted %d; requests %+v, want 20 deleted, 5 lists and %d gets", res.NumDeletedFiles, got, sv.gets)
+			}
+		})
+	}
+}
