@@ -277,9 +277,7 @@ func realRun(ctx context.Context, store storage.Store, req Request, id string, s
 	}
 	var rec *recorder
 	if id != "" {
-		if rec, err = newRecorder(store, id, pl, rc, req.Trash, start); err != nil {
-			return nil, err
-		}
+		rec = newRecorder(store, id, pl, rc, req.Trash, start)
 		if err := rec.begin(ctx); err != nil {
 			return nil, err
 		}
