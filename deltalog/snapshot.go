@@ -333,6 +333,23 @@ type fileID struct {
 // set of keys seen; the checkpoint's rows are then streamed, skipping keys already seen, so
 // memory holds only the commits' keys, never the checkpoint's.
 func (s *Snapshot) Files(ctx context.Context, store storage.Store, fn func(File) error) error {
+	return s.files(ctx, store, true, fn)
+}
+
+// FileKeys is Files without the sizes (File.Size is 0): all that deciding which keys the
+// snapshot names takes. A Parquet checkpoint's size columns are then not read.
+func (s *Snapshot) FileKeys(ctx context.Context, store storage.Store, fn func(File) error) error {
+	return s.files(ctx, store, false, fn)
+}
+
+func (s *Snapshot) files(ctx context.Context, store storage.Store, sizes bool, fn func(File) error) error {
+	if !sizes {
+		next := fn
+		fn = func(f File) error {
+			f.Size = 0 // as the checkpoint's rows, read without their sizes, have it
+			return next(f)
+		}
+	}
 	seen := map[fileID]struct{}{}
 	for i := len(s.commits) - 1; i >= 0; i-- {
 		c := s.commits[i]
@@ -378,7 +395,10 @@ func (s *Snapshot) Files(ctx context.Context, store storage.Store, fn func(File)
 		}
 		return nil
 	}
-	want := KindAdd | KindRemove
+	want := KindAdd | KindRemove | kindFileFields
+	if !sizes {
+		want |= kindNoSize
+	}
 	// The deletionVector column is required of a checkpoint written under a protocol with
 	// deletion vectors: without it, every vector would look absent and its file unreferenced.
 	// That is the checkpoint's own protocol, not the current one: a table upgraded to
