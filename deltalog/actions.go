@@ -192,7 +192,13 @@ const (
 	kindDVRequired Kinds = 1 << 29
 	// kindStats marks a read that wants the numRecords of each add's statistics (the stats
 	// column, or stats_parsed.numRecords): only then are those columns read.
-	kindStats Kinds = 1 << 28
+	kindStats Kinds = 1 << 26
+	// kindFileFields marks a read for Snapshot.Files: of the add and remove groups only what a
+	// File holds is read (the path, the deletion vector, remove.deletionTimestamp and the
+	// sizes), never dataChange or add.modificationTime. Their columns are still checked.
+	kindFileFields Kinds = 1 << 28
+	// kindNoSize leaves the sizes out of a kindFileFields read too (Snapshot.FileKeys).
+	kindNoSize Kinds = 1 << 27
 )
 
 // kind returns the kind of a, or 0 for an unknown action.

@@ -92,6 +92,45 @@ func TestFixturesLoad(t *testing.T) {
 	}
 }
 
+// TestFixturesFileKeys: FileKeys streams what Files does, in the same order, only without the
+// sizes, on every fixture table (checkpoints of every kind, deletion vectors, commits after
+// the checkpoint); a table Files refuses, it refuses too.
+func TestFixturesFileKeys(t *testing.T) {
+	for _, tbl := range fixtures.Tables(t) {
+		t.Run(tbl.Name, func(t *testing.T) {
+			dir := fixtures.Copy(t, tbl.Name, time.Now())
+			store, err := local.New(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx := context.Background()
+			snap, err := deltalog.Load(ctx, store)
+			if err != nil {
+				t.Fatalf("load: %v", err)
+			}
+			var all, keys []deltalog.File
+			errAll := snap.Files(ctx, store, func(f deltalog.File) error {
+				f.Size = 0
+				all = append(all, f)
+				return nil
+			})
+			errKeys := snap.FileKeys(ctx, store, func(f deltalog.File) error {
+				if f.Size != 0 {
+					t.Errorf("%s: size %d from FileKeys", f.LogPath, f.Size)
+				}
+				keys = append(keys, f)
+				return nil
+			})
+			if (errAll == nil) != (errKeys == nil) {
+				t.Fatalf("Files: %v; FileKeys: %v", errAll, errKeys)
+			}
+			if diff := cmp.Diff(all, keys); diff != "" {
+				t.Errorf("FileKeys differs from Files without sizes (-Files +FileKeys):\n%s", diff)
+			}
+		})
+	}
+}
+
 // checkpointMetadataIDs are the fixtures whose checkpoint holds another metaData id than their
 // commits, with the checkpoint's: readers take the checkpoint's (Spark, delta-kernel-rs, this
 // program); the files agree.

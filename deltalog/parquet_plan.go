@@ -322,7 +322,10 @@ func pqActionGroup(col *parquet.Column) error {
 	return nil
 }
 
-func (p *pqPlan) cursor(col *parquet.Column, name string, kinds ...parquet.Kind) (*pqCursor, error) {
+// cursor checks the leaf column col, named name in messages, against kinds and plans its
+// reading when read is set (a column a read does not need is checked all the same: a file
+// of the wrong schema is refused whatever is read of it).
+func (p *pqPlan) cursor(col *parquet.Column, name string, read bool, kinds ...parquet.Kind) (*pqCursor, error) {
 	if col == nil {
 		return nil, nil
 	}
@@ -341,6 +344,9 @@ func (p *pqPlan) cursor(col *parquet.Column, name string, kinds ...parquet.Kind)
 	}
 	if kind == parquet.ByteArray && !pqIsString(col.Type()) {
 		return nil, pqCorruptf("column %s is annotated as %v, want a string", name, col.Type())
+	}
+	if !read {
+		return nil, nil
 	}
 	c := newPQCursor(col, name, kind)
 	p.addCursor(c)
@@ -374,10 +380,10 @@ func pqIsString(t parquet.Type) bool {
 }
 
 // leaves returns a function that plans the leaf column field of group g (named name in
-// messages): nil when g has no such column; after the first error, held in *err, it plans
-// nothing more.
-func (p *pqPlan) leaves(g *parquet.Column, name string, err *error) func(field string, kinds ...parquet.Kind) *pqCursor {
-	return func(field string, kinds ...parquet.Kind) *pqCursor {
+// messages): nil when g has no such column, or when read is false (the column is then only
+// checked); after the first error, held in *err, it plans nothing more.
+func (p *pqPlan) leaves(g *parquet.Column, name string, err *error) func(field string, read bool, kinds ...parquet.Kind) *pqCursor {
+	return func(field string, read bool, kinds ...parquet.Kind) *pqCursor {
 		if *err != nil {
 			return nil
 		}
@@ -386,7 +392,7 @@ func (p *pqPlan) leaves(g *parquet.Column, name string, err *error) func(field s
 			return nil
 		}
 		var c *pqCursor
-		c, *err = p.cursor(col, name+"."+field, kinds...)
+		c, *err = p.cursor(col, name+"."+field, read, kinds...)
 		return c
 	}
 }
@@ -404,13 +410,16 @@ func (p *pqPlan) fileReader(g *parquet.Column, kind Kinds) (*pqFileReader, error
 	var err error
 	leaf := p.leaves(g, name, &err)
 	ints := []parquet.Kind{parquet.Int64, parquet.Int32}
-	r.path = leaf("path", parquet.ByteArray)
-	r.size = leaf("size", ints...)
-	r.dataChange = leaf("dataChange", parquet.Boolean)
+	// A read for Snapshot.Files reads only what a File holds (kindFileFields): on a checkpoint
+	// of a million rows, each column left out is a column chunk neither fetched nor decoded.
+	all := p.want&kindFileFields == 0
+	r.path = leaf("path", true, parquet.ByteArray)
+	r.size = leaf("size", p.want&kindNoSize == 0, ints...)
+	r.dataChange = leaf("dataChange", all, parquet.Boolean)
 	if kind == KindAdd {
-		r.modificationTime = leaf("modificationTime", ints...)
+		r.modificationTime = leaf("modificationTime", all, ints...)
 	} else {
-		r.deletionTimestamp = leaf("deletionTimestamp", ints...)
+		r.deletionTimestamp = leaf("deletionTimestamp", true, ints...)
 	}
 	if err != nil {
 		return nil, err
@@ -437,11 +446,11 @@ func (p *pqPlan) fileReader(g *parquet.Column, kind Kinds) (*pqFileReader, error
 		}
 		d := &pqDVReader{def: byte(dv.MaxDefinitionLevel())}
 		leaf := p.leaves(dv, name, &err)
-		d.storageType = leaf("storageType", parquet.ByteArray)
-		d.pathOrInlineDv = leaf("pathOrInlineDv", parquet.ByteArray)
-		d.offset = leaf("offset", parquet.Int32, parquet.Int64)
-		d.sizeInBytes = leaf("sizeInBytes", parquet.Int32, parquet.Int64)
-		d.cardinality = leaf("cardinality", ints...)
+		d.storageType = leaf("storageType", true, parquet.ByteArray)
+		d.pathOrInlineDv = leaf("pathOrInlineDv", true, parquet.ByteArray)
+		d.offset = leaf("offset", true, parquet.Int32, parquet.Int64)
+		d.sizeInBytes = leaf("sizeInBytes", true, parquet.Int32, parquet.Int64)
+		d.cardinality = leaf("cardinality", true, ints...)
 		if err != nil {
 			return nil, err
 		}

@@ -611,8 +611,10 @@ func (r *pqTracker) ReadAt(p []byte, off int64) (int, error) {
 
 // TestParquetColumnProjection checks at the I/O level that reading files and deletion vectors
 // never touches the stats, partition values, tags or other unneeded column chunks, and the
-// stats only when their numRecords is asked for (kindStats). (The last
-// parquetguard.TailRead bytes are read at once to get the footer, so chunks there are exempt.)
+// stats only when their numRecords is asked for (kindStats); that a read for Snapshot.Files
+// (kindFileFields) leaves out dataChange and add.modificationTime too, and one for
+// Snapshot.FileKeys (kindNoSize) the sizes. (The last parquetguard.TailRead bytes are read at
+// once to get the footer, so chunks there are exempt.)
 func TestParquetColumnProjection(t *testing.T) {
 	stats := `{"numRecords":100,"minValues":{"id":1,"name":"aaaaaaaaaaaaaaa"},"maxValues":{"id":100,"name":"zzzzzzzzzzzzzzzz"},"nullCount":{"id":0,"name":3}}`
 	gen := func(yield func(*Action) bool) {
@@ -634,13 +636,24 @@ func TestParquetColumnProjection(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	needed := map[string]bool{}
-	for _, c := range []string{"path", "size", "modificationTime", "dataChange", "deletionVector.storageType", "deletionVector.pathOrInlineDv",
-		"deletionVector.offset", "deletionVector.sizeInBytes", "deletionVector.cardinality"} {
-		needed["add."+c] = true
-		needed["remove."+strings.Replace(c, "modificationTime", "deletionTimestamp", 1)] = true
+	neededBy := func(want Kinds) map[string]bool {
+		needed := map[string]bool{}
+		for _, c := range []string{"path", "size", "modificationTime", "dataChange", "deletionVector.storageType", "deletionVector.pathOrInlineDv",
+			"deletionVector.offset", "deletionVector.sizeInBytes", "deletionVector.cardinality"} {
+			if want&kindFileFields != 0 && (c == "modificationTime" || c == "dataChange") || want&kindNoSize != 0 && c == "size" {
+				if c != "modificationTime" {
+					continue // the remove's deletionTimestamp is read still
+				}
+				needed["remove.deletionTimestamp"] = true
+				continue
+			}
+			needed["add."+c] = true
+			needed["remove."+strings.Replace(c, "modificationTime", "deletionTimestamp", 1)] = true
+		}
+		return needed
 	}
-	for _, want := range []Kinds{KindAdd | KindRemove, KindRemove, KindAdd | kindStats} {
+	for _, want := range []Kinds{KindAdd | KindRemove, KindRemove, KindAdd | kindStats, KindAdd | KindRemove | kindFileFields, KindAdd | KindRemove | kindFileFields | kindNoSize, KindAdd | kindFileFields | kindStats} {
+		needed := neededBy(want)
 		tr := &pqTracker{Reader: pqBytesReader(data)}
 		acts, err := pqCollect(context.Background(), tr, want)
 		if err != nil {
@@ -1057,6 +1070,18 @@ func TestParquetWrongTypes(t *testing.T) {
 	pqCorrupt(t, "remove.size STRING", pqWriteRaw(t, struct {
 		Remove *stringSize `parquet:"remove"`
 	}{&stringSize{pqPtr("p"), pqPtr("1")}}), KindRemove)
+	// A column a read leaves out is checked all the same.
+	pqCorrupt(t, "remove.size STRING, read without sizes", pqWriteRaw(t, struct {
+		Remove *stringSize `parquet:"remove"`
+	}{&stringSize{pqPtr("p"), pqPtr("1")}}), KindRemove|kindFileFields|kindNoSize)
+	type stringTimes struct {
+		Path             *string `parquet:"path"`
+		ModificationTime *string `parquet:"modificationTime"`
+		DataChange       *int64  `parquet:"dataChange"`
+	}
+	pqCorrupt(t, "add.modificationTime STRING, add.dataChange INT64, read for Files", pqWriteRaw(t, struct {
+		Add *stringTimes `parquet:"add"`
+	}{&stringTimes{pqPtr("p"), pqPtr("x"), pqPtr[int64](1)}}), KindAdd|kindFileFields)
 	pqCorrupt(t, "deletionVector without pathOrInlineDv", pqWriteRaw(t, struct {
 		Add *addDVNoPath `parquet:"add"`
 	}{&addDVNoPath{Path: pqPtr("p")}}), KindAdd)

@@ -340,6 +340,8 @@ type FilesOptions struct {
 	// NumRecords fills File.NumRecords of the live adds from their statistics: a checkpoint's
 	// stats and stats_parsed.numRecords columns are read only then.
 	NumRecords bool
+	// NoSizes leaves File.Size 0: a checkpoint's size columns are not read (FileKeys).
+	NoSizes bool
 }
 
 type fileID struct {
@@ -354,8 +356,21 @@ func (s *Snapshot) Files(ctx context.Context, store storage.Store, fn func(File)
 	return s.FilesWith(ctx, store, FilesOptions{}, fn)
 }
 
-// FilesWith is Files reading what opts asks for besides.
+// FileKeys is Files without the sizes (File.Size is 0): all that deciding which keys the
+// snapshot names takes. A Parquet checkpoint's size columns are then not read.
+func (s *Snapshot) FileKeys(ctx context.Context, store storage.Store, fn func(File) error) error {
+	return s.FilesWith(ctx, store, FilesOptions{NoSizes: true}, fn)
+}
+
+// FilesWith is Files reading what opts asks for besides (or less).
 func (s *Snapshot) FilesWith(ctx context.Context, store storage.Store, opts FilesOptions, fn func(File) error) error {
+	if opts.NoSizes {
+		next := fn
+		fn = func(f File) error {
+			f.Size = 0 // as the checkpoint's rows, read without their sizes, have it
+			return next(f)
+		}
+	}
 	seen := map[fileID]struct{}{}
 	for i := len(s.commits) - 1; i >= 0; i-- {
 		c := s.commits[i]
@@ -404,12 +419,15 @@ func (s *Snapshot) FilesWith(ctx context.Context, store storage.Store, opts File
 		}
 		return nil
 	}
-	want := KindAdd | KindRemove
+	want := KindAdd | KindRemove | kindFileFields
 	if opts.LiveOnly {
-		want = KindAdd
+		want = KindAdd | kindFileFields
 	}
 	if opts.NumRecords {
 		want |= kindStats
+	}
+	if opts.NoSizes {
+		want |= kindNoSize
 	}
 	// The deletionVector column is required of a checkpoint written under a protocol with
 	// deletion vectors: without it, every vector would look absent and its file unreferenced.

@@ -162,7 +162,7 @@ func (t *deltaTable) scan(ctx context.Context, need []bool, fn func(row []sql.Va
 		}
 		wants = append(wants, pqWant{name: t.physical[i], cell: i, kind: c.kind})
 	}
-	return t.snap.Files(ctx, t.store, func(f deltalog.File) error {
+	return t.snap.FileKeys(ctx, t.store, func(f deltalog.File) error {
 		if f.Removed {
 			return nil
 		}

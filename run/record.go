@@ -14,17 +14,19 @@ import (
 
 // recorder keeps the run record of one real run (package undo's format): written before the
 // first delete with the planned files, and again when the run ends with the files it deleted,
-// which it learns by deleting through its deleter.
+// which it learns by deleting through its deleter. The files are written from the plan as
+// they are read, never held as a list of entries of their own.
 type recorder struct {
 	store storage.Store
 	rec   undo.Record
+	plan  *vacuum.Plan
 
 	mu      sync.Mutex
 	deleted map[string]struct{}
 }
 
 func newRecorder(store storage.Store, id string, plan *vacuum.Plan, rc storage.Recovery, trash string, now time.Time) (*recorder, error) {
-	r := &recorder{store: store, deleted: map[string]struct{}{}, rec: undo.Record{
+	r := &recorder{store: store, plan: plan, deleted: map[string]struct{}{}, rec: undo.Record{
 		ID: id, Table: store.Location(), Status: undo.StatusRunning, StartedAt: now.UTC(),
 		Mode: string(plan.Mode), SnapshotVersion: plan.Version, RetentionHours: plan.RetentionHours,
 		Recovery: rc,
@@ -35,17 +37,8 @@ func newRecorder(store storage.Store, id string, plan *vacuum.Plan, rc storage.R
 	if trash != "" {
 		r.rec.Trash = vacuum.RunTrash(trash, id)
 	}
-	err := plan.Files.Each(func(f vacuum.File) error {
-		r.rec.Files = append(r.rec.Files, entryOf(f.Path, f.Size, f.ModificationTime))
-		if f.Checksum != "" {
-			r.rec.Files = append(r.rec.Files, companionEntry(f))
-		}
-		return nil
-	})
 	r.rec.NumFiles, r.rec.Bytes = plan.NumFilesToDelete, plan.SizeOfDataToDelete
-	if err != nil {
-		return nil, err
-	}
+	var err error
 	r.rec.Untracked, err = UntrackedOf(plan)
 	return r, err
 }
@@ -68,12 +61,46 @@ func entryOf(path string, size int64, mod time.Time) undo.Entry {
 	return e
 }
 
+// write writes rec with the entries of the files of plan that keep(path) accepts (all when
+// keep is nil), each with its size and time as planned, and its checksum companion
+// (companionEntry). An error reading the plan back is returned as planErr, apart from those of the record.
+func (r *recorder) write(ctx context.Context, rec *undo.Record, plan *vacuum.Plan, keep func(path string) bool) (planErr, err error) {
+	err = undo.WriteFrom(ctx, r.store, rec, func(add func(undo.Entry) error) error {
+		var addErr error
+		planErr = plan.Files.Each(func(f vacuum.File) error {
+			if keep == nil || keep(f.Path) {
+				if addErr = add(entryOf(f.Path, f.Size, f.ModificationTime)); addErr != nil {
+					return addErr
+				}
+			}
+			if f.Checksum != "" && (keep == nil || keep(f.Checksum)) {
+				if addErr = add(companionEntry(f)); addErr != nil {
+					return addErr
+				}
+			}
+			return nil
+		})
+		if addErr != nil {
+			planErr = nil
+			return addErr
+		}
+		return planErr
+	})
+	if planErr != nil {
+		err = nil
+	}
+	return planErr, err
+}
+
 // begin writes the record of the planned run: a failure stops the run with nothing deleted.
 func (r *recorder) begin(ctx context.Context) error {
-	if err := undo.Write(ctx, r.store, &r.rec); err != nil {
+	planErr, err := r.write(ctx, &r.rec, r.plan, nil)
+	if planErr != nil {
+		return planErr
+	}
+	if err != nil {
 		return fmt.Errorf("%w; nothing was deleted (turn run records off with --no-run-record if this principal may not write to the table)", err)
 	}
-	r.rec.Files = nil // written; the end writes the files deleted
 	return nil
 }
 
@@ -94,7 +121,7 @@ func (r *recorder) note(res []storage.DeleteResult) {
 
 // finish writes the record of the ended run, whatever its status: the files of the plan the
 // run acted on that its deleter deleted, each with its size and time as planned (a checksum
-// companion with size -1).
+// companion as companionEntry has it).
 func (r *recorder) finish(ctx context.Context, res *vacuum.Result, endVersion *int64, now time.Time) error {
 	fin := now.UTC()
 	rec := r.rec
@@ -103,18 +130,6 @@ func (r *recorder) finish(ctx context.Context, res *vacuum.Result, endVersion *i
 	r.mu.Lock()
 	deleted := r.deleted
 	r.mu.Unlock()
-	var err error
-	if res != nil && res.Plan != nil && len(deleted) > 0 {
-		err = res.Plan.Files.Each(func(f vacuum.File) error {
-			if _, ok := deleted[f.Path]; ok {
-				rec.Files = append(rec.Files, entryOf(f.Path, f.Size, f.ModificationTime))
-			}
-			if _, ok := deleted[f.Checksum]; ok && f.Checksum != "" {
-				rec.Files = append(rec.Files, companionEntry(f))
-			}
-			return nil
-		})
-	}
 	if res != nil {
 		if res.Status == vacuum.StatusCompleted {
 			rec.Status = undo.StatusCompleted
@@ -123,10 +138,18 @@ func (r *recorder) finish(ctx context.Context, res *vacuum.Result, endVersion *i
 		rec.NumFiles, rec.Bytes, rec.NumDirectories = res.NumDeletedFiles, res.SizeOfDeletedData, res.NumDeletedDirectories
 	}
 	rec.EndVersion = endVersion
-	if err != nil {
-		return fmt.Errorf("reading the plan back for the run record: %w", err)
+	plan := &vacuum.Plan{} // no files
+	if res != nil && res.Plan != nil && len(deleted) > 0 {
+		plan = res.Plan
 	}
-	return undo.Write(context.WithoutCancel(ctx), r.store, &rec)
+	planErr, err := r.write(context.WithoutCancel(ctx), &rec, plan, func(path string) bool {
+		_, ok := deleted[path]
+		return ok
+	})
+	if planErr != nil {
+		return fmt.Errorf("reading the plan back for the run record: %w", planErr)
+	}
+	return err
 }
 
 // recordingDeleter deletes through del and tells the recorder what went.

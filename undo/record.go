@@ -27,6 +27,7 @@ import (
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
+	fastgzip "github.com/klauspost/compress/gzip"
 
 	"github.com/deltavacuum/deltavacuum/storage"
 	"github.com/deltavacuum/deltavacuum/vacuum"
@@ -178,26 +179,46 @@ func recordKey(id string) string { return RunsDir + id + recordSuffix }
 
 // Write stores the record (header and files) at its key, replacing an earlier one.
 func Write(ctx context.Context, store storage.Store, r *Record) error {
+	return WriteFrom(ctx, store, r, func(add func(Entry) error) error {
+		for _, e := range r.Files {
+			if err := add(e); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// WriteFrom is Write with the files given one at a time by files, which calls add with each
+// (and returns add's error) instead of r.Files: a run of a million files need not hold an
+// Entry for each to record them. An error of files leaves the record as it was.
+func WriteFrom(ctx context.Context, store storage.Store, r *Record, files func(add func(Entry) error) error) error {
 	if !ValidID(r.ID) {
 		return fmt.Errorf("run record: invalid id %q", r.ID)
 	}
 	// Compressed: a million files make about 100 MB of JSON, and the record is held in
-	// memory to be put in one request; gzip makes it about a fifth of that (measured: 9.6 MB to 1.7 MB).
+	// memory to be put in one request; gzip makes it about a fifth of that (measured: 9.6 MB
+	// to 1.7 MB). klauspost/compress writes the same gzip as compress/gzip (which reads it)
+	// at its fastest level in about a third of the time, for a record a few per cent larger.
 	var buf bytes.Buffer
-	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestSpeed)
-	w := bufio.NewWriter(zw)
+	zw, _ := fastgzip.NewWriterLevel(&buf, fastgzip.BestSpeed)
+	w := bufio.NewWriterSize(zw, 64<<10)
 	r.Format = FormatVersion
 	if err := json.MarshalWrite(w, r); err != nil {
 		return err
 	}
 	w.WriteByte('\n')
 	var line []byte
-	for _, e := range r.Files {
+	err := files(func(e Entry) error {
 		var err error
 		if line, err = appendEntry(line[:0], e); err != nil {
 			return err
 		}
-		w.Write(line)
+		_, err = w.Write(line)
+		return err
+	})
+	if err != nil {
+		return err
 	}
 	if err := w.Flush(); err != nil {
 		return err

@@ -6,12 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/deltavacuum/deltavacuum/internal/spill"
 )
 
 // DefaultFilesInMemory is how many of a plan's files stay in memory before the rest is written
-// to a temporary file (Options.FilesInMemory): about 185 MB of File values.
+// to a temporary file (Options.FilesInMemory): about 56 MB, and their paths.
 const DefaultFilesInMemory = 1 << 20
 
 // FileList is the files a plan deletes, in the order they were planned (the listing's). Up to
@@ -25,8 +26,8 @@ const DefaultFilesInMemory = 1 << 20
 // left behind even by a crash; Close (or the garbage collector, once the list is unreachable)
 // releases it. Copies of a FileList share its files.
 type FileList struct {
-	mem []File            // the files after those spilled
-	sp  *spill.File[File] // nil until the first file is written out
+	mem []memFile            // the files after those spilled
+	sp  *spill.File[memFile] // nil until the first file is written out
 	// patches are changes to spilled files made after they were written: a checksum
 	// companion listed after its file, a LITE candidate named again. Applied as they are
 	// read back.
@@ -46,9 +47,107 @@ type patch struct {
 	eligible     since
 }
 
+// memFile is a File as a FileList holds it: 64 bytes where a File takes 112, for up to a
+// million files in memory. It keeps a file as its temporary file does (fileCodec): the
+// modification time as a Unix time (read back in UTC, as the listing's are planned), a
+// checksum companion of the usual name (".<name>.crc" beside it) as a flag, and what is rare
+// (another companion's name, a version, a reason not in reasonCodes) behind one pointer.
+type memFile struct {
+	path     string
+	size     int64
+	sec      int64 // the modification time, when flags has spillModTime
+	eligible since
+	rare     *memRare
+	// checksumSize is the checksum companion's size when known (flags has spillChecksumSize).
+	checksumSize int64
+	nsec         int32
+	flags        uint8 // spillModTime, spillUsualChecksum, spillOtherChecksum, spillVersion, spillChecksumSize
+	reason       uint8 // its index in reasonCodes; 0: rare's (none: "")
+}
+
+type memRare struct {
+	reason            Reason
+	checksum, version string
+}
+
+func memOf(f File) memFile {
+	m := memFile{path: f.Path, size: f.Size, eligible: f.eligible}
+	if !f.ModificationTime.IsZero() {
+		m.flags |= spillModTime
+		m.sec, m.nsec = f.ModificationTime.Unix(), int32(f.ModificationTime.Nanosecond())
+	}
+	m.setChecksum(f.Checksum, f.ChecksumSize)
+	if f.Version != "" {
+		m.flags |= spillVersion
+		m.rareOf().version = f.Version
+	}
+	if code := slices.Index(reasonCodes, f.Reason); code > 0 {
+		m.reason = uint8(code)
+	} else if f.Reason != "" {
+		m.rareOf().reason = f.Reason
+	}
+	return m
+}
+
+func (m *memFile) rareOf() *memRare {
+	if m.rare == nil {
+		m.rare = &memRare{}
+	}
+	return m.rare
+}
+
+func (m *memFile) setChecksum(key string, size int64) {
+	m.flags &^= spillUsualChecksum | spillOtherChecksum | spillChecksumSize
+	m.checksumSize = 0
+	if key != "" && size != 0 {
+		m.flags |= spillChecksumSize
+		m.checksumSize = size
+	}
+	switch {
+	case key == "":
+	case key == checksumCompanion(m.path):
+		m.flags |= spillUsualChecksum
+	default:
+		m.flags |= spillOtherChecksum
+		m.rareOf().checksum = key
+	}
+}
+
+func (m *memFile) file() File {
+	f := File{Path: m.path, Size: m.size, eligible: m.eligible}
+	if m.flags&spillModTime != 0 {
+		f.ModificationTime = time.Unix(m.sec, int64(m.nsec)).UTC()
+	}
+	switch {
+	case m.flags&spillUsualChecksum != 0:
+		f.Checksum = checksumCompanion(m.path)
+	case m.flags&spillOtherChecksum != 0:
+		f.Checksum = m.rare.checksum
+	}
+	if m.flags&spillVersion != 0 {
+		f.Version = m.rare.version
+	}
+	f.ChecksumSize = m.checksumSize
+	if m.reason > 0 {
+		f.Reason = reasonCodes[m.reason]
+	} else if m.rare != nil {
+		f.Reason = m.rare.reason
+	}
+	return f
+}
+
+// memFiles converts files to the list's form.
+func memFiles(files []File) []memFile {
+	out := make([]memFile, len(files))
+	for i, f := range files {
+		out[i] = memOf(f)
+	}
+	return out
+}
+
 // NewFileList returns a list of files held in memory (it never spills).
 func NewFileList(files ...File) FileList {
-	return FileList{mem: slices.Clone(files), limit: -1}
+	return FileList{mem: memFiles(files), limit: -1}
 }
 
 // defaultFilesInMemory is the budget of Options.FilesInMemory 0; tests lower it to run every
@@ -59,7 +158,7 @@ func newSpillingList(limit int, dir, table string) FileList {
 	if limit == 0 {
 		limit = defaultFilesInMemory
 	}
-	return FileList{mem: []File{}, limit: limit, dir: dir, table: table}
+	return FileList{mem: []memFile{}, limit: limit, dir: dir, table: table}
 }
 
 // Len is the number of files.
@@ -100,7 +199,7 @@ func (l *FileList) Append(f File) error {
 			return err
 		}
 	}
-	l.mem = append(l.mem, f)
+	l.mem = append(l.mem, memOf(f))
 	return nil
 }
 
@@ -123,7 +222,7 @@ func (l *FileList) flush() error {
 // setChecksum records the checksum companion of the i-th file, and its size.
 func (l *FileList) setChecksum(i int, key string, size int64) {
 	if n := l.spilled(); i >= n {
-		l.mem[i-n].Checksum, l.mem[i-n].ChecksumSize = key, size
+		l.mem[i-n].setChecksum(key, size)
 		return
 	}
 	p := l.patchOf(i)
@@ -182,7 +281,8 @@ func (l FileList) apply(i int, f *File) {
 func (l FileList) Each(fn func(File) error) error {
 	if l.Spilled() {
 		i := 0
-		err := l.sp.Each(func(f File) error {
+		err := l.sp.Each(func(m memFile) error {
+			f := m.file()
 			l.apply(i, &f)
 			i++
 			if l.skip[f.Path] {
@@ -194,11 +294,11 @@ func (l FileList) Each(fn func(File) error) error {
 			return err
 		}
 	}
-	for _, f := range l.mem {
-		if l.skip[f.Path] {
+	for i := range l.mem {
+		if l.skip[l.mem[i].path] {
 			continue
 		}
-		if err := fn(f); err != nil {
+		if err := fn(l.mem[i].file()); err != nil {
 			return err
 		}
 	}
@@ -209,14 +309,14 @@ func (l FileList) Each(fn func(File) error) error {
 // in runs of the in-memory budget written to a second temporary file and merged.
 func (l FileList) Sorted(fn func(File) error) error {
 	if !l.Spilled() {
-		files := make([]File, 0, l.Len())
-		for _, f := range l.mem {
-			if !l.skip[f.Path] {
-				files = append(files, f)
+		files := make([]memFile, 0, l.Len())
+		for _, m := range l.mem {
+			if !l.skip[m.path] {
+				files = append(files, m)
 			}
 		}
-		for _, f := range spill.Sort(files, byPath) {
-			if err := fn(f); err != nil {
+		for _, m := range spill.Sort(files, byPath) {
+			if err := fn(m.file()); err != nil {
 				return err
 			}
 		}
@@ -301,7 +401,7 @@ func (l *FileList) UnmarshalJSON(b []byte) error {
 	if files == nil {
 		files = []File{}
 	}
-	*l = FileList{mem: files, limit: -1}
+	*l = FileList{mem: memFiles(files), limit: -1}
 	return nil
 }
 

@@ -60,10 +60,20 @@ func (l *hashList) add(h uint64) { i := bucketOf(h); l.b[i] = append(l.b[i], h) 
 func (l *hashList) seal() {
 	for i := range l.b {
 		slices.Sort(l.b[i])
-		l.b[i] = slices.Clip(slices.Compact(l.b[i]))
+		l.b[i] = fit(slices.Compact(l.b[i]))
 		l.off[i+1] = l.off[i] + len(l.b[i])
 	}
 	l.index()
+}
+
+// fit returns s in an array of its length when append left it in one much larger (up to
+// twice: the set would keep that room for the whole run), one bucket at a time, so that
+// 1/256 of the set is ever held twice.
+func fit[T any](s []T) []T {
+	if cap(s)-len(s) <= len(s)/16 {
+		return slices.Clip(s)
+	}
+	return slices.Clone(s)
 }
 
 // hashListOf makes a sealed list of sorted, distinct hashes, sharing s.
@@ -144,7 +154,7 @@ func (l *tombList) seal() {
 			}
 			return cmp.Compare(b.ts, a.ts) // newest first
 		})
-		l.b[i] = slices.Clip(slices.CompactFunc(l.b[i], func(a, b tomb) bool { return a.h == b.h }))
+		l.b[i] = fit(slices.CompactFunc(l.b[i], func(a, b tomb) bool { return a.h == b.h }))
 	}
 }
 

@@ -23,7 +23,13 @@ func tombstoneExpired(deletionTimestamp, cutoffMs int64) bool { return deletionT
 func (p *Planner) protect(ctx context.Context) error {
 	p.keepDir = newKeySet()
 	cutoffMs := p.cutoff.UnixMilli()
-	err := p.snap.Files(ctx, p.store, func(f deltalog.File) error {
+	// Which keys are protected needs no sizes; only LITE telling an observer of the log's files
+	// reports them (the checkpoint's size columns are then read too).
+	files := p.snap.FileKeys
+	if p.logFiles != nil {
+		files = p.snap.Files
+	}
+	err := files(ctx, p.store, func(f deltalog.File) error {
 		live := !f.Removed || !tombstoneExpired(f.DeletionTimestamp, cutoffMs)
 		mark := func(key string) {
 			if key == "" || !p.opts.Shard.Owns(key) {

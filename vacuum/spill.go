@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"slices"
 	"strings"
 	"time"
 
@@ -25,7 +24,7 @@ var createSpillFile = func(dir string) (spillFile, error) {
 // written by internal/spill in checked blocks (each block's length and CRC-32C kept in
 // memory), so that a file changed or cut short between planning and deleting is refused, not
 // misread. fileCodec is how a file is encoded there.
-func newSpill(dir, table string) (*spill.File[File], error) {
+func newSpill(dir, table string) (*spill.File[memFile], error) {
 	where := dir
 	if where == "" {
 		where = os.TempDir()
@@ -70,12 +69,12 @@ func spillFault(table, name string, ft spill.Fault) error {
 	return spillTampered(table, name, ft.Offset, why)
 }
 
-// fileCodec encodes a File after its path (which internal/spill compresses against the
-// previous path of its block): its size (varint), a flags byte, its reason (a byte; 0 is
-// followed by the reason spelled out), its modification time (seconds varint, nanoseconds
-// uvarint) when it has one, its checksum companion when not the usual ".<name>.crc" beside it,
-// its version when it has one, its checksum companion's size when known (varint), and its
-// eligible time (varint).
+// fileCodec encodes a file (as a FileList holds it, memFile) after its path (which
+// internal/spill compresses against the previous path of its block): its size (varint), a
+// flags byte, its reason (a byte; 0 is followed by the reason spelled out), its modification
+// time (seconds varint, nanoseconds uvarint) when it has one, its checksum companion when not
+// the usual ".<name>.crc" beside it, its version when it has one, its checksum companion's
+// size when known (varint), and its eligible time (varint).
 type fileCodec struct{}
 
 var reasonCodes = []Reason{"", ReasonTombstone, ReasonChangeData, ReasonDeletionVector, ReasonUntracked}
@@ -93,48 +92,35 @@ func appendString(b []byte, s string) []byte {
 	return append(b, s...)
 }
 
-func (fileCodec) Key(f *File) string { return f.Path }
+func (fileCodec) Key(m *memFile) string { return m.path }
 
-func (fileCodec) Append(b []byte, f *File) []byte {
-	b = binary.AppendVarint(b, f.Size)
-	var flags byte
-	if !f.ModificationTime.IsZero() {
-		flags |= spillModTime
-	}
-	switch {
-	case f.Checksum == "":
-	case f.Checksum == checksumCompanion(f.Path):
-		flags |= spillUsualChecksum
-	default:
-		flags |= spillOtherChecksum
-	}
-	if f.Version != "" {
-		flags |= spillVersion
-	}
-	if f.Checksum != "" && f.ChecksumSize != 0 {
-		flags |= spillChecksumSize
-	}
-	b = append(b, flags)
-	if code := slices.Index(reasonCodes, f.Reason); code > 0 {
-		b = append(b, byte(code))
+func (fileCodec) Append(b []byte, m *memFile) []byte {
+	b = binary.AppendVarint(b, m.size)
+	b = append(b, m.flags)
+	if m.reason > 0 {
+		b = append(b, m.reason)
 	} else {
 		b = append(b, 0)
-		b = appendString(b, string(f.Reason))
+		var r Reason
+		if m.rare != nil {
+			r = m.rare.reason
+		}
+		b = appendString(b, string(r))
 	}
-	if flags&spillModTime != 0 {
-		b = binary.AppendVarint(b, f.ModificationTime.Unix())
-		b = binary.AppendUvarint(b, uint64(f.ModificationTime.Nanosecond()))
+	if m.flags&spillModTime != 0 {
+		b = binary.AppendVarint(b, m.sec)
+		b = binary.AppendUvarint(b, uint64(m.nsec))
 	}
-	if flags&spillOtherChecksum != 0 {
-		b = appendString(b, f.Checksum)
+	if m.flags&spillOtherChecksum != 0 {
+		b = appendString(b, m.rare.checksum)
 	}
-	if flags&spillVersion != 0 {
-		b = appendString(b, f.Version)
+	if m.flags&spillVersion != 0 {
+		b = appendString(b, m.rare.version)
 	}
-	if flags&spillChecksumSize != 0 {
-		b = binary.AppendVarint(b, f.ChecksumSize)
+	if m.flags&spillChecksumSize != 0 {
+		b = binary.AppendVarint(b, m.checksumSize)
 	}
-	return binary.AppendVarint(b, int64(f.eligible))
+	return binary.AppendVarint(b, int64(m.eligible))
 }
 
 func readUvarint(b []byte) (uint64, []byte, error) {
@@ -161,69 +147,74 @@ func readString(b []byte) (string, []byte, error) {
 	return string(b[:n]), b[n:], nil
 }
 
-func (fileCodec) Decode(path string, b []byte) (File, []byte, error) {
-	f := File{Path: path}
+func (fileCodec) Decode(path string, b []byte) (memFile, []byte, error) {
+	m := memFile{path: path}
 	var err error
-	if f.Size, b, err = readVarint(b); err != nil {
-		return f, nil, err
+	if m.size, b, err = readVarint(b); err != nil {
+		return m, nil, err
 	}
 	if len(b) < 2 {
-		return f, nil, spill.ErrShort
+		return m, nil, spill.ErrShort
 	}
 	flags, code := b[0], b[1]
 	b = b[2:]
+	m.flags = flags & (spillModTime | spillUsualChecksum | spillOtherChecksum | spillVersion)
+	if flags&spillOtherChecksum != 0 {
+		m.flags &^= spillUsualChecksum // the companion that follows is the file's
+	}
 	switch {
 	case code == 0:
 		var r string
 		if r, b, err = readString(b); err != nil {
-			return f, nil, err
+			return m, nil, err
 		}
-		f.Reason = Reason(r)
+		if r != "" {
+			m.rareOf().reason = Reason(r)
+		}
 	case int(code) < len(reasonCodes):
-		f.Reason = reasonCodes[code]
+		m.reason = code
 	default:
-		return f, nil, fmt.Errorf("unknown reason %d", code)
+		return m, nil, fmt.Errorf("unknown reason %d", code)
 	}
 	if flags&spillModTime != 0 {
 		sec, rest, err := readVarint(b)
 		if err != nil {
-			return f, nil, err
+			return m, nil, err
 		}
 		nsec, rest, err := readUvarint(rest)
 		if err != nil {
-			return f, nil, err
+			return m, nil, err
 		}
 		b = rest
-		f.ModificationTime = time.Unix(sec, int64(nsec)).UTC()
-	}
-	if flags&spillUsualChecksum != 0 {
-		f.Checksum = checksumCompanion(f.Path)
+		t := time.Unix(sec, int64(nsec)) // as it was written: nsec < 1e9, but normalized should it not be
+		m.sec, m.nsec = t.Unix(), int32(t.Nanosecond())
 	}
 	if flags&spillOtherChecksum != 0 {
-		if f.Checksum, b, err = readString(b); err != nil {
-			return f, nil, err
+		if m.rareOf().checksum, b, err = readString(b); err != nil {
+			return m, nil, err
 		}
 	}
 	if flags&spillVersion != 0 {
-		if f.Version, b, err = readString(b); err != nil {
-			return f, nil, err
+		if m.rareOf().version, b, err = readString(b); err != nil {
+			return m, nil, err
 		}
 	}
 	if flags&spillChecksumSize != 0 {
-		if f.ChecksumSize, b, err = readVarint(b); err != nil {
-			return f, nil, err
+		if m.checksumSize, b, err = readVarint(b); err != nil {
+			return m, nil, err
 		}
+		m.flags |= spillChecksumSize
 	}
 	e, b, err := readVarint(b)
 	if err != nil {
-		return f, nil, err
+		return m, nil, err
 	}
-	f.eligible = since(e)
-	return f, b, nil
+	m.eligible = since(e)
+	return m, b, nil
 }
 
 // byPath is the order of Sorted.
-var byPath = spill.Order[File]{Compare: func(a, b File) int { return strings.Compare(a.Path, b.Path) }}
+var byPath = spill.Order[memFile]{Compare: func(a, b memFile) int { return strings.Compare(a.path, b.path) }}
 
 // sortedRuns calls fn with the files of a list that spilled in the order of their paths: it
 // sorts them in runs of the list's budget, writes the runs to a second temporary file, and
@@ -238,9 +229,9 @@ func sortedRuns(l FileList, fn func(File) error) error {
 	if limit <= 0 {
 		limit = DefaultFilesInMemory
 	}
-	chunk := make([]File, 0, min(limit, l.Len()))
+	chunk := make([]memFile, 0, min(limit, l.Len()))
 	err = l.Each(func(f File) error {
-		chunk = append(chunk, f)
+		chunk = append(chunk, memOf(f))
 		if len(chunk) < limit {
 			return nil
 		}
@@ -258,7 +249,7 @@ func sortedRuns(l FileList, fn func(File) error) error {
 		if err != nil || f == nil {
 			return err
 		}
-		if err := fn(*f); err != nil {
+		if err := fn(f.file()); err != nil {
 			return err
 		}
 	}

@@ -95,6 +95,9 @@ func spillSample() []File {
 		case 2:
 			f.Checksum = fmt.Sprintf("elsewhere/.%d.crc", i)
 		}
+		if f.Checksum != "" && i%4 != 0 {
+			f.ChecksumSize = int64(i%4*5 - 6) // -1 (unknown), 4 and 9; none at every 4th
+		}
 		if i%5 == 2 {
 			f.Version = strconv.Itoa(1700000000000000 + i)
 		}
@@ -363,18 +366,18 @@ func TestSpillDiskFull(t *testing.T) {
 // and executing is refused before the run is recorded or anything is deleted; its digest is
 // no digest, and a run expecting the plan's digest is refused.
 func TestSpillFileChangedBeforeExecute(t *testing.T) {
-	damages := map[string]func(sp *spill.File[File]) error{
-		"a byte changed": func(sp *spill.File[File]) error {
+	damages := map[string]func(sp *spill.File[memFile]) error{
+		"a byte changed": func(sp *spill.File[memFile]) error {
 			_, err := sp.Storage().WriteAt([]byte{0xff}, sp.Size()/2)
 			return err
 		},
-		"cut short": func(sp *spill.File[File]) error { return sp.Storage().Truncate(sp.Size() - 3) },
-		"emptied":   func(sp *spill.File[File]) error { return sp.Storage().Truncate(0) },
-		"the last byte": func(sp *spill.File[File]) error {
+		"cut short": func(sp *spill.File[memFile]) error { return sp.Storage().Truncate(sp.Size() - 3) },
+		"emptied":   func(sp *spill.File[memFile]) error { return sp.Storage().Truncate(0) },
+		"the last byte": func(sp *spill.File[memFile]) error {
 			_, err := sp.Storage().WriteAt([]byte{0x7f}, sp.Size()-1)
 			return err
 		},
-		"the first byte": func(sp *spill.File[File]) error { _, err := sp.Storage().WriteAt([]byte{0x7f}, 0); return err },
+		"the first byte": func(sp *spill.File[memFile]) error { _, err := sp.Storage().WriteAt([]byte{0x7f}, 0); return err },
 	}
 	for name, damage := range damages {
 		t.Run(name, func(t *testing.T) {

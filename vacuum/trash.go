@@ -103,7 +103,7 @@ func ReferencedUnder(ctx context.Context, store storage.Store, snap *deltalog.Sn
 			out[key] = true
 		}
 	}
-	err := snap.Files(ctx, store, func(f deltalog.File) error {
+	err := snap.FileKeys(ctx, store, func(f deltalog.File) error {
 		under(f.Key)
 		under(f.DVKey)
 		for _, k := range f.OtherKeys {

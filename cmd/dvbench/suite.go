@@ -44,6 +44,7 @@ type suite struct {
 	table, work              string
 	t                        *tablegen.Table
 	deltavacuum, dvbench     string
+	oldDeltavacuum           string // the binary of the old-dv-* cases
 	python, deltars          string
 	sparkPython, sparkScript string
 	devnull                  *os.File
@@ -56,11 +57,18 @@ type caseDef struct {
 }
 
 var cases = map[string]caseDef{
-	"floor":        {true, (*suite).floor},
-	"dv-dry":       {false, func(s *suite, ctx context.Context, r *record) error { return s.dv(ctx, r, "--dry-run") }},
-	"dv-full":      {true, func(s *suite, ctx context.Context, r *record) error { return s.dv(ctx, r) }},
-	"dv-lite-dry":  {false, func(s *suite, ctx context.Context, r *record) error { return s.dv(ctx, r, "--lite", "--dry-run") }},
-	"dv-lite":      {true, func(s *suite, ctx context.Context, r *record) error { return s.dv(ctx, r, "--lite") }},
+	"floor":       {true, (*suite).floor},
+	"find":        {false, (*suite).find},
+	"dv-dry":      {false, func(s *suite, ctx context.Context, r *record) error { return s.dv(ctx, r, "--dry-run") }},
+	"dv-full":     {true, func(s *suite, ctx context.Context, r *record) error { return s.dv(ctx, r) }},
+	"dv-lite-dry": {false, func(s *suite, ctx context.Context, r *record) error { return s.dv(ctx, r, "--lite", "--dry-run") }},
+	"dv-lite":     {true, func(s *suite, ctx context.Context, r *record) error { return s.dv(ctx, r, "--lite") }},
+	// The same with another binary (-old-deltavacuum), interleaved with the new one: a change
+	// is measured old beside new in one run, under the same load.
+	"old-dv-dry": {false, func(s *suite, ctx context.Context, r *record) error {
+		return s.dvWith(ctx, r, s.oldDeltavacuum, "--dry-run")
+	}},
+	"old-dv-full":  {true, func(s *suite, ctx context.Context, r *record) error { return s.dvWith(ctx, r, s.oldDeltavacuum) }},
 	"deltars-dry":  {false, func(s *suite, ctx context.Context, r *record) error { return s.deltaRS(ctx, r, "--dry-run") }},
 	"deltars-full": {true, func(s *suite, ctx context.Context, r *record) error { return s.deltaRS(ctx, r) }},
 	"deltars-load": {false, func(s *suite, ctx context.Context, r *record) error { return s.deltaRS(ctx, r, "--load-only") }},
@@ -84,6 +92,7 @@ func cmdSuite(ctx context.Context, args []string) error {
 	out := fs.String("out", "", "append one JSON line per run to this file")
 	s := &suite{}
 	fs.StringVar(&s.deltavacuum, "deltavacuum", "bin/deltavacuum", "the deltavacuum binary")
+	fs.StringVar(&s.oldDeltavacuum, "old-deltavacuum", "", "the deltavacuum binary of the old-dv-* cases (an earlier build)")
 	fs.StringVar(&s.python, "python", ".cache/bench-venv/bin/python", "Python with deltalake installed (delta-rs cases)")
 	fs.StringVar(&s.deltars, "deltars-script", "bench/deltars_vacuum.py", "the delta-rs driver script")
 	fs.StringVar(&s.sparkPython, "spark-python", ".cache/conformance-venv/bin/python", "Python with pyspark (Spark cases)")
@@ -98,7 +107,7 @@ func cmdSuite(ctx context.Context, args []string) error {
 	if s.t, s.table, err = loadTable(*table); err != nil {
 		return err
 	}
-	for _, p := range []*string{&s.deltavacuum, &s.deltars, &s.python, &s.sparkPython, &s.sparkScript} {
+	for _, p := range []*string{&s.deltavacuum, &s.oldDeltavacuum, &s.deltars, &s.python, &s.sparkPython, &s.sparkScript} {
 		// Paths are made absolute (children run in another directory); bare names are
 		// looked up in PATH.
 		if strings.Contains(*p, "/") {
@@ -123,6 +132,9 @@ func cmdSuite(ctx context.Context, args []string) error {
 		}
 		if _, ok := cases[c]; !ok {
 			return usageError{fmt.Sprintf("suite: unknown case %q", c)}
+		}
+		if strings.HasPrefix(c, "old-") && s.oldDeltavacuum == "" {
+			return usageError{fmt.Sprintf("suite: case %s needs -old-deltavacuum", c)}
 		}
 		names = append(names, c)
 	}
@@ -198,10 +210,26 @@ func (s *suite) floor(ctx context.Context, r *record) error {
 	return nil
 }
 
+// find is the listing floor alone: what a DRY RUN, which deletes nothing, is compared with.
+func (s *suite) find(ctx context.Context, r *record) error {
+	st, err := runChild(ctx, s.work, s.devnull, "find", s.table, "-printf", "%s %T@ %p\n")
+	if err != nil {
+		return err
+	}
+	r.set(st)
+	r.Files = 0
+	return nil
+}
+
 var summaryLine = regexp.MustCompile(`(?m)^(?:Found|Deleted) (\d+) files`)
 
 // dv runs the deltavacuum binary: retention 0 with the check off, text output to a file.
 func (s *suite) dv(ctx context.Context, r *record, extra ...string) error {
+	return s.dvWith(ctx, r, s.deltavacuum, extra...)
+}
+
+// dvWith is dv with the binary bin.
+func (s *suite) dvWith(ctx context.Context, r *record, bin string, extra ...string) error {
 	outPath := s.table + ".out"
 	f, err := os.Create(outPath)
 	if err != nil {
@@ -211,7 +239,7 @@ func (s *suite) dv(ctx context.Context, r *record, extra ...string) error {
 	defer f.Close()
 	args := append([]string{"vacuum", s.table, "--retain-hours", "0",
 		"--conf", "spark.databricks.delta.retentionDurationCheck.enabled=false", "--progress", "none"}, extra...)
-	st, err := runChild(ctx, s.work, f, s.deltavacuum, args...)
+	st, err := runChild(ctx, s.work, f, bin, args...)
 	r.set(st)
 	if err != nil {
 		return err
@@ -325,24 +353,26 @@ func median(xs []float64) float64 {
 
 func printSummary(w io.Writer, names []string, all []record) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "case\truns\tmedian wall s\tmin\tmax\tmedian peak RSS MiB\tfiles\t")
-	med := map[string][2]float64{}
+	fmt.Fprintln(tw, "case\truns\tmedian wall s\tmin\tmax\tmedian CPU s\tmedian peak RSS MiB\tfiles\t")
+	// med holds each case's medians: wall time, peak RSS, CPU time (user + sys).
+	med := map[string][3]float64{}
 	for _, n := range names {
-		var wall, rss []float64
+		var wall, rss, cpu []float64
 		files := int64(-1)
 		for _, r := range all {
 			if r.Case == n && r.Error == "" {
 				wall = append(wall, r.WallSeconds)
 				rss = append(rss, r.MaxRSSMiB)
+				cpu = append(cpu, r.UserSeconds+r.SysSeconds)
 				files = r.Files
 			}
 		}
 		if len(wall) == 0 {
-			fmt.Fprintf(tw, "%s\t0\t-\t-\t-\t-\t-\t\n", n)
+			fmt.Fprintf(tw, "%s\t0\t-\t-\t-\t-\t-\t-\t\n", n)
 			continue
 		}
-		med[n] = [2]float64{median(wall), median(rss)}
-		fmt.Fprintf(tw, "%s\t%d\t%.2f\t%.2f\t%.2f\t%.1f\t%d\t\n", n, len(wall), median(wall), slices.Min(wall), slices.Max(wall), median(rss), files)
+		med[n] = [3]float64{median(wall), median(rss), median(cpu)}
+		fmt.Fprintf(tw, "%s\t%d\t%.2f\t%.2f\t%.2f\t%.2f\t%.1f\t%d\t\n", n, len(wall), median(wall), slices.Min(wall), slices.Max(wall), median(cpu), median(rss), files)
 	}
 	tw.Flush()
 	ratio := func(what, a, b string, i int) {
@@ -352,9 +382,16 @@ func printSummary(w io.Writer, names []string, all []record) {
 			fmt.Fprintf(w, "%s: %s / %s = %.2f\n", what, a, b, x[i]/y[i])
 		}
 	}
-	ratio("time vs floor", "dv-full", "floor", 0)
-	ratio("speed-up over delta-rs", "deltars-full", "dv-full", 0)
-	ratio("speed-up over delta-rs (dry run)", "deltars-dry", "dv-dry", 0)
-	ratio("peak memory vs delta-rs", "dv-full", "deltars-full", 1)
-	ratio("peak memory vs delta-rs (dry run)", "dv-dry", "deltars-dry", 1)
+	const wall, rss, cpu = 0, 1, 2
+	ratio("time vs floor", "dv-full", "floor", wall)
+	ratio("CPU vs floor", "dv-full", "floor", cpu)
+	ratio("dry run CPU vs find", "dv-dry", "find", cpu)
+	ratio("speed-up over delta-rs", "deltars-full", "dv-full", wall)
+	ratio("speed-up over delta-rs (dry run)", "deltars-dry", "dv-dry", wall)
+	ratio("peak memory vs delta-rs", "dv-full", "deltars-full", rss)
+	ratio("peak memory vs delta-rs (dry run)", "dv-dry", "deltars-dry", rss)
+	ratio("CPU, new vs old", "dv-full", "old-dv-full", cpu)
+	ratio("CPU, new vs old (dry run)", "dv-dry", "old-dv-dry", cpu)
+	ratio("peak memory, new vs old", "dv-full", "old-dv-full", rss)
+	ratio("peak memory, new vs old (dry run)", "dv-dry", "old-dv-dry", rss)
 }

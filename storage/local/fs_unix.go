@@ -9,7 +9,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"runtime"
-	"slices"
 	"strings"
 	"time"
 
@@ -238,8 +237,7 @@ func (s *Store) list(ctx context.Context, dirKey string, need func(string) bool)
 	if err != nil {
 		return walkahead.Listing{}, &os.PathError{Op: "readdirent", Path: s.path(p), Err: err}
 	}
-	// By key is by name: the keys share the directory's.
-	slices.SortFunc(ents, func(a, b dirent) int { return strings.Compare(a.key, b.key) })
+	ents = sortByName(ents, len(dirKey))
 	l := walkahead.Listing{Children: make([]storage.Object, 0, len(ents)), Entries: len(ents)}
 	for i, e := range ents {
 		if i%1024 == 1023 {
