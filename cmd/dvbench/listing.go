@@ -127,10 +127,6 @@ type proxyCounts struct {
 	List, Head, Get, Put, BatchDelete, Delete, Other int64
 }
 
-func (c proxyCounts) total() int64 {
-	return c.List + c.Head + c.Get + c.Put + c.BatchDelete + c.Delete + c.Other
-}
-
 // countingProxy forwards to a test server, after a delay, and counts what it forwards.
 type countingProxy struct {
 	delay time.Duration
@@ -169,7 +165,7 @@ func startProxy(target string, delay time.Duration) (*countingProxy, error) {
 		}
 		rp.ServeHTTP(w, r)
 	})}
-	go p.srv.Serve(p.ln)
+	go func() { _ = p.srv.Serve(p.ln) }() // ErrServerClosed once the benchmark closes it
 	return p, nil
 }
 
