@@ -2,7 +2,7 @@
 GO ?= go
 export DELTAVACUUM_FIXTURES ?= $(abspath ../shared/fixtures/delta-tables)
 
-.PHONY: all build version demo demo-serve test test-go vet lint testservers testservers-stop conformance bench clean dist dist-host image licenses sizes install-test wheel test-python
+.PHONY: all build version demo demo-serve test test-go vet lint testservers testservers-stop conformance bench mutation clean dist dist-host image licenses sizes install-test wheel test-python
 
 all: build
 
@@ -68,6 +68,11 @@ conformance:
 
 bench:
 	bench/run.sh
+
+# Mutation testing of the rules (vacuum's rule files) and the run package, with gremlins
+# (pinned): about an hour on 2 cores, so not part of make test; docs/mutation.md.
+mutation:
+	scripts/mutation.sh
 
 # Release: static binaries for Linux, macOS and Windows (amd64, arm64) with SHA256SUMS in
 # dist/; the OCI image (no Docker daemon needed); the licences of the dependencies; the size

@@ -541,6 +541,22 @@ func TestFabricTooManyRequests(t *testing.T) {
 	f.srv.Wait()
 }
 
+// TestFabricNextJobAfterAnEnd: a pipeline that starts its next job as soon as it saw the last
+// one end is never refused for the slot the ended run held (maxConcurrentRuns 1): the end is
+// recorded and the table released at once. The hook widens the moment between the two.
+func TestFabricNextJobAfterAnEnd(t *testing.T) {
+	f := fabricFixture(t, layoutFlat, "maxConcurrentRuns: 1\n", nil)
+	f.srv.runner.endedHook = func(string) { time.Sleep(50 * time.Millisecond) }
+	p := &pipeline{t: t, f: f}
+	for i := range 6 {
+		table := []string{"table1", "orders"}[i%2]
+		if job := p.run(`{"executionData": {"tableName": "` + table + `", "vacuumSettings": {}}}`); job["status"] != fabricCompleted {
+			t.Fatalf("job %d on %s ended %v", i, table, job)
+		}
+	}
+	f.srv.Wait()
+}
+
 // TestFabricRetention: a job's retentionPeriod is a one-off retention, checked as a preview's
 // is: never below a retention the table sets itself, below the table's default only where the
 // policy turns the safety check off; each refusal is Fabric's error, and nothing runs.

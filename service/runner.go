@@ -30,6 +30,10 @@ type runner struct {
 	mu     sync.Mutex // guards holds and upkeep
 	holds  holds
 	upkeep upkeep // the background inspections and trash purges (runner_inspect.go, runner_purge.go)
+
+	// endedHook, when set (tests), is called after a run's end is recorded and before its
+	// table is released.
+	endedHook func(id string)
 }
 
 // lifetime is the background work of the runner (runs and inspections): it runs under base,
@@ -135,6 +139,11 @@ func (r *runner) holdRun(id, what string, max int) (bool, error) {
 func (r *runner) release(id string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.releaseLocked(id)
+}
+
+// releaseLocked is release with r.mu held.
+func (r *runner) releaseLocked(id string) {
 	delete(r.holds.busy, id)
 	if r.holds.slots != nil {
 		r.holds.slots.finished(id)

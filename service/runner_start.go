@@ -210,6 +210,10 @@ func (r *runner) execute(ctx context.Context, ar *activeRun, t *table, dt *delta
 		figs = planChangedFigures(req, err)
 	}
 	bg := context.WithoutCancel(ctx)
+	// The end is recorded and the table released under the lock a start takes: whoever saw
+	// the run end (a Fabric pipeline polling its job, then starting the next) is never refused
+	// for the slot the ended run still held.
+	r.mu.Lock()
 	r.recordMode(bg, ar.id, string(req.Mode), mode)
 	if err := r.st.EndRun(bg, ar.id, status, r.now(), figs, recordID, r.red.String(msg)); err != nil {
 		r.log.Error("recording the end of the run", "run", ar.id, "error", err.Error())
@@ -219,14 +223,16 @@ func (r *runner) execute(ctx context.Context, ar *activeRun, t *table, dt *delta
 			r.log.Error("recording the FULL run", "table", t.cfg.ID, "error", err.Error())
 		}
 	}
-	r.noteUntracked(bg, t, ar.id, untracked)
+	if r.endedHook != nil {
+		r.endedHook(ar.id)
+	}
+	delete(r.holds.active, ar.id)
+	r.releaseLocked(t.cfg.ID)
+	r.mu.Unlock()
 	r.m.runs.WithLabelValues(t.cfg.ID, trigger, status).Inc()
 	r.m.inProgress.Dec()
 	r.log.Info("run ended", "run", ar.id, "table", t.cfg.ID, "status", status, "error", msg)
-	r.mu.Lock()
-	delete(r.holds.active, ar.id)
-	r.mu.Unlock()
-	r.release(t.cfg.ID)
+	r.noteUntracked(bg, t, ar.id, untracked)
 	// The figures move with the run: the table is released first, the next run need not wait.
 	r.inspectLater(t, "after run "+ar.id, false)
 	if status == state.StatusFailed {

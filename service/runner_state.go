@@ -93,6 +93,12 @@ func (r *runner) doc(ctx context.Context, sr state.Run) RunDoc {
 	d.recorded = true
 	ri := run.InfoOf(sum, ar != nil)
 	d.State, d.StateDetail, d.Interrupted, d.Undo, d.LastUndo = ri.State, ri.StateDetail, ri.Interrupted, ri.Undo, sum.LastUndo
+	if ar != nil && (d.State == run.StateCompleted || d.State == run.StateFailed) {
+		// The table's record has the run's end and this service has not recorded it yet, nor
+		// released the table: running until then, so that whoever sees it ended (a pipeline
+		// polling its Fabric job) may start the next run at once.
+		d.State, d.StateDetail = run.StateRunning, "ending: "+d.StateDetail
+	}
 	d.Trash, d.recovery, d.deleted = sum.Trash, sum.Recovery, sum.NumFiles
 	d.purged = d.Trash != "" && r.trashPurged(sr)
 	if sum.Err == "" && d.RecordID == "" {
