@@ -12,7 +12,7 @@ type decision struct {
 	rule   Rule
 	reason Reason // what an unreferenced file is deleted as
 	h      uint64 // the hash of a visible file's key
-	kept   int    // its place in the protected set when the log protects it, -1 otherwise
+	kept   int    // its place in the protected set, when rule is RuleLive (read by observe for no other rule)
 	// nestedLog: a _delta_log below the root; the folder it is in is another table.
 	nestedLog bool
 	// companion: a hidden checksum companion that goes with its file, should it be deleted.
@@ -42,38 +42,38 @@ type decision struct {
 // the walk keeps the folders, the counters and the pairs of checksum companions.
 func (p *Planner) classify(o storage.Object, parent, nested string) (decision, error) {
 	if nested != "" && strings.HasPrefix(o.Key, nested) {
-		return decision{rule: RuleNestedTable, kept: -1}, nil
+		return decision{rule: RuleNestedTable}, nil
 	}
 	name := o.Name()
 	if p.hidden.hidden(name) {
 		if nestedTableLog(name, parent) {
-			return decision{rule: RuleNestedTable, kept: -1, nestedLog: true}, nil
+			return decision{rule: RuleNestedTable, nestedLog: true}, nil
 		}
 		if err := p.checkLinkInto(o); err != nil {
 			return decision{}, err
 		}
-		return decision{rule: RuleHidden, kept: -1, companion: !o.IsDir && p.companionGoes(o.Key, name)}, nil
+		return decision{rule: RuleHidden, companion: !o.IsDir && p.companionGoes(o.Key, name)}, nil
 	}
 	if o.IsDir {
-		return decision{rule: RuleDirectory, kept: -1}, nil
+		return decision{rule: RuleDirectory}, nil
 	}
 	h := p.hash(o.Key)
 	if at, live := p.keep.find(h); live {
 		return decision{rule: RuleLive, h: h, kept: at}, nil // refined by observe when an observer asks why
 	}
 	if o.NoStat {
-		return decision{h: h, kept: -1, describe: true}, nil
+		return decision{h: h, describe: true}, nil
 	}
 	if err := p.checkLinkInto(o); err != nil {
 		return decision{}, err // whatever the link's age or spelling: the refusal comes first
 	}
 	switch {
 	case !p.oldEnough(o.ModTime):
-		return decision{rule: RuleTooNew, h: h, kept: -1}, nil
+		return decision{rule: RuleTooNew, h: h}, nil
 	case p.keptByFold(o.Key):
-		return decision{rule: RuleOtherSpelling, h: h, kept: -1}, nil // a live file's key in another spelling (case, normalization)
+		return decision{rule: RuleOtherSpelling, h: h}, nil // a live file's key in another spelling (case, normalization)
 	case p.pathBelow(o.Key + "/"):
-		return decision{rule: RuleProtectedBelow, h: h, kept: -1}, nil
+		return decision{rule: RuleProtectedBelow, h: h}, nil
 	}
-	return decision{rule: RuleUnreferenced, reason: p.reason(o.Key, h), h: h, kept: -1}, nil
+	return decision{rule: RuleUnreferenced, reason: p.reason(o.Key, h), h: h}, nil
 }

@@ -403,9 +403,11 @@ func ruleCases() []rule {
 		{
 			name: "spelling: a live file listed in another letter case or normalization is kept",
 			setup: func(tb *table) {
-				tb.commit(add("Part-0.parquet"), add("date=2024/X.parquet"), add("STRASSE.parquet"), add("caf%C3%A9/y.parquet"))
+				tb.commit(add("Part-0.parquet"), add("date=2024/X.parquet"), add("STRASSE.parquet"), add("caf%C3%A9/y.parquet"), add("lower.parquet"), add("Z.parquet"))
 				for _, k := range []string{
 					"part-0.parquet",       // a case-insensitive file system opens it for Part-0.parquet
+					"LOWER.parquet",        // a live key folded already, listed in capitals
+					"z.parquet",            // Z, the last capital, folds too
 					"DATE=2024/x.parquet",  // the same, in a folder
 					"straße.parquet",       // full Unicode case folding: ß folds to ss
 					"CAFE\u0301/Y.parquet", // case and NFD at once
@@ -803,6 +805,8 @@ func ruleCases() []rule {
 					{"retention raised during the run", done(&Result{retentionRaised: true}), nil, nil},
 					{"sharded", func() *Result { r := done(&Result{}); r.Shard = &Shard{Index: 0, Count: 2}; return r }(), nil, nil},
 					{"would move it back", done(&Result{RecheckedThrough: v(9)}), v(8), nil},
+					{"would move it back from the newest version re-checked", done(&Result{RecheckedThrough: v(9)}), v(9), nil},
+					{"the version recorded already: nothing to write", done(&Result{RecheckedThrough: v(9)}), v(7), nil},
 					{"a recorded version beyond the log", done(&Result{RecheckedThrough: v(9)}), v(12), v(7)},
 				} {
 					if got := Coverage(c.res, c.prev); (got == nil) != (c.want == nil) || got != nil && *got != *c.want {
