@@ -1,0 +1,471 @@
+package parquetguard
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/compress"
+	"github.com/parquet-go/parquet-go/encoding/thrift"
+	"github.com/parquet-go/parquet-go/format"
+)
+
+// invRow is a row of an inventory report as the inventory package reads it: a key, a size, a
+// time, a flag; the storage class repeats and is dictionary-encoded.
+type invRow struct {
+	Key      string `parquet:"key"`
+	Size     int64  `parquet:"size"`
+	Modified int64  `parquet:"modified,timestamp(millisecond)"`
+	Latest   bool   `parquet:"latest"`
+	Class    string `parquet:"class,dict"`
+}
+
+// countingReader is an object that counts what is read of it.
+type countingReader struct {
+	data         []byte
+	reads, bytes int64
+	largest      int64 // the largest single read
+	failAt       int64 // a read reaching past this offset fails with failure (0: never)
+	failure      error
+}
+
+func (r *countingReader) ReadAt(p []byte, off int64) (int, error) {
+	r.reads++
+	r.bytes += int64(len(p))
+	r.largest = max(r.largest, int64(len(p)))
+	if r.failAt > 0 && off+int64(len(p)) > r.failAt {
+		return 0, r.failure
+	}
+	if off >= int64(len(r.data)) {
+		return 0, io.EOF
+	}
+	n := copy(p, r.data[off:])
+	if n < len(p) {
+		return n, io.EOF
+	}
+	return n, nil
+}
+func (r *countingReader) Close() error { return nil }
+func (r *countingReader) Size() int64  { return int64(len(r.data)) }
+
+// writeReport writes n rows as one row group of small pages, so that each column chunk holds
+// many pages.
+func writeReport(t testing.TB, n int, codec compress.Codec, pageVersion int) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	w := parquet.NewGenericWriter[invRow](&buf, parquet.Compression(codec), parquet.PageBufferSize(4<<10),
+		parquet.DataPageVersion(pageVersion), parquet.MaxRowsPerRowGroup(int64(n)))
+	rows := make([]invRow, 0, 1000)
+	for i := range n {
+		rows = append(rows, invRow{
+			Key:      fmt.Sprintf("date=2020-01-%02d/part-%05d-%08x.c000.snappy.parquet", i%28+1, i, uint32(i)*2654435761),
+			Size:     int64(i) * 37,
+			Modified: 1_600_000_000_000 + int64(i),
+			Latest:   i%3 != 0,
+			Class:    []string{"STANDARD", "GLACIER", "STANDARD_IA"}[i%3],
+		})
+		if len(rows) == cap(rows) || i == n-1 {
+			if _, err := w.Write(rows); err != nil {
+				t.Fatal(err)
+			}
+			rows = rows[:0]
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// readResult is what readReport read: the rows (each column's values in order, as strings)
+// and the error that stopped it.
+type readResult struct {
+	rows    [][]string
+	err     error
+	streams []*pageStream // of the last row group
+}
+
+// readReport reads every column of every row group in step, row by row, as the inventory
+// reader does, through a Source that streams chunks larger than above.
+func readReport(t testing.TB, r *countingReader, above, window int64) readResult {
+	t.Helper()
+	defer StreamForTest(above, window)()
+	var res readResult
+	src := NewSource(r)
+	f, err := src.Open()
+	if err != nil {
+		res.err = err
+		return res
+	}
+	leaves := f.Root().Columns()
+	load := make([]Chunk, len(leaves))
+	for i, c := range leaves {
+		load[i] = Chunk{Column: c.Index(), Name: c.Name(), Codec: c.Compression().CompressionCodec()}
+	}
+	for g, rg := range f.RowGroups() {
+		if err := src.LoadChunks(&f.Metadata().RowGroups[g], load); err != nil {
+			res.err = err
+			return res
+		}
+		res.streams = src.streams
+		cols := make([]*valueCursor, len(leaves))
+		for i, c := range leaves {
+			cols[i] = &valueCursor{buf: make([]parquet.Value, 100)}
+			if err := cols[i].pages.Open(rg.ColumnChunks()[c.Index()]); err != nil {
+				res.err = src.Fail("opening column", err)
+				return res
+			}
+			defer cols[i].pages.Close()
+		}
+		for range rg.NumRows() {
+			row := make([]string, len(cols))
+			for i, c := range cols {
+				v, err := c.next()
+				if err != nil {
+					res.err = src.Fail("reading column "+leaves[i].Name(), err)
+					return res
+				}
+				row[i] = v.String()
+			}
+			res.rows = append(res.rows, row)
+		}
+	}
+	return res
+}
+
+// valueCursor reads the values of one column chunk, a page at a time.
+type valueCursor struct {
+	pages Pages
+	vals  parquet.ValueReader
+	buf   []parquet.Value
+	i, n  int
+}
+
+func (c *valueCursor) next() (parquet.Value, error) {
+	for c.i >= c.n {
+		if c.vals != nil {
+			var n int
+			err := Protect(func() error {
+				var err error
+				n, err = c.vals.ReadValues(c.buf)
+				return err
+			})
+			c.i, c.n = 0, n
+			if n > 0 {
+				break
+			}
+			if err != nil && err != io.EOF {
+				return parquet.Value{}, err
+			}
+			c.vals = nil
+			continue
+		}
+		page, err := c.pages.Next()
+		if err != nil {
+			return parquet.Value{}, err
+		}
+		c.vals = page.Values()
+	}
+	c.i++
+	return c.buf[c.i-1], nil
+}
+
+// TestStreamedChunksReadAsWhole: a row group whose chunks are larger than the bound, read a page
+// at a time through small windows, gives exactly the rows read with its chunks held whole, for
+// each codec and both page versions. (Not LZ4_RAW: parquet-go v0.32.0 itself reads wrong values
+// from the LZ4_RAW pages it writes, with parquet.Read as much as here.)
+func TestStreamedChunksReadAsWhole(t *testing.T) {
+	for _, codec := range []compress.Codec{&parquet.Snappy, &parquet.Zstd, &parquet.Gzip, &parquet.Uncompressed} {
+		for _, version := range []int{1, 2} {
+			t.Run(fmt.Sprintf("%s/v%d", codec.CompressionCodec(), version), func(t *testing.T) {
+				data := writeReport(t, 20_000, codec, version)
+				whole := readReport(t, &countingReader{data: data}, 1<<40, 0)
+				if whole.err != nil || len(whole.streams) != 0 {
+					t.Fatalf("whole chunks: %v, %d streams", whole.err, len(whole.streams))
+				}
+				if len(whole.rows) != 20_000 {
+					t.Fatalf("whole chunks: %d rows", len(whole.rows))
+				}
+				for i, row := range whole.rows {
+					if row[1] != fmt.Sprint(i*37) || row[2] != fmt.Sprint(1_600_000_000_000+i) {
+						t.Fatalf("whole chunks: row %d is %v", i, row)
+					}
+				}
+				for _, window := range []int64{1, 1000, 64 << 10} {
+					streamed := readReport(t, &countingReader{data: data}, 16<<10, window)
+					if streamed.err != nil {
+						t.Fatalf("window %d: %v", window, streamed.err)
+					}
+					if len(streamed.streams) == 0 {
+						t.Fatalf("window %d: no chunk streamed", window)
+					}
+					if !reflect.DeepEqual(streamed.rows, whole.rows) {
+						t.Fatalf("window %d: the rows differ from those of whole chunks", window)
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestStreamedChunksMemory: reading a chunk many times larger than the window holds no more
+// than a window and a page (plus the header probe) at once, and reads the chunk once.
+func TestStreamedChunksMemory(t *testing.T) {
+	data := writeReport(t, 100_000, &parquet.Snappy, 1)
+	const window = 32 << 10
+	r := &countingReader{data: data}
+	res := readReport(t, r, 64<<10, window)
+	if res.err != nil {
+		t.Fatal(res.err)
+	}
+	var largestPage int64
+	for _, st := range res.streams {
+		largestPage = max(largestPage, largestPageOf(t, data, st.start, st.end))
+	}
+	for _, st := range res.streams {
+		size := st.end - st.start
+		if size < 20*window && st.check.name == "key" {
+			t.Fatalf("chunk of %s is %d bytes: too small for this test", st.check.name, size)
+		}
+		// A read of parquet-go (64 KiB) plus what follows it to the end of a page, a read from
+		// the store beyond that and the probe for the next header.
+		bound := int64(ReadBufferSize) + largestPage + window + 64<<10
+		if st.peak > bound {
+			t.Errorf("column %s: %d bytes held at once for a chunk of %d, want at most %d", st.check.name, st.peak, size, bound)
+		}
+		if st.read != size {
+			t.Errorf("column %s: %d bytes read for a chunk of %d", st.check.name, st.read, size)
+		}
+		t.Logf("column %s: chunk of %d bytes, at most %d held, largest page %d", st.check.name, size, st.peak, largestPage)
+	}
+	if r.largest > max(TailRead, window+largestPage+64<<10) {
+		t.Errorf("largest read from the store: %d bytes", r.largest)
+	}
+}
+
+// largestPageOf returns the largest page (header and data) of the chunk at [start, end).
+func largestPageOf(t *testing.T, data []byte, start, end int64) int64 {
+	var largest int64
+	for pos := start; pos < end; {
+		h, n := pageHeaderAt(t, data, pos)
+		largest = max(largest, int64(n)+int64(h.CompressedPageSize))
+		pos += int64(n) + int64(h.CompressedPageSize)
+	}
+	return largest
+}
+
+func pageHeaderAt(t *testing.T, data []byte, pos int64) (format.PageHeader, int) {
+	t.Helper()
+	n, err := CheckThrift(data[pos:])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var h format.PageHeader
+	if err := thrift.Unmarshal(new(thrift.CompactProtocol), data[pos:pos+int64(n)], &h); err != nil {
+		t.Fatal(err)
+	}
+	return h, n
+}
+
+// TestStreamedChunksRefuseDeepPage: a damaged page far into a streamed chunk is refused with
+// the CorruptError the whole chunk gets, and no row from that page on is returned.
+func TestStreamedChunksRefuseDeepPage(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		header func(*format.PageHeader) // rewrites the header
+		raw    func([]byte)             // or damages its bytes in place
+		snappy bool                     // or raises the snappy length claim of its data
+		want   string
+	}{
+		{"bad header", nil, func(b []byte) { b[0] = 0xFF }, false, "page header at"},
+		{"page overruns its chunk", func(h *format.PageHeader) { h.CompressedPageSize = 1 << 30 }, nil, false, "overruns its chunk"},
+		{"decompressed size lie", func(h *format.PageHeader) { h.UncompressedPageSize = 1 << 30 }, nil, false, "bytes uncompressed"},
+		{"value count lie", func(h *format.PageHeader) { h.DataPageHeader.V.NumValues = 1 << 30 }, nil, false, "values"},
+		{"snappy length lie", nil, nil, true, "snappy block claims"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			good := writeReport(t, 20_000, &parquet.Snappy, 1)
+			data, firstRow := damagePage(t, good, "key", 40, tc.header, tc.raw, tc.snappy)
+			whole := readReport(t, &countingReader{data: data}, 1<<40, 0)
+			var want *CorruptError
+			if !errors.As(whole.err, &want) || !strings.Contains(want.Msg, tc.want) || !strings.Contains(want.Msg, "column key") {
+				t.Fatalf("whole chunks: got %v, want a CorruptError naming the column and %q", whole.err, tc.want)
+			}
+			all := readReport(t, &countingReader{data: good}, 1<<40, 0)
+			for _, window := range []int64{1, 4 << 10, 1 << 20} {
+				streamed := readReport(t, &countingReader{data: data}, 16<<10, window)
+				var got *CorruptError
+				if !errors.As(streamed.err, &got) || got.Msg != want.Msg {
+					t.Fatalf("window %d: got %v, want %q", window, streamed.err, want.Msg)
+				}
+				if int64(len(streamed.rows)) > firstRow {
+					t.Fatalf("window %d: %d rows returned, the damaged page starts at row %d", window, len(streamed.rows), firstRow)
+				}
+				if !reflect.DeepEqual(streamed.rows, all.rows[:len(streamed.rows)]) {
+					t.Fatalf("window %d: the rows before the damage differ", window)
+				}
+			}
+		})
+	}
+}
+
+// TestStreamedChunksStoreFailure: a store failing in the middle of a streamed chunk is a
+// ReadError, not a corrupt file.
+func TestStreamedChunksStoreFailure(t *testing.T) {
+	data := writeReport(t, 20_000, &parquet.Snappy, 1)
+	failure := errors.New("connection reset")
+	r := &countingReader{data: data, failure: failure}
+	src := NewSource(r)
+	f, err := src.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.failAt = int64(len(data)) / 3 // in the key column's chunk, after the footer was read
+	defer StreamForTest(16<<10, 4<<10)()
+	leaves := f.Root().Columns()
+	load := make([]Chunk, len(leaves))
+	for i, c := range leaves {
+		load[i] = Chunk{Column: c.Index(), Name: c.Name(), Codec: c.Compression().CompressionCodec()}
+	}
+	if err := src.LoadChunks(&f.Metadata().RowGroups[0], load[:1]); err != nil {
+		t.Fatal(err)
+	}
+	c := &valueCursor{buf: make([]parquet.Value, 100)}
+	if err := c.pages.Open(f.RowGroups()[0].ColumnChunks()[0]); err != nil {
+		t.Fatal(err)
+	}
+	defer c.pages.Close()
+	for {
+		if _, err = c.next(); err != nil {
+			break
+		}
+	}
+	var re *ReadError
+	if err = src.Fail("reading column key", err); !errors.As(err, &re) || !errors.Is(err, failure) {
+		t.Fatalf("got %v, want a ReadError of the store's failure", err)
+	}
+}
+
+// damagePage damages the k-th page of column col of the first row group: its header is
+// rewritten with header, its bytes damaged in place with raw, or (snappy) its data's length
+// claim raised past MaxPageBytes. What follows moves and the footer's offsets follow it. It
+// returns the file and the first row of the page.
+func damagePage(t *testing.T, data []byte, col string, k int, header func(*format.PageHeader), raw func([]byte), snappy bool) ([]byte, int64) {
+	t.Helper()
+	footerLen := int(binary.LittleEndian.Uint32(data[len(data)-8:]))
+	footerStart := len(data) - 8 - footerLen
+	var md format.FileMetaData
+	if err := thrift.Unmarshal(new(thrift.CompactProtocol), data[footerStart:len(data)-8], &md); err != nil {
+		t.Fatal(err)
+	}
+	var chunk *format.ColumnChunk
+	for i := range md.RowGroups[0].Columns {
+		if c := &md.RowGroups[0].Columns[i]; strings.Join(c.MetaData.PathInSchema, ".") == col {
+			chunk = c
+		}
+	}
+	pos, end := ChunkRange(chunk)
+	end += pos
+	var firstRow int64
+	var h format.PageHeader
+	var n int
+	for i := 0; ; i++ {
+		if pos >= end {
+			t.Fatalf("column %s has fewer than %d pages", col, k+1)
+		}
+		h, n = pageHeaderAt(t, data, pos)
+		if i >= k && h.DataPageHeader.Valid {
+			break
+		}
+		if h.DataPageHeader.Valid {
+			firstRow += int64(h.DataPageHeader.V.NumValues)
+		}
+		pos += int64(n) + int64(h.CompressedPageSize)
+	}
+	var replaced []byte
+	switch {
+	case raw != nil:
+		replaced = append([]byte(nil), data[pos:pos+int64(n)]...)
+		raw(replaced)
+	case snappy:
+		// The page's data: its snappy length claim, rewritten, and the header's size with it.
+		body := data[pos+int64(n) : pos+int64(n)+int64(h.CompressedPageSize)]
+		_, k := binary.Uvarint(body)
+		newBody := append(binary.AppendUvarint(nil, MaxPageBytes+1), body[k:]...)
+		h.CompressedPageSize = int32(len(newBody))
+		hb, err := thrift.Marshal(new(thrift.CompactProtocol), &h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		replaced = append(hb, newBody...)
+		n += len(body) // the old body goes too
+	default:
+		header(&h)
+		hb, err := thrift.Marshal(new(thrift.CompactProtocol), &h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		replaced = hb
+	}
+	delta := int64(len(replaced) - n)
+	body := append(append(append([]byte(nil), data[:pos]...), replaced...), data[pos+int64(n):footerStart]...)
+	shift := func(p *int64) {
+		if *p > pos {
+			*p += delta
+		}
+	}
+	for i := range md.RowGroups {
+		for j := range md.RowGroups[i].Columns {
+			c := &md.RowGroups[i].Columns[j]
+			shift(&c.MetaData.DataPageOffset)
+			shift(&c.MetaData.DictionaryPageOffset)
+			shift(&c.FileOffset)
+		}
+		shift(&md.RowGroups[i].FileOffset)
+	}
+	chunk.MetaData.TotalCompressedSize += delta
+	md.RowGroups[0].TotalCompressedSize += delta
+	footer, err := thrift.Marshal(new(thrift.CompactProtocol), &md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := append(body, footer...)
+	out = binary.LittleEndian.AppendUint32(out, uint32(len(footer)))
+	return append(out, "PAR1"...), firstRow
+}
+
+// TestStreamedChunksOverlap: a streamed chunk that shares bytes with another projected chunk
+// is refused, since the stream checks those bytes only as its own pages.
+func TestStreamedChunksOverlap(t *testing.T) {
+	good := writeReport(t, 5_000, &parquet.Snappy, 1)
+	footerLen := int(binary.LittleEndian.Uint32(good[len(good)-8:]))
+	footerStart := len(good) - 8 - footerLen
+	var md format.FileMetaData
+	if err := thrift.Unmarshal(new(thrift.CompactProtocol), good[footerStart:len(good)-8], &md); err != nil {
+		t.Fatal(err)
+	}
+	// The size column's chunk claims the key column's too.
+	key, size := &md.RowGroups[0].Columns[0], &md.RowGroups[0].Columns[1]
+	keyOff, _ := ChunkRange(key)
+	sizeOff, sizeN := ChunkRange(size)
+	size.MetaData.DataPageOffset, size.MetaData.DictionaryPageOffset = keyOff, 0
+	size.MetaData.TotalCompressedSize = sizeOff + sizeN - keyOff
+	footer, err := thrift.Marshal(new(thrift.CompactProtocol), &md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := append(append([]byte(nil), good[:footerStart]...), footer...)
+	data = binary.LittleEndian.AppendUint32(data, uint32(len(footer)))
+	data = append(data, "PAR1"...)
+	res := readReport(t, &countingReader{data: data}, 1<<10, 4<<10)
+	var c *CorruptError
+	if !errors.As(res.err, &c) || !strings.Contains(c.Msg, "overlap") {
+		t.Fatalf("got %v, want the overlap refused", res.err)
+	}
+}
