@@ -264,6 +264,23 @@ func (s *Source) LoadChunks(rg *format.RowGroup, chunks []Chunk) error {
 	return nil
 }
 
+// CheckRest checks the pages of the streamed chunks of the row group that parquet-go did not
+// reach (a reader stops at the row group's last row), so that a row group read a page at a
+// time is refused whenever one held whole would have been. It reads nothing in the usual case:
+// parquet-go's read-ahead reaches the end of the chunk with its last page.
+func (s *Source) CheckRest() error {
+	for _, st := range s.streams {
+		if err := st.rest(&s.BoundedReader); err != nil {
+			var c *CorruptError
+			if errors.As(err, &c) {
+				return err
+			}
+			return &ReadError{What: "reading column chunk of " + st.check.name, Err: err}
+		}
+	}
+	return nil
+}
+
 // Protect runs fn and turns a panic into an error. parquet-go panics on some malformed inputs
 // (unknown encodings, inconsistent schemas); it is only ever used around parquet-go calls, so
 // that panics in our own code or in callbacks still crash loudly.

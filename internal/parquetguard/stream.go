@@ -95,6 +95,16 @@ func (st *pageStream) readAt(r *storage.BoundedReader, p []byte, off int64) (int
 	return copy(p, st.buf[off-st.bufOff:end-st.bufOff]), eof
 }
 
+// rest checks the pages parquet-go has not reached, to the end of the chunk, forgetting each
+// once checked.
+func (st *pageStream) rest(r *storage.BoundedReader) error {
+	for st.err == nil && st.checked < st.end {
+		st.keep = st.checked
+		st.err = st.next(r)
+	}
+	return st.err
+}
+
 // next reads the page at st.checked into the window and checks it.
 func (st *pageStream) next(r *storage.BoundedReader) error {
 	pos := st.checked

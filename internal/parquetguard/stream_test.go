@@ -469,3 +469,51 @@ func TestStreamedChunksOverlap(t *testing.T) {
 		t.Fatalf("got %v, want the overlap refused", res.err)
 	}
 }
+
+// TestStreamedChunksCheckRest: the pages of a streamed chunk that parquet-go never reached (a
+// reader stops at the last row) are checked by CheckRest, as LoadChunks checks those of a chunk
+// held whole.
+func TestStreamedChunksCheckRest(t *testing.T) {
+	good := writeReport(t, 20_000, &parquet.Snappy, 1)
+	bad, _ := damagePage(t, good, "key", 40, func(h *format.PageHeader) { h.UncompressedPageSize = 1 << 30 }, nil, false)
+	defer StreamForTest(16<<10, 4<<10)()
+	for _, tc := range []struct {
+		name string
+		data []byte
+		want string // "" for none
+	}{{"sound", good, ""}, {"damaged", bad, "column key: page claims 1073741824 bytes uncompressed"}} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := NewSource(&countingReader{data: tc.data})
+			f, err := src.Open()
+			if err != nil {
+				t.Fatal(err)
+			}
+			key := f.Root().Column("key")
+			chunk := Chunk{Column: key.Index(), Name: "key", Codec: key.Compression().CompressionCodec()}
+			if err := src.LoadChunks(&f.Metadata().RowGroups[0], []Chunk{chunk}); err != nil {
+				t.Fatal(err)
+			}
+			c := &valueCursor{buf: make([]parquet.Value, 100)}
+			if err := c.pages.Open(f.RowGroups()[0].ColumnChunks()[key.Index()]); err != nil {
+				t.Fatal(err)
+			}
+			defer c.pages.Close()
+			for range 100 { // the first rows only
+				if _, err := c.next(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			err = src.CheckRest()
+			var ce *CorruptError
+			switch {
+			case tc.want == "" && err != nil:
+				t.Fatalf("sound chunk refused: %v", err)
+			case tc.want != "" && (!errors.As(err, &ce) || ce.Msg != tc.want):
+				t.Fatalf("got %v, want %q", err, tc.want)
+			}
+			if st := src.streams[0]; tc.want == "" && (st.checked != st.end || st.read != st.end-st.start) {
+				t.Fatalf("checked to %d of %d, read %d bytes of %d", st.checked-st.start, st.end-st.start, st.read, st.end-st.start)
+			}
+		})
+	}
+}
