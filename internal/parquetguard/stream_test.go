@@ -517,3 +517,41 @@ func TestStreamedChunksCheckRest(t *testing.T) {
 		})
 	}
 }
+
+// TestPageStreamServesBytes: a stream serves the chunk's bytes as they are in the file, read in
+// pieces of any size, and starts over (checking again) when asked for bytes behind its window,
+// as parquet-go does to read a dictionary page again.
+func TestPageStreamServesBytes(t *testing.T) {
+	data := writeReport(t, 5_000, &parquet.Snappy, 1)
+	src := NewSource(&countingReader{data: data})
+	f, err := src.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := f.Root().Column("key")
+	off, n := ChunkRange(&f.Metadata().RowGroups[0].Columns[key.Index()])
+	for _, piece := range []int{1, 7, 1000, 64 << 10} {
+		defer StreamForTest(0, 512)()
+		st := newPageStream(Chunk{Column: key.Index(), Name: "key", Codec: key.Compression().CompressionCodec()}, off, n)
+		for pass := range 2 { // the second pass starts over from the chunk's start
+			var got []byte
+			p := make([]byte, piece)
+			for pos := off; pos < off+n; {
+				k, err := st.readAt(&src.BoundedReader, p, pos)
+				if err != nil && !(err == io.EOF && pos+int64(k) == off+n) {
+					t.Fatalf("piece %d, pass %d, at %d: %v", piece, pass, pos-off, err)
+				}
+				got = append(got, p[:k]...)
+				pos += int64(k)
+			}
+			if !bytes.Equal(got, data[off:off+n]) {
+				t.Fatalf("piece %d, pass %d: the bytes served differ from the file's", piece, pass)
+			}
+		}
+		// Small pieces move the window past the start: the second pass reads the chunk again.
+		// (A piece of 64 KiB leaves the start in the window, which serves it again.)
+		if piece < 64<<10 && st.read != 2*n || st.read > 2*n {
+			t.Fatalf("piece %d: %d bytes read from the store for two passes over %d", piece, st.read, n)
+		}
+	}
+}
