@@ -681,5 +681,10 @@ func (p *pqPlan) readRowGroup(ctx context.Context, src *parquetguard.Source, f *
 			return pqCorruptf("column %s has more values than the %d rows of row group %d", c.name, numRows, index)
 		}
 	}
+	// Pages after the last entry (pages without entries) are checked too, as they are when a
+	// chunk is held whole.
+	if err := src.CheckRest(); err != nil {
+		return pqErr(err)
+	}
 	return nil
 }

@@ -702,6 +702,34 @@ func TestParquetColumnProjection(t *testing.T) {
 	}
 }
 
+// TestParquetPageAtATime reads a checkpoint whose column chunks are read a page at a time
+// through small windows, as those of a checkpoint of gigabytes are: the actions must be those
+// read with the chunks held whole.
+func TestParquetPageAtATime(t *testing.T) {
+	data := pqWrite(t, pqGen(50_000, 9))
+	read := func(above, window int64, want Kinds) []string {
+		defer parquetguard.StreamForTest(above, window)()
+		acts, err := pqCollect(context.Background(), pqBytesReader(data), want)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := make([]string, len(acts))
+		for i, a := range acts {
+			lines[i] = pqLine(a)
+		}
+		return lines
+	}
+	for _, want := range []Kinds{KindAdd | KindRemove, KindAll, KindAdd | KindRemove | kindFileFields | kindNoSize} {
+		whole := read(1<<40, 0, want)
+		if len(whole) < 50_000 && want&KindAdd != 0 && want&KindRemove != 0 {
+			t.Fatalf("kinds %b: %d actions", want, len(whole))
+		}
+		if streamed := read(8<<10, 1<<10, want); !slices.Equal(streamed, whole) {
+			t.Fatalf("kinds %b: the actions read a page at a time differ", want)
+		}
+	}
+}
+
 func pqSeq(acts []*Action) iter.Seq[*Action] { return slices.Values(acts) }
 
 func pqWrite(t testing.TB, acts iter.Seq[*Action]) []byte {

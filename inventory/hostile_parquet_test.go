@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -59,24 +60,72 @@ func TestHostileParquet(t *testing.T) {
 		{"chunk claims a terabyte", nil, func(c *format.ColumnChunk) { c.MetaData.TotalCompressedSize = 1 << 40 },
 			"lies outside the file"},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			data := pqDamage(t, good, tc.page, tc.meta)
-			inv := filepath.Join(t.TempDir(), "inventory.parquet")
-			writeFile(t, inv, data)
-			var before, after runtime.MemStats
-			runtime.ReadMemStats(&before)
-			l, err := Open(context.Background(), Source{Location: inv}, root, Options{})
-			if err == nil {
-				_, err = walkErr(l, "", nil)
-			}
-			runtime.ReadMemStats(&after)
-			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "inventory.parquet") {
-				t.Errorf("got %v, want an error naming the file and %q", err, tc.want)
-			}
-			if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 64<<20 {
-				t.Errorf("reading a %d-byte file allocated %d MB", len(data), alloc>>20)
-			}
-		})
+		// Each file is refused alike whether its column chunks are held whole or, as those of
+		// a report of gigabytes are, read a page at a time.
+		for _, mode := range []struct {
+			name          string
+			above, window int64
+		}{{"whole chunks", 1 << 40, 0}, {"page at a time", 0, 1 << 10}} {
+			t.Run(tc.name+"/"+mode.name, func(t *testing.T) {
+				defer parquetguard.StreamForTest(mode.above, mode.window)()
+				data := pqDamage(t, good, tc.page, tc.meta)
+				inv := filepath.Join(t.TempDir(), "inventory.parquet")
+				writeFile(t, inv, data)
+				var before, after runtime.MemStats
+				runtime.ReadMemStats(&before)
+				l, err := Open(context.Background(), Source{Location: inv}, root, Options{})
+				if err == nil {
+					_, err = walkErr(l, "", nil)
+				}
+				runtime.ReadMemStats(&after)
+				if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "inventory.parquet") {
+					t.Errorf("got %v, want an error naming the file and %q", err, tc.want)
+				}
+				if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 64<<20 {
+					t.Errorf("reading a %d-byte file allocated %d MB", len(data), alloc>>20)
+				}
+			})
+		}
+	}
+}
+
+// TestParquetPageAtATime reads an inventory written as one row group of many pages with its
+// column chunks held whole and a page at a time through small windows: the listings must be
+// the same.
+func TestParquetPageAtATime(t *testing.T) {
+	dir, root := tableRoot(t)
+	rows := make([]row, 30_000)
+	for i := range rows {
+		rows[i] = row{Path: fmt.Sprintf("file:%s/p=%d/f%05d", dir, i%7, i), Length: int64(i), ModificationTime: int64(1000 + i)}
+	}
+	var buf bytes.Buffer
+	w := parquet.NewGenericWriter[row](&buf, parquet.Compression(&parquet.Snappy), parquet.PageBufferSize(4<<10))
+	if _, err := w.Write(rows); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	inv := filepath.Join(t.TempDir(), "inventory.parquet")
+	writeFile(t, inv, buf.Bytes())
+	list := func(above, window int64) []string {
+		defer parquetguard.StreamForTest(above, window)()
+		l, err := Open(context.Background(), Source{Location: inv}, root, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := walkErr(l, "", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	whole := list(1<<40, 0)
+	if len(whole) < 30_000 {
+		t.Fatalf("%d entries listed", len(whole))
+	}
+	if streamed := list(16<<10, 4<<10); !slices.Equal(streamed, whole) {
+		t.Fatal("the listing read a page at a time differs from that read with whole chunks")
 	}
 }
 

@@ -293,6 +293,10 @@ func (p *pqFile) scan(ctx context.Context, wants []pqWant, width int, fn func(ro
 				return fmt.Errorf("inventory %s row %d: %w", p.name, rowNum, err)
 			}
 		}
+		// Pages after the last row are checked too, as they are when a chunk is held whole.
+		if err := p.src.CheckRest(); err != nil {
+			return pqErr(p.name, err)
+		}
 	}
 	return nil
 }

@@ -14,61 +14,120 @@ import (
 	"github.com/pierrec/lz4/v4"
 )
 
-// checkPages walks the page headers of a column chunk and checks the sizes and counts they
-// claim against the chunk and against MaxPageBytes and MaxPageValues, and that each compressed
-// page decompresses within MaxPageBytes: parquet-go trusts all of these. Negative sizes and
-// counts are parquet-go's to refuse (it does, when it reads the header), except where this walk
-// would itself slice by them.
+// checkPages walks the page headers of a column chunk held whole in memory and checks each
+// page (see pageChecker).
 func checkPages(chunk []byte, name string, codec format.CompressionCodec) error {
-	var scratch []byte
+	c := pageChecker{name: name, codec: codec}
 	for pos := 0; pos < len(chunk); {
-		n, err := CheckThrift(chunk[pos:])
+		h, n, _, err := c.header(chunk[pos:min(len(chunk), pos+MaxPageBytes)], int64(pos))
 		if err != nil {
-			return corruptf("column %s: page header at %d: %v", name, pos, err)
-		}
-		var h format.PageHeader
-		err = Protect(func() error { return thrift.Unmarshal(new(thrift.CompactProtocol), chunk[pos:pos+n], &h) })
-		if err != nil {
-			return corruptf("column %s: page header at %d: %v", name, pos, err)
+			return err
 		}
 		pos += n
-		values, levels, compressed := int64(0), int64(0), true
-		switch {
-		case h.DataPageHeader.Valid:
-			values = int64(h.DataPageHeader.V.NumValues)
-		case h.DataPageHeaderV2.Valid:
-			// Version 2 pages keep their levels uncompressed, before the values.
-			v := &h.DataPageHeaderV2.V
-			values = max(int64(v.NumValues), int64(v.NumRows), int64(v.NumNulls))
-			if v.RepetitionLevelsByteLength < 0 || v.DefinitionLevelsByteLength < 0 {
-				return corruptf("column %s: negative level lengths", name)
-			}
-			levels = int64(v.RepetitionLevelsByteLength) + int64(v.DefinitionLevelsByteLength)
-			compressed = !v.IsCompressed.Valid || v.IsCompressed.V
-		case h.DictionaryPageHeader.Valid:
-			values = int64(h.DictionaryPageHeader.V.NumValues)
-		default:
-			compressed = false // index pages and unknown kinds are skipped by parquet-go
+		size, err := c.page(&h, chunk[pos:], int64(len(chunk)-pos))
+		if err != nil {
+			return err
 		}
-		switch {
-		case h.CompressedPageSize < 0 || int(h.CompressedPageSize) > len(chunk)-pos:
-			return corruptf("column %s: page of %d bytes overruns its chunk", name, h.CompressedPageSize)
-		case h.UncompressedPageSize > MaxPageBytes:
-			return corruptf("column %s: page claims %d bytes uncompressed", name, h.UncompressedPageSize)
-		case values > MaxPageValues:
-			return corruptf("column %s: page claims %d values", name, values)
-		case levels > int64(h.CompressedPageSize):
-			return corruptf("column %s: page levels overrun the page", name)
-		}
-		page := chunk[pos+int(levels) : pos+int(h.CompressedPageSize)]
-		if compressed && h.UncompressedPageSize >= 0 {
-			if scratch, err = checkCompressed(codec, page, int(h.UncompressedPageSize), scratch); err != nil {
-				return corruptf("column %s: compressed page: %v", name, err)
-			}
-		}
-		pos += int(h.CompressedPageSize)
+		pos += size
 	}
 	return nil
+}
+
+// pageChecker checks the pages of one column chunk, one after the other, whether the chunk is
+// held whole (checkPages) or read a window at a time (pageStream): both make the same checks in
+// the same order, so that a file is refused, with the same message, whatever the size of its
+// chunks.
+//
+// It checks the sizes and counts a page header claims against the chunk and against
+// MaxPageBytes and MaxPageValues, and that each compressed page decompresses within
+// MaxPageBytes: parquet-go trusts all of these. Negative sizes and counts are parquet-go's to
+// refuse (it does, when it reads the header), except where this walk would itself slice by
+// them.
+type pageChecker struct {
+	name    string
+	codec   format.CompressionCodec
+	scratch []byte // reused by checkCompressed
+}
+
+// header checks the page header at the start of b, at offset pos of the chunk. b holds the
+// rest of the chunk, or at most MaxPageBytes of it: no header may be larger. When the walk
+// fails for want of bytes after b (short), a caller holding only part of the chunk must retry
+// with more before taking the error as final.
+func (c *pageChecker) header(b []byte, pos int64) (h format.PageHeader, n int, short bool, err error) {
+	n, short, err = checkThrift(b)
+	if err != nil {
+		return h, 0, short, corruptf("column %s: page header at %d: %v", c.name, pos, err)
+	}
+	err = Protect(func() error { return thrift.Unmarshal(new(thrift.CompactProtocol), b[:n], &h) })
+	if err != nil {
+		return h, 0, false, corruptf("column %s: page header at %d: %v", c.name, pos, err)
+	}
+	return h, n, false, nil
+}
+
+// claims is what a page header says of its page.
+type claims struct {
+	values     int64 // values (or rows, or nulls: the largest)
+	levels     int64 // bytes of levels kept uncompressed before the values (version 2 pages)
+	compressed bool  // whether parquet-go decompresses the page
+	badLevels  bool  // negative level lengths
+}
+
+func claimsOf(h *format.PageHeader) claims {
+	switch {
+	case h.DataPageHeader.Valid:
+		return claims{values: int64(h.DataPageHeader.V.NumValues), compressed: true}
+	case h.DataPageHeaderV2.Valid:
+		v := &h.DataPageHeaderV2.V
+		return claims{
+			values:     max(int64(v.NumValues), int64(v.NumRows), int64(v.NumNulls)),
+			levels:     int64(v.RepetitionLevelsByteLength) + int64(v.DefinitionLevelsByteLength),
+			compressed: !v.IsCompressed.Valid || v.IsCompressed.V,
+			badLevels:  v.RepetitionLevelsByteLength < 0 || v.DefinitionLevelsByteLength < 0,
+		}
+	case h.DictionaryPageHeader.Valid:
+		return claims{values: int64(h.DictionaryPageHeader.V.NumValues), compressed: true}
+	}
+	return claims{} // index pages and unknown kinds are skipped by parquet-go
+}
+
+// size checks what header h claims against left, the bytes of the chunk after the header, and
+// returns the size of the page that follows the header. A stream needs it before it holds the
+// page.
+func (c *pageChecker) size(h *format.PageHeader, left int64) (int, error) {
+	cl := claimsOf(h)
+	switch {
+	case cl.badLevels:
+		return 0, corruptf("column %s: negative level lengths", c.name)
+	case h.CompressedPageSize < 0 || int64(h.CompressedPageSize) > left:
+		return 0, corruptf("column %s: page of %d bytes overruns its chunk", c.name, h.CompressedPageSize)
+	case h.CompressedPageSize > MaxPageBytes:
+		// parquet-go reads a page whole into a buffer of this size.
+		return 0, corruptf("column %s: page claims %d bytes compressed", c.name, h.CompressedPageSize)
+	case h.UncompressedPageSize > MaxPageBytes:
+		return 0, corruptf("column %s: page claims %d bytes uncompressed", c.name, h.UncompressedPageSize)
+	case cl.values > MaxPageValues:
+		return 0, corruptf("column %s: page claims %d values", c.name, cl.values)
+	case cl.levels > int64(h.CompressedPageSize):
+		return 0, corruptf("column %s: page levels overrun the page", c.name)
+	}
+	return int(h.CompressedPageSize), nil
+}
+
+// page checks header h against left, the bytes of the chunk after it, and the page that
+// follows it, held in b (at least the page's size when size accepts it); it returns the page's
+// size.
+func (c *pageChecker) page(h *format.PageHeader, b []byte, left int64) (int, error) {
+	size, err := c.size(h, left)
+	if err != nil {
+		return 0, err
+	}
+	if cl := claimsOf(h); cl.compressed && h.UncompressedPageSize >= 0 {
+		if c.scratch, err = checkCompressed(c.codec, b[cl.levels:size], int(h.UncompressedPageSize), c.scratch); err != nil {
+			return 0, corruptf("column %s: compressed page: %v", c.name, err)
+		}
+	}
+	return size, nil
 }
 
 // checkCompressed checks that parquet-go's decoder for codec will decode data in bounded

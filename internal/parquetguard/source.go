@@ -3,6 +3,7 @@ package parquetguard
 import (
 	"cmp"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -48,12 +49,19 @@ func (e *ReadError) Unwrap() error { return e.Err }
 
 // Source is the io.ReaderAt handed to parquet-go. The footer and the column chunks of a row
 // group are fetched in one read each and checked before parquet-go parses them; parquet-go's
-// reads are then served from those regions. Other reads go to the object, kept within its
-// size so that a truncated file shows up as io.EOF rather than as a backend error. The first
-// real I/O error is remembered, so that a failing store is not reported as a corrupt file.
+// reads are then served from those regions. A column chunk too large to hold (see
+// streamAbove) is instead read a window at a time as parquet-go goes through it, each page
+// checked before parquet-go sees any of its bytes (pageStream). Other reads go to the object,
+// kept within its size so that a truncated file shows up as io.EOF rather than as a backend
+// error. The first real I/O error is remembered, so that a failing store is not reported as a
+// corrupt file.
 type Source struct {
 	storage.BoundedReader
 	regions []region
+	streams []*pageStream
+	// refused is the first page a stream refused: parquet-go reports only that it could not
+	// read, Fail reports why.
+	refused error
 }
 
 // region is a range of the file held in memory.
@@ -67,20 +75,33 @@ func NewSource(r storage.Reader) *Source {
 	return &Source{BoundedReader: storage.BoundedReader{R: r, Size: r.Size()}}
 }
 
-// ReadAt serves p from a fetched region when one holds it, from the object otherwise.
+// ReadAt serves p from a fetched region when one holds it, from a streamed chunk when p starts
+// in one, from the object otherwise.
 func (s *Source) ReadAt(p []byte, off int64) (int, error) {
 	for _, r := range s.regions {
 		if off >= r.off && off+int64(len(p)) <= r.off+int64(len(r.data)) {
 			return copy(p, r.data[off-r.off:]), nil
 		}
 	}
+	for _, st := range s.streams {
+		if off >= st.start && off < st.end {
+			n, err := st.readAt(&s.BoundedReader, p, off)
+			var c *CorruptError
+			if s.refused == nil && errors.As(err, &c) {
+				s.refused = err
+			}
+			return n, err
+		}
+	}
 	return s.BoundedReader.ReadAt(p, off)
 }
 
-// Drop forgets the fetched regions (those of the previous row group).
+// Drop forgets the fetched regions and streamed chunks (those of the previous row group).
 func (s *Source) Drop() {
 	clear(s.regions)
 	s.regions = s.regions[:0]
+	clear(s.streams)
+	s.streams = s.streams[:0]
 }
 
 // fetch reads n bytes at off into a new region.
@@ -101,6 +122,9 @@ func (s *Source) fetch(off, n int64, what string) ([]byte, error) {
 func (s *Source) Fail(what string, err error) error {
 	if s.Err != nil {
 		return &ReadError{What: what, Err: s.Err}
+	}
+	if s.refused != nil {
+		return s.refused
 	}
 	return corruptf("%s: %v", what, err)
 }
@@ -175,9 +199,13 @@ func ChunkRange(c *format.ColumnChunk) (off, n int64) {
 
 // LoadChunks drops the regions of the previous row group, fetches the given column chunks of
 // row group rg, merging adjacent ones into one read, and checks their pages (see
-// checkPages). Afterwards parquet-go reads those chunks from memory.
+// checkPages). Afterwards parquet-go reads those chunks from memory. A chunk larger than
+// streamAbove is not fetched: its pages are read and checked as parquet-go reaches them
+// (pageStream), so that a page it refuses surfaces as an error of parquet-go's read, which
+// Fail turns back into the CorruptError.
 func (s *Source) LoadChunks(rg *format.RowGroup, chunks []Chunk) error {
 	s.Drop()
+	s.refused = nil
 	type span struct {
 		off, n int64
 		c      Chunk
@@ -191,7 +219,28 @@ func (s *Source) LoadChunks(rg *format.RowGroup, chunks []Chunk) error {
 		if off < 0 || n < 0 || off > s.Size || n > s.Size-off {
 			return corruptf("column chunk of %s at %d+%d lies outside the file of %d bytes", c.Name, off, n, s.Size)
 		}
+		if n > streamAbove.Load() {
+			if !slices.ContainsFunc(s.streams, func(st *pageStream) bool { return st.column == c.Column }) {
+				s.streams = append(s.streams, newPageStream(c, off, n))
+			}
+			continue
+		}
 		spans = append(spans, span{off, n, c})
+	}
+	// A stream checks the pages of its own chunk only, and parquet-go's reads carry no column:
+	// bytes of a streamed chunk must be nobody else's, or a read of another column there would
+	// be served bytes checked as something else. Column chunks never overlap in a sound file.
+	for _, st := range s.streams {
+		for _, o := range s.streams {
+			if o != st && o.start < st.end && st.start < o.end {
+				return corruptf("column chunks of %s and %s overlap", st.check.name, o.check.name)
+			}
+		}
+		for _, sp := range spans {
+			if sp.off < st.end && st.start < sp.off+sp.n {
+				return corruptf("column chunks of %s and %s overlap", st.check.name, sp.c.Name)
+			}
+		}
 	}
 	slices.SortFunc(spans, func(a, b span) int { return cmp.Compare(a.off, b.off) })
 	for i := 0; i < len(spans); {
@@ -211,6 +260,23 @@ func (s *Source) LoadChunks(rg *format.RowGroup, chunks []Chunk) error {
 			}
 		}
 		i = j
+	}
+	return nil
+}
+
+// CheckRest checks the pages of the streamed chunks of the row group that parquet-go did not
+// reach (a reader stops at the row group's last row), so that a row group read a page at a
+// time is refused whenever one held whole would have been. It reads nothing in the usual case:
+// parquet-go's read-ahead reaches the end of the chunk with its last page.
+func (s *Source) CheckRest() error {
+	for _, st := range s.streams {
+		if err := st.rest(&s.BoundedReader); err != nil {
+			var c *CorruptError
+			if errors.As(err, &c) {
+				return err
+			}
+			return &ReadError{What: "reading column chunk of " + st.check.name, Err: err}
+		}
 	}
 	return nil
 }

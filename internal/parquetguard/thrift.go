@@ -13,22 +13,32 @@ import (
 // process; every element takes at least one byte, so a list longer than the bytes left is
 // refused here. Nesting is bounded too.
 func CheckThrift(b []byte) (int, error) {
+	n, _, err := checkThrift(b)
+	return n, err
+}
+
+// checkThrift is CheckThrift that also says, when it fails, whether it failed for want of bytes
+// after b: a page header read from a window of the file may be cut by the window's end, and
+// must then be walked again with more bytes before it is judged.
+func checkThrift(b []byte) (n int, short bool, err error) {
 	w := thriftWalker{b: b}
 	if err := w.structure(0); err != nil {
-		return 0, err
+		return 0, w.short, err
 	}
-	return w.pos, nil
+	return w.pos, false, nil
 }
 
 type thriftWalker struct {
-	b   []byte
-	pos int
+	b     []byte
+	pos   int
+	short bool // a read went past the end of b
 }
 
 var errThrift = errors.New("malformed thrift")
 
 func (w *thriftWalker) byte() (byte, error) {
 	if w.pos >= len(w.b) {
+		w.short = true
 		return 0, io.ErrUnexpectedEOF
 	}
 	w.pos++
@@ -37,6 +47,7 @@ func (w *thriftWalker) byte() (byte, error) {
 
 func (w *thriftWalker) uvarint() (uint64, error) {
 	v, n := binary.Uvarint(w.b[w.pos:])
+	w.short = w.short || n == 0 // n < 0 is an overflow, whatever follows
 	if n <= 0 {
 		return 0, errThrift
 	}
@@ -46,6 +57,7 @@ func (w *thriftWalker) uvarint() (uint64, error) {
 
 func (w *thriftWalker) skip(n uint64) error {
 	if n > uint64(len(w.b)-w.pos) {
+		w.short = true
 		return io.ErrUnexpectedEOF
 	}
 	w.pos += int(n)
@@ -108,6 +120,7 @@ func (w *thriftWalker) value(t byte, depth int, field bool) error {
 			}
 		}
 		if n > uint64(len(w.b)-w.pos) {
+			w.short = true
 			return fmt.Errorf("%w: list of %d elements in %d bytes", errThrift, n, len(w.b)-w.pos)
 		}
 		for range n {
@@ -126,6 +139,7 @@ func (w *thriftWalker) value(t byte, depth int, field bool) error {
 			return err
 		}
 		if n > uint64(len(w.b)-w.pos)/2 {
+			w.short = true
 			return fmt.Errorf("%w: map of %d entries in %d bytes", errThrift, n, len(w.b)-w.pos)
 		}
 		for range n {
