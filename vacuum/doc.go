@@ -114,7 +114,8 @@
 // what a raised retention makes too new (DropRetention) or a newer metaData hides (DropHidden):
 // "re-check: a file a commit after planning names, in any spelling or below it, is kept",
 // "re-check: a retention raised after planning keeps what is not old enough under it",
-// "re-check: a metaData after planning that hides a path keeps what lies there". An object
+// "re-check: a metaData after planning that hides a path keeps what lies there", "re-check: a
+// metaData after planning that hides an empty folder keeps it". An object
 // written again since it was listed is kept on a store that deletes on a condition
 // (DropChanged, executor.deleteFiles): "re-check: a file written again since it was listed is
 // kept, on a store that deletes on a condition".

@@ -218,11 +218,13 @@ func ruleCases() []rule {
 			setup: func(tb *table) {
 				tb.file("sub/_delta_log/00000000000000000000.json", 30*day)
 				tb.file("sub/a.parquet", 30*day)
+				tb.file("sub/.a.parquet.crc", 30*day)
 				tb.file("junk.parquet", 30*day)
 			},
 			inventory: sliceWalker{ // a report of the data files only
 				{Key: "junk.parquet", Size: 1, ModTime: now.Add(-30 * day)},
 				{Key: "sub/", IsDir: true, ModTime: now.Add(-30 * day)},
+				{Key: "sub/.a.parquet.crc", Size: 3, ModTime: now.Add(-30 * day)},
 				{Key: "sub/a.parquet", Size: 1, ModTime: now.Add(-30 * day)},
 			},
 			opts:       retain0,
@@ -755,6 +757,17 @@ func ruleCases() []rule {
 			wantDropped: []Dropped{{"metadata/v1.metadata.json", DropHidden, 1}}, // and its folder stays with it
 		},
 		{
+			name: "re-check: a metaData after planning that hides an empty folder keeps it",
+			setup: func(tb *table) {
+				tb.dir("metadata", 30*day)
+			},
+			opts:        retain0,
+			after:       []any{metaData(map[string]string{"delta.universalFormat.enabledFormats": "iceberg"})},
+			want:        map[string]Reason{},
+			wantDirs:    []string{"metadata"},
+			wantDropped: []Dropped{{"metadata", DropHidden, 1}},
+		},
+		{
 			name: "trash: a trash folder is a clean hidden folder of the table, outside the log and the runs folder",
 			check: func(t *testing.T) {
 				tb := newTable(t, tableSpec{partitionColumns: []string{"_p"}})
@@ -866,10 +879,21 @@ func TestRules(t *testing.T) {
 				t.Errorf("deleted directories (-want +got):\n%s", diff)
 			}
 			got := map[string]string{}
+			var totals Plan // the plan's totals, counted again from its files
 			for _, f := range plan.Files.MustCollect() {
+				totals.NumFilesToDelete++
+				totals.SizeOfDataToDelete += f.Size
 				if f.Checksum != "" {
 					got[f.Path] = f.Checksum
+					totals.NumChecksumFiles++
+					totals.SizeOfChecksumFiles += f.ChecksumSize
 				}
+			}
+			if totals.NumFilesToDelete != plan.NumFilesToDelete || totals.SizeOfDataToDelete != plan.SizeOfDataToDelete ||
+				totals.NumChecksumFiles != plan.NumChecksumFiles || totals.SizeOfChecksumFiles != plan.SizeOfChecksumFiles {
+				t.Errorf("the plan's totals (%d files, %d B, %d companions, %d B) are not its files' (%d, %d B, %d, %d B)",
+					plan.NumFilesToDelete, plan.SizeOfDataToDelete, plan.NumChecksumFiles, plan.SizeOfChecksumFiles,
+					totals.NumFilesToDelete, totals.SizeOfDataToDelete, totals.NumChecksumFiles, totals.SizeOfChecksumFiles)
 			}
 			if tt.wantCheck == nil {
 				tt.wantCheck = map[string]string{}
