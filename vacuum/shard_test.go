@@ -375,6 +375,43 @@ func TestShardLinkRefused(t *testing.T) {
 	}
 }
 
+// TestShardLinkInAnotherShardsFolder: a link into the table deep in a folder of another shard,
+// listed after other such folders, refuses every shard: each of those folders is scanned.
+func TestShardLinkInAnotherShardsFolder(t *testing.T) {
+	dir := fixtures.Copy(t, "delta/dv-partitioned-with-checkpoint", time.Now().Add(-30*day))
+	for i := range 10 {
+		sub := filepath.Join(dir, fmt.Sprintf("z%d", i))
+		if err := os.MkdirAll(sub, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(sub, "f.parquet"), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := symlinkDir(dir, "../part=0", "z9/alias"); err != nil {
+		t.Skipf("symbolic links: %v", err)
+	}
+	store, err := local.New(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	v := int64(15)
+	for i := range 3 {
+		opts := retain0
+		opts.Shard, opts.Version = &Shard{i, 3}, &v
+		p, err := NewPlanner(ctx, store, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = p.Plan(ctx)
+		var le *ShardLinkError
+		if !errors.As(err, &le) || le.Link != "z9/alias" {
+			t.Errorf("shard %d/3: %v, want a refusal naming z9/alias", i, err)
+		}
+	}
+}
+
 func symlinkDir(root, target, link string) error {
 	return os.Symlink(target, filepath.Join(root, link))
 }
