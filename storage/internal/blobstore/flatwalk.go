@@ -774,11 +774,13 @@ func (l *lister) list(ctx context.Context) error {
 			}
 			if jumps && prevK != "" {
 				// The page ends inside a directory whose contents are left out: start again
-				// after it rather than page through it.
+				// after it rather than page through it. Not when it ends on the directory's
+				// own entity (a folder blob "d", no '/'): "d-x", "d.json" come after it and
+				// before the contents.
 				w.skippedMu.RLock()
 				d := w.skippedDir(st.prefix, prevK, w.skipped)
 				w.skippedMu.RUnlock()
-				if d != "" {
+				if d != "" && strings.HasPrefix(prev, d) {
 					jump = d[:len(d)-1] + "0"
 					return errJump
 				}

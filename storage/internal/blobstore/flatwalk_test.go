@@ -286,6 +286,8 @@ func TestFlatWalkMatchesTheWalk(t *testing.T) {
 		}
 		if order&(OrderTree|OrderTreeUTF16) != 0 {
 			names = treeNames(names, rng)
+		} else {
+			names = folderBlobs(names, seen, rng)
 		}
 		pageSize := 1 + rng.IntN(7)
 		if iter%10 == 0 {
@@ -374,4 +376,29 @@ func treeNames(names []string, rng *rand.Rand) []string {
 		}
 	}
 	return out
+}
+
+// folderBlobs adds directory entities to names listed in a lexical order (Azure folder blobs
+// of a flat namespace, named without '/': "a" before "a-b" and "a/x"), where no file has the
+// name.
+func folderBlobs(names []string, seen map[string]bool, rng *rand.Rand) []string {
+	dirs := map[string]bool{}
+	for _, n := range names {
+		for i := 1; i < len(n); i++ {
+			if n[i] == '/' && n[i-1] != '/' {
+				dirs[n[:i]] = true
+			}
+		}
+	}
+	var sorted []string
+	for d := range dirs {
+		sorted = append(sorted, d)
+	}
+	sort.Strings(sorted)
+	for _, d := range sorted {
+		if !seen[d] && rng.IntN(3) == 0 {
+			names = append(names, "dir:"+d)
+		}
+	}
+	return names
 }
