@@ -740,6 +740,16 @@ func (l *lister) list(ctx context.Context) error {
 			}
 			w.skippedMu.RUnlock()
 			w.mu.Lock()
+			if l.hi != hi && l.hi != "" {
+				// The range was split while this page was on its way (the split saw the names
+				// listed before it): what lies past its new end is the next range's.
+				for i, e := range out {
+					if !before(orders, e.Name, l.hi) {
+						out, stop = out[:i], true
+						break
+					}
+				}
+			}
 			if ignoredFrom && o.From != "" {
 				w.fromIgnored = true
 			}

@@ -1,8 +1,10 @@
 package blobstore
 
 import (
+	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -45,5 +47,35 @@ func TestFlatWalkJumpsOnlyFromInsideASkippedFolder(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestFlatWalkSplitsAtABoundaryTheFirstRangeIsListingPast: the first range is split while a
+// page of it is on its way (the split sees the names listed before that page); a boundary
+// inside that page must end the first range there, not leave the page's names past it to be
+// listed twice, by both ranges (a file reported twice: the walk failed on its own order).
+func TestFlatWalkSplitsAtABoundaryTheFirstRangeIsListingPast(t *testing.T) {
+	var names []string
+	for i := range 8 * 10 {
+		names = append(names, fmt.Sprintf("a/%04d", i))
+	}
+	names = append(names, "b")
+	for i := range 30 {
+		names = append(names, fmt.Sprintf("c/%02d", i))
+	}
+	b := newListBackend(OrderBytes, 10, names...)
+	b.delay = 20 * time.Millisecond // the ninth page is still coming when the first level is read
+	want := theWalk(t, b, "", "", nil, nil)
+	got, err := walkAll(t, New(b, Config{Concurrency: 2}), "", nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("walk (-delimited +flat):\n%s", diff)
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if len(b.froms) == 0 {
+		t.Fatalf("the listing was not split")
 	}
 }
