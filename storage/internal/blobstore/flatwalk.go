@@ -790,7 +790,9 @@ func (l *lister) list(ctx context.Context) error {
 				w.skippedMu.RLock()
 				d := w.skippedDir(st.prefix, prevK, w.skipped)
 				w.skippedMu.RUnlock()
-				if d != "" && strings.HasPrefix(prev, d) {
+				// Nor when the listing already starts there: the page held only names S3
+				// hands back between StartAfter and From, and the next page moves on.
+				if d != "" && strings.HasPrefix(prev, d) && d[:len(d)-1]+"0" != from {
 					jump = d[:len(d)-1] + "0"
 					return errJump
 				}

@@ -1,12 +1,17 @@
 package blobstore
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/deltavacuum/deltavacuum/storage"
 )
 
 // TestFlatWalkJumpsOnlyFromInsideASkippedFolder: a directory entity without a trailing '/'
@@ -77,5 +82,89 @@ func TestFlatWalkSplitsAtABoundaryTheFirstRangeIsListingPast(t *testing.T) {
 	defer b.mu.Unlock()
 	if len(b.froms) == 0 {
 		t.Fatalf("the listing was not split")
+	}
+}
+
+// TestListDirFromAName: ListDir reports the entries of one directory at or after a name, in
+// byte order, a page at most (the re-check's look at the log: the next version's 20-digit
+// name on); a service that ignores the start (Azurite) is found out by the names before it
+// and makes this and every later call errors.ErrUnsupported, rather than a listing that
+// holds only the first page of the directory.
+func TestListDirFromAName(t *testing.T) {
+	names := []string{"_delta_log/00000000000000000000.json", "_delta_log/00000000000000000001.json",
+		"_delta_log/000000000000000000002.json", // 21 digits: before the 20-digit name of 2
+		"_delta_log/00000000000000000002.crc", "_delta_log/00000000000000000002.json", "_delta_log/00000000000000000003.json",
+		"_delta_log/2.json", "_delta_log/_sidecars/x.parquet", "_delta_log/_last_checkpoint", "a.parquet"}
+	list := func(s *Store, from string) ([]string, bool, error) {
+		var got []string
+		more, err := s.ListDir(context.Background(), "_delta_log/", from, 0, func(o storage.Object) error {
+			got = append(got, o.Key)
+			return nil
+		})
+		return got, more, err
+	}
+	b := newListBackend(OrderBytes, 4, names...)
+	s := New(b, Config{})
+	got, more, err := list(s, "00000000000000000002")
+	want := []string{"_delta_log/00000000000000000002.crc", "_delta_log/00000000000000000002.json", "_delta_log/00000000000000000003.json", "_delta_log/2.json"}
+	if err != nil || !more || !slices.Equal(got, want) {
+		t.Fatalf("got %q, more %v, %v; want %q and more", got, more, err, want)
+	}
+	got, more, err = list(s, "2")
+	want = []string{"_delta_log/2.json", "_delta_log/_last_checkpoint", "_delta_log/_sidecars/"}
+	if err != nil || more || !slices.Equal(got, want) {
+		t.Fatalf("got %q, more %v, %v; want %q", got, more, err, want)
+	}
+
+	b = newListBackend(OrderBytes, 4, names...)
+	b.from = false // Azurite
+	s = New(b, Config{})
+	for range 2 {
+		if got, _, err := list(s, "00000000000000000002"); !errors.Is(err, errors.ErrUnsupported) {
+			t.Fatalf("a service that ignores the start: got %q, %v; want errors.ErrUnsupported", got, err)
+		}
+	}
+}
+
+// TestFlatWalkJumpsPastOnlyTheSkippedFolder: a listing started again after a skipped folder
+// (from "d0", or, on S3, after the name just before it) leaves out the folder's contents
+// alone: every name after "d/" in byte order that is not below it ("d0…", a '-' or '.'
+// after d, characters above U+007F and U+FFFF) is still walked, as the directory-by-directory
+// walk has it, at every page boundary, starting at the name or after the one before it; and
+// the names below d/ that S3 hands back between the two (U+10FFFF) are dropped.
+func TestFlatWalkJumpsPastOnlyTheSkippedFolder(t *testing.T) {
+	names := []string{"_delta_log/00000000000000000000.json", "_delta_log/00000000000000000001.json", "_delta_log/\U0010FFFF",
+		"_delta_log/\U0010FFFFz", "_delta_log/\U0010FFFF/x", "_delta_log/_sidecars/a.parquet",
+		"_delta_log0/a.parquet", "_delta_log0", "_delta_log-x/_delta_log/00000000000000000000.json", "_delta_log-x/b.parquet",
+		"_delta_log.json", "_delta_log\u00e9/c.parquet", "_delta_log\U0001F600/d.parquet", "_delta_log\uE000",
+		"a/_x/1", "a/_x/2", "a/_x0", "a/_x-1/e.parquet", "a/_x\x7f", "a/f.parquet"}
+	for pageSize := 1; pageSize <= 5; pageSize++ {
+		for _, startAfter := range []bool{false, true} {
+			b := newListBackend(OrderBytes, pageSize, names...)
+			b.startAfter = startAfter
+			want := theWalk(t, b, "", "", hidden, nil)
+			for _, conc := range []int{1, 4} {
+				// A listing started again at the same name for ever ends with the context.
+				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+				var got []string
+				err := New(b, Config{Concurrency: conc}).WalkPruned(ctx, "", hidden, func(o storage.Object) error {
+					got = append(got, fmt.Sprintf("%s %d %s", o.Key, o.Size, o.ModTime.Format(time.TimeOnly)))
+					return nil
+				})
+				cancel()
+				if err != nil {
+					t.Fatalf("page %d, start after %v, conc %d: %v", pageSize, startAfter, conc, err)
+				}
+				if diff := cmp.Diff(want, got); diff != "" {
+					t.Fatalf("page %d, start after %v, conc %d: walk (-delimited +flat):\n%s", pageSize, startAfter, conc, diff)
+				}
+			}
+			b.mu.Lock()
+			froms := len(b.froms)
+			b.mu.Unlock()
+			if pageSize == 1 && froms == 0 {
+				t.Errorf("page %d: the listing never started again after a skipped folder", pageSize)
+			}
+		}
 	}
 }

@@ -22,14 +22,15 @@ import (
 // lister is a backend over a set of names that lists in a given order, honouring From and
 // To or not, and counts its requests: the service a flat walk is tested against.
 type listBackend struct {
-	mu       sync.Mutex
-	names    map[string]Entry
-	order    Order // the order its listings come in (one bit)
-	from, to bool  // whether it honours ListOptions.From and To
-	claimed  Order // the orders FlatListing says (default: order)
-	pageSize int
-	flatOff  bool          // FlatListing says the backend cannot walk flat
-	delay    time.Duration // before each page of a listing without a delimiter
+	mu         sync.Mutex
+	names      map[string]Entry
+	order      Order // the order its listings come in (one bit)
+	from, to   bool  // whether it honours ListOptions.From and To
+	startAfter bool  // with from: it starts after Before(From), as S3's StartAfter does
+	claimed    Order // the orders FlatListing says (default: order)
+	pageSize   int
+	flatOff    bool          // FlatListing says the backend cannot walk flat
+	delay      time.Duration // before each page of a listing without a delimiter
 
 	lists, delimited, probes int // list requests: flat pages, delimited pages, single-name pages
 	froms                    []string
@@ -89,7 +90,10 @@ func (b *listBackend) List(ctx context.Context, prefix string, o ListOptions, fn
 	i := sort.Search(len(all), func(i int) bool {
 		return strings.HasPrefix(all[i], prefix) || compareIn(b.order, all[i], prefix) > 0
 	})
-	if o.From != "" && b.from {
+	if o.From != "" && b.from && b.startAfter {
+		after := Before(o.From)
+		i = max(i, sort.Search(len(all), func(i int) bool { return compareIn(b.order, all[i], after) > 0 }))
+	} else if o.From != "" && b.from {
 		i = max(i, sort.Search(len(all), func(i int) bool { return compareIn(b.order, all[i], o.From) >= 0 }))
 	}
 	if o.Delim {
