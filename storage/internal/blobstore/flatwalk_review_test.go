@@ -168,3 +168,22 @@ func TestFlatWalkJumpsPastOnlyTheSkippedFolder(t *testing.T) {
 		}
 	}
 }
+
+// TestFlatWalkFailsOnAStartInAnotherOrder: a service that says it lists in byte order but
+// lists, and starts listings, in another (here UTF-16's: U+E000 after U+1F600) hands back,
+// from a start after a skipped folder, names that sort before the start in byte order but
+// were never listed. They are not the names a service that ignores the start repeats (those
+// begin with the directory's first name): the walk fails rather than leave them out.
+func TestFlatWalkFailsOnAStartInAnotherOrder(t *testing.T) {
+	names := []string{"a.parquet", "\U0001F600/_h/1", "\U0001F600/_h/2", "\U0001F600/_h/3", "\U0001F600/b.parquet",
+		"\uE000/c.parquet", "\uE000/d.parquet"}
+	for pageSize := 1; pageSize <= 3; pageSize++ {
+		b := newListBackend(OrderUTF16, pageSize, names...)
+		b.claimed = OrderBytes
+		got, err := walkAll(t, New(b, Config{Concurrency: 1}), "", hidden, nil)
+		var oe *OrderError
+		if !errors.As(err, &oe) && !slices.Contains(got, "\uE000/c.parquet 11 03:04:10") {
+			t.Fatalf("page %d: walked %q, %v; want the names after the start reported, or an OrderError", pageSize, got, err)
+		}
+	}
+}
