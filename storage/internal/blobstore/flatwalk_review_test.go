@@ -124,6 +124,18 @@ func TestListDirFromAName(t *testing.T) {
 			t.Fatalf("a service that ignores the start: got %q, %v; want errors.ErrUnsupported", got, err)
 		}
 	}
+
+	// A service that does not say it starts listings at a name (an Azure hierarchical
+	// namespace, whose start at a name that does not exist is not documented): not asked to.
+	b = newListBackend(OrderBytes, 4, names...)
+	b.fromUnsaid = true
+	s = New(b, Config{})
+	if got, _, err := list(s, "00000000000000000002"); !errors.Is(err, errors.ErrUnsupported) {
+		t.Fatalf("a service that does not say it starts at a name: got %q, %v; want errors.ErrUnsupported", got, err)
+	}
+	if len(b.froms) != 0 {
+		t.Errorf("listings started at %q", b.froms)
+	}
 }
 
 // TestFlatWalkJumpsPastOnlyTheSkippedFolder: a listing started again after a skipped folder

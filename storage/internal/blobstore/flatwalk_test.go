@@ -27,6 +27,7 @@ type listBackend struct {
 	order      Order // the order its listings come in (one bit)
 	from, to   bool  // whether it honours ListOptions.From and To
 	startAfter bool  // with from: it starts after Before(From), as S3's StartAfter does
+	fromUnsaid bool  // FlatListing does not say From, whatever the service does
 	claimed    Order // the orders FlatListing says (default: order)
 	pageSize   int
 	flatOff    bool          // FlatListing says the backend cannot walk flat
@@ -65,7 +66,7 @@ func (b *listBackend) FlatListing(context.Context, bool) FlatListing {
 	if c == 0 {
 		c = b.order
 	}
-	return FlatListing{Orders: c, From: b.from, To: b.to, PageSize: b.pageSize}
+	return FlatListing{Orders: c, From: b.from && !b.fromUnsaid, To: b.to, PageSize: b.pageSize}
 }
 
 func (b *listBackend) sorted(names []string) {
