@@ -197,6 +197,10 @@ type stream struct {
 	// Guarded by w.mu.
 	ranges []*lister
 	cur    int
+	// head is the first name below the prefix, as a listing from its start had it (headSet):
+	// where a service that ignores From starts again.
+	head    string
+	headSet bool
 
 	kids        atomic.Pointer[children]
 	kidsPending atomic.Bool    // the first level is being listed: it will tell what a probe would
@@ -661,6 +665,7 @@ func (l *lister) list(ctx context.Context) error {
 	for {
 		w.mu.Lock()
 		hi, fl, ignored := l.hi, w.fl, w.fromIgnored
+		head, headSet := st.head, st.headSet
 		w.mu.Unlock()
 		if orders &= fl.Orders; orders == 0 {
 			return fmt.Errorf("listing %s: the store's listing is in no order it can be walked in", full)
@@ -677,6 +682,12 @@ func (l *lister) list(ctx context.Context) error {
 			o.To = root + hi
 		}
 		jump := ""
+		// A listing asked to start at From that hands back names before it (but S3's few
+		// between StartAfter and From) is taken for one that started at the first name
+		// instead (a service that ignores From): it must begin with head and come in order
+		// until it reaches From. Anything else is a start in another order than the walk's,
+		// whose names before From were never listed.
+		restarted, pastFrom, prevDrop := false, false, ""
 		err := w.s.b.List(ctx, full, o, func(p Page) error {
 			out := make([]Entry, 0, len(p.Entries))
 			stop, ignoredFrom := false, false
@@ -689,12 +700,28 @@ func (l *lister) list(ctx context.Context) error {
 					continue
 				}
 				key := e.Name[len(root):]
+				if !headSet && o.From == "" {
+					head, headSet = key, true
+				}
 				if from != "" && before(orders, key, from) {
 					// S3 starts after a name just before From: what lies between is dropped;
 					// anything earlier says the service did not start at From at all.
-					ignoredFrom = ignoredFrom || key <= Before(from)
+					if o.From != "" && key <= Before(from) {
+						switch {
+						case pastFrom, !restarted && (!headSet || key != head):
+							w.skippedMu.RUnlock()
+							return &OrderError{Prev: from, Next: key}
+						case restarted:
+							if orders = ascending(orders, prevDrop, key); orders == 0 {
+								w.skippedMu.RUnlock()
+								return &OrderError{Prev: prevDrop, Next: key}
+							}
+						}
+						restarted, prevDrop, ignoredFrom = true, key, true
+					}
 					continue
 				}
+				pastFrom = true
 				if hi != "" && !before(orders, key, hi) {
 					stop = true
 					break
@@ -740,6 +767,19 @@ func (l *lister) list(ctx context.Context) error {
 			}
 			w.skippedMu.RUnlock()
 			w.mu.Lock()
+			if headSet && !st.headSet {
+				st.head, st.headSet = head, true
+			}
+			if l.hi != hi && l.hi != "" {
+				// The range was split while this page was on its way (the split saw the names
+				// listed before it): what lies past its new end is the next range's.
+				for i, e := range out {
+					if !before(orders, e.Name, l.hi) {
+						out, stop = out[:i], true
+						break
+					}
+				}
+			}
 			if ignoredFrom && o.From != "" {
 				w.fromIgnored = true
 			}
@@ -774,11 +814,15 @@ func (l *lister) list(ctx context.Context) error {
 			}
 			if jumps && prevK != "" {
 				// The page ends inside a directory whose contents are left out: start again
-				// after it rather than page through it.
+				// after it rather than page through it. Not when it ends on the directory's
+				// own entity (a folder blob "d", no '/'): "d-x", "d.json" come after it and
+				// before the contents.
 				w.skippedMu.RLock()
 				d := w.skippedDir(st.prefix, prevK, w.skipped)
 				w.skippedMu.RUnlock()
-				if d != "" {
+				// Nor when the listing already starts there: the page held only names S3
+				// hands back between StartAfter and From, and the next page moves on.
+				if d != "" && strings.HasPrefix(prev, d) && d[:len(d)-1]+"0" != from {
 					jump = d[:len(d)-1] + "0"
 					return errJump
 				}

@@ -22,14 +22,16 @@ import (
 // lister is a backend over a set of names that lists in a given order, honouring From and
 // To or not, and counts its requests: the service a flat walk is tested against.
 type listBackend struct {
-	mu       sync.Mutex
-	names    map[string]Entry
-	order    Order // the order its listings come in (one bit)
-	from, to bool  // whether it honours ListOptions.From and To
-	claimed  Order // the orders FlatListing says (default: order)
-	pageSize int
-	flatOff  bool          // FlatListing says the backend cannot walk flat
-	delay    time.Duration // before each page of a listing without a delimiter
+	mu         sync.Mutex
+	names      map[string]Entry
+	order      Order // the order its listings come in (one bit)
+	from, to   bool  // whether it honours ListOptions.From and To
+	startAfter bool  // with from: it starts after Before(From), as S3's StartAfter does
+	fromUnsaid bool  // FlatListing does not say From, whatever the service does
+	claimed    Order // the orders FlatListing says (default: order)
+	pageSize   int
+	flatOff    bool          // FlatListing says the backend cannot walk flat
+	delay      time.Duration // before each page of a listing without a delimiter
 
 	lists, delimited, probes int // list requests: flat pages, delimited pages, single-name pages
 	froms                    []string
@@ -64,7 +66,7 @@ func (b *listBackend) FlatListing(context.Context, bool) FlatListing {
 	if c == 0 {
 		c = b.order
 	}
-	return FlatListing{Orders: c, From: b.from, To: b.to, PageSize: b.pageSize}
+	return FlatListing{Orders: c, From: b.from && !b.fromUnsaid, To: b.to, PageSize: b.pageSize}
 }
 
 func (b *listBackend) sorted(names []string) {
@@ -89,7 +91,10 @@ func (b *listBackend) List(ctx context.Context, prefix string, o ListOptions, fn
 	i := sort.Search(len(all), func(i int) bool {
 		return strings.HasPrefix(all[i], prefix) || compareIn(b.order, all[i], prefix) > 0
 	})
-	if o.From != "" && b.from {
+	if o.From != "" && b.from && b.startAfter {
+		after := Before(o.From)
+		i = max(i, sort.Search(len(all), func(i int) bool { return compareIn(b.order, all[i], after) > 0 }))
+	} else if o.From != "" && b.from {
 		i = max(i, sort.Search(len(all), func(i int) bool { return compareIn(b.order, all[i], o.From) >= 0 }))
 	}
 	if o.Delim {
@@ -286,6 +291,8 @@ func TestFlatWalkMatchesTheWalk(t *testing.T) {
 		}
 		if order&(OrderTree|OrderTreeUTF16) != 0 {
 			names = treeNames(names, rng)
+		} else {
+			names = folderBlobs(names, seen, rng)
 		}
 		pageSize := 1 + rng.IntN(7)
 		if iter%10 == 0 {
@@ -374,4 +381,29 @@ func treeNames(names []string, rng *rand.Rand) []string {
 		}
 	}
 	return out
+}
+
+// folderBlobs adds directory entities to names listed in a lexical order (Azure folder blobs
+// of a flat namespace, named without '/': "a" before "a-b" and "a/x"), where no file has the
+// name.
+func folderBlobs(names []string, seen map[string]bool, rng *rand.Rand) []string {
+	dirs := map[string]bool{}
+	for _, n := range names {
+		for i := 1; i < len(n); i++ {
+			if n[i] == '/' && n[i-1] != '/' {
+				dirs[n[:i]] = true
+			}
+		}
+	}
+	var sorted []string
+	for d := range dirs {
+		sorted = append(sorted, d)
+	}
+	sort.Strings(sorted)
+	for _, d := range sorted {
+		if !seen[d] && rng.IntN(3) == 0 {
+			names = append(names, "dir:"+d)
+		}
+	}
+	return names
 }

@@ -43,13 +43,17 @@ func (s *Store) WalkPruned(ctx context.Context, prefix string, skip func(dir str
 }
 
 // ListDir implements storage.DirLister: one delimited listing started at from (S3
-// StartAfter, GCS startOffset, Azure startFrom). A service found to ignore the start (names
-// before it in its answer) makes this and every later call errors.ErrUnsupported.
+// StartAfter, GCS startOffset, Azure startFrom on a flat namespace). A service found to
+// ignore the start (names before it in its answer) makes this and every later call
+// errors.ErrUnsupported; so does one whose FlatListing does not say that it starts
+// listings at a name (an Azure hierarchical namespace, an account that does not say which it
+// is): where it would start at a name that does not exist (the re-check's) is not known,
+// and names past it left out would go unnoticed.
 func (s *Store) ListDir(ctx context.Context, dir, from string, limit int, fn func(storage.Object) error) (bool, error) {
 	if !storage.ValidKey(dir) || (dir != "" && !strings.HasSuffix(dir, "/")) || strings.Contains(from, "/") {
 		return false, fmt.Errorf("invalid directory key %q or name %q", dir, from)
 	}
-	if _, ok := s.b.(FlatLister); !ok || s.dirFromIgnored.Load() {
+	if fl, ok := s.b.(FlatLister); !ok || s.dirFromIgnored.Load() || (from != "" && !fl.FlatListing(ctx, true).From) {
 		return false, fmt.Errorf("listing %s from %q: %w", dir, from, errors.ErrUnsupported)
 	}
 	full := s.cfg.Root + dir
