@@ -37,9 +37,7 @@ type tail struct {
 	hiddenAt int64
 	// read counts the commits read, for tests and messages.
 	read int
-	// probes counts the listing probes (probeListing); statProbes is set once the store
-	// turned out unable to start a listing at a name.
-	probes     int
+	// statProbes is set once the store turned out unable to start a listing at a name.
 	statProbes bool
 }
 
@@ -203,20 +201,16 @@ func (t *tail) probe(ctx context.Context) error {
 	}
 }
 
-// padded21Every is how often (in probes) a listing probe also asks for the next version's
-// 21-digit spelling, the one a listing from its 20-digit name cannot see (it sorts before).
-const padded21Every = 8
-
 // probeListing is probe in one request: the log listed from the next version's 20-digit name
 // on. Byte order puts there, after the files of the versions already read, the commits made
 // since (read in order, with the size and time listed), and after every 20-digit name the
 // names with fewer leading zeros (7.json, 007.json: any version so spelled stops the run);
 // a 20-digit commit listed past a missing version says that the version was written under
 // another name, and stops the run too. The 21-digit spelling sorts before the 20-digit
-// names, among the old versions' files: it is asked for directly on the first probe and
-// every padded21Every-th.
+// names, among the old versions' files: it is asked for directly, at every probe, as the
+// contract re-reads the tail before each batch (VACUUM-SPEC section 13): a listing and one
+// HEAD a batch, where there were three HEADs.
 func (t *tail) probeListing(ctx context.Context, dl storage.DirLister) error {
-	defer func() { t.probes++ }()
 	for {
 		from := strings.TrimSuffix(storage.Base(deltalog.CommitKey(t.next)), ".json")
 		var listed []storage.Object
@@ -268,9 +262,6 @@ func (t *tail) probeListing(ctx context.Context, dl storage.DirLister) error {
 			continue
 		}
 		break
-	}
-	if t.probes%padded21Every != 0 {
-		return nil
 	}
 	key := deltalog.LogDir + "0" + storage.Base(deltalog.CommitKey(t.next))
 	switch _, err := t.store.Stat(ctx, key); {

@@ -403,9 +403,10 @@ func (c *probeCounter) Stat(ctx context.Context, key string) (storage.Object, er
 }
 
 // TestRecheckProbesOneRequestABatch (issue 28, item 2): where the store lists a directory from
-// a name on, the re-check before each batch is one listing of the log, and the 21-digit
-// spelling of the next version, which the listing cannot see, is asked for on the first probe
-// and every padded21Every-th: 10 batches, 10 listings and 2 Stats (3 Stats a batch before).
+// a name on, the re-check before each batch is one listing of the log, and one Stat of the
+// 21-digit spelling of the next version, which the listing cannot see (VACUUM-SPEC section
+// 13 re-reads the tail before every batch): 10 batches, 10 listings and 10 Stats (3 Stats a
+// batch before).
 // Without such a listing (local disk) it stays a Stat a spelling.
 func TestRecheckProbesOneRequestABatch(t *testing.T) {
 	tb := newTable(t, tableSpec{})
@@ -421,7 +422,7 @@ func TestRecheckProbesOneRequestABatch(t *testing.T) {
 	if res.NumDeletedFiles != 20 {
 		t.Fatalf("deleted %d files, want 20", res.NumDeletedFiles)
 	}
-	want21 := []string{"_delta_log/000000000000000000001.json", "_delta_log/000000000000000000001.json"}
+	want21 := slices.Repeat([]string{"_delta_log/000000000000000000001.json"}, 10)
 	if c.lists != 10 || !slices.Equal(c.stats, want21) {
 		t.Errorf("%d listings and Stats %q for 10 batches; want 10 and %q", c.lists, c.stats, want21)
 	}
@@ -438,5 +439,43 @@ func TestRecheckProbesOneRequestABatch(t *testing.T) {
 	}
 	if len(stats.stats) != 30 {
 		t.Errorf("%d Stats of the log for 10 batches without listings, want 30", len(stats.stats))
+	}
+}
+
+// spellingWriter writes, after the first delete request, a commit of the next version under
+// its 21-digit name, naming a planned file: the writer Spark would read as that version.
+type spellingWriter struct {
+	storage.DirLister
+	storage.Store
+	once    sync.Once
+	key     string
+	deletes int
+}
+
+func (w *spellingWriter) Delete(ctx context.Context, keys []string) ([]storage.DeleteResult, error) {
+	w.deletes++
+	res, err := w.Store.Delete(ctx, keys)
+	w.once.Do(func() {
+		body := `{"add":{"path":"f19.parquet","size":1,"modificationTime":0,"dataChange":true,"partitionValues":{}}}` + "\n"
+		if perr := w.Store.Put(ctx, w.key, []byte(body)); perr != nil {
+			err = perr
+		}
+	})
+	return res, err
+}
+
+// TestRecheckSees21DigitCommitAtTheNextBatch: a commit of the next version written under its
+// 21-digit name while the run deletes stops the run before its next batch (VACUUM-SPEC
+// section 13: the tail is read again before each batch), on a store that lists from a name.
+func TestRecheckSees21DigitCommitAtTheNextBatch(t *testing.T) {
+	tb := newTable(t, tableSpec{})
+	for i := range 20 {
+		tb.file(fmt.Sprintf("f%02d.parquet", i), 30*day)
+	}
+	plan := tb.plan(retain0)
+	w := &spellingWriter{DirLister: tb.store, Store: tb.store, key: deltalog.LogDir + "0" + storage.Base(deltalog.CommitKey(tb.version+1))}
+	res, err := Execute(context.Background(), w, plan, ExecOptions{BatchSize: 2, Concurrency: 1})
+	if err == nil || w.deletes != 1 || res == nil || res.NumDeletedFiles != 2 || !exists(tb, "f19.parquet") {
+		t.Errorf("after the 21-digit commit: %d delete requests, %+v, %v; want the run stopped after its first batch", w.deletes, res, err)
 	}
 }
