@@ -129,5 +129,10 @@ func commitName(v int64) string { return fmt.Sprintf("%020d.json", v) }
 // during a run looks for it too.
 func UnpaddedCommitKey(v int64) string { return fmt.Sprintf("%s%d.json", LogDir, v) }
 
+// Padded21CommitKey returns the key of commit version v named by its version in 21 digits,
+// another spelling Spark reads as that version and deltavacuum refuses; it sorts before the
+// 20-digit names, so a listing from the 20-digit name does not see it.
+func Padded21CommitKey(v int64) string { return fmt.Sprintf("%s%021d.json", LogDir, v) }
+
 // LogDir is the key of the log directory.
 const LogDir = "_delta_log/"

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io"
 	"net/http"
 	"net/url"
 	"os"
@@ -115,31 +114,7 @@ func (f *fixture) tableDir(layout, table string) string {
 // fabricDo sends a request of the job API and returns the response with its body read.
 func (f *fixture) fabricDo(t *testing.T, method, path, body string, hdr ...string) (*http.Response, []byte) {
 	t.Helper()
-	u := path
-	if !strings.HasPrefix(u, "http") {
-		u = f.http.URL + path
-	}
-	req, err := http.NewRequest(method, u, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if method == http.MethodPost {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	for i := 0; i+1 < len(hdr); i += 2 {
-		if hdr[i] == "Host" {
-			req.Host = hdr[i+1]
-			continue
-		}
-		req.Header.Set(hdr[i], hdr[i+1])
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp, b
+	return f.send(t, method, path, body, hdr...)
 }
 
 const jobsPath = "/v1/workspaces/" + docWorkspace + "/lakehouses/" + docLakehouse + "/jobs/instances?jobType=TableMaintenance"

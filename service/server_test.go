@@ -119,7 +119,27 @@ func newFixture(t *testing.T, yamlTables string, env map[string]string, props ma
 
 func (f *fixture) do(t *testing.T, method, path, body string, hdr ...string) (int, map[string]any) {
 	t.Helper()
-	req, err := http.NewRequest(method, f.http.URL+path, strings.NewReader(body))
+	resp, b := f.send(t, method, path, body, hdr...)
+	var out map[string]any
+	if strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
+		if err := json.Unmarshal(b, &out); err != nil {
+			t.Fatalf("%s %s: %v in %s", method, path, err, b)
+		}
+	} else {
+		out = map[string]any{"text": string(b)}
+	}
+	return resp.StatusCode, out
+}
+
+// send sends a request to the service (path, or an absolute URL) and returns the response with
+// its body read. hdr are name, value pairs; "Host" sets the request's host.
+func (f *fixture) send(t *testing.T, method, path, body string, hdr ...string) (*http.Response, []byte) {
+	t.Helper()
+	u := path
+	if !strings.HasPrefix(u, "http") {
+		u = f.http.URL + path
+	}
+	req, err := http.NewRequest(method, u, strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,15 +159,7 @@ func (f *fixture) do(t *testing.T, method, path, body string, hdr ...string) (in
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
-	var out map[string]any
-	if strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
-		if err := json.Unmarshal(b, &out); err != nil {
-			t.Fatalf("%s %s: %v in %s", method, path, err, b)
-		}
-	} else {
-		out = map[string]any{"text": string(b)}
-	}
-	return resp.StatusCode, out
+	return resp, b
 }
 
 func exists(t *testing.T, p string) bool {

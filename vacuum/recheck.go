@@ -129,7 +129,7 @@ func (t *tail) caughtUpFrom(ctx context.Context, base *deltalog.Snapshot, start 
 	if err != nil {
 		return t.errorf("the VACUUM START this run committed (version %d) cannot be read: %v", start, err)
 	}
-	if odd, err := t.oddSpelling(ctx); err != nil {
+	if odd, err := t.oddSpelling(ctx, otherSpellings(start)...); err != nil {
 		return err
 	} else if odd != "" {
 		return t.errorf("version %d is claimed by %s beside %s, the VACUUM START this run committed: stopping, since which one is the table's cannot be known", start, odd, key)
@@ -182,11 +182,7 @@ func (t *tail) probe(ctx context.Context) error {
 			// Two other spellings Spark reads as the version and the log reader refuses, 7.json
 			// and 21 digits: a commit under either stops the run. (Other counts of leading
 			// zeros are not looked for: the window of docs/design.md.)
-			odd, err := t.oddSpelling(ctx)
-			if odd == "" || err != nil {
-				return err
-			}
-			return t.errorf("version %d was committed as %s, not under the name Delta writers give it (%s): stopping, since such a commit cannot be read safely", t.next, odd, key)
+			return t.refuseOddSpelling(ctx, otherSpellings(t.next)...)
 		}
 		if err != nil {
 			return t.errorf("%v", err)
@@ -263,22 +259,20 @@ func (t *tail) probeListing(ctx context.Context, dl storage.DirLister) error {
 		}
 		break
 	}
-	key := deltalog.LogDir + "0" + storage.Base(deltalog.CommitKey(t.next))
-	switch _, err := t.store.Stat(ctx, key); {
-	case err == nil:
-		return t.errorf("version %d was committed as %s, not under the name Delta writers give it (%s): stopping, since such a commit cannot be read safely", t.next, key, deltalog.CommitKey(t.next))
-	case !errors.Is(err, storage.ErrNotExist):
-		return t.errorf("%v", err)
-	}
-	return nil
+	return t.refuseOddSpelling(ctx, deltalog.Padded21CommitKey(t.next))
 }
 
-// oddSpelling returns the key of commit t.next under another spelling than the 20-digit one
-// (unpadded, or 21 digits) if one exists.
-func (t *tail) oddSpelling(ctx context.Context) (string, error) {
-	for _, key := range []string{deltalog.UnpaddedCommitKey(t.next), deltalog.LogDir + "0" + storage.Base(deltalog.CommitKey(t.next))} {
+// otherSpellings are the keys of commit v under the two other spellings Spark reads as the
+// version and the log reader refuses: unpadded (7.json) and 21 digits.
+func otherSpellings(v int64) []string {
+	return []string{deltalog.UnpaddedCommitKey(v), deltalog.Padded21CommitKey(v)}
+}
+
+// oddSpelling returns the first of keys (other spellings of commit t.next) that exists, or "".
+func (t *tail) oddSpelling(ctx context.Context, keys ...string) (string, error) {
+	for _, key := range keys {
 		if key == deltalog.CommitKey(t.next) {
-			continue
+			continue // a version of 20 digits is its own unpadded spelling
 		}
 		switch _, err := t.store.Stat(ctx, key); {
 		case err == nil:
@@ -288,6 +282,16 @@ func (t *tail) oddSpelling(ctx context.Context) (string, error) {
 		}
 	}
 	return "", nil
+}
+
+// refuseOddSpelling stops the run when commit t.next exists under one of keys; nil when none
+// does.
+func (t *tail) refuseOddSpelling(ctx context.Context, keys ...string) error {
+	odd, err := t.oddSpelling(ctx, keys...)
+	if odd == "" || err != nil {
+		return err
+	}
+	return t.errorf("version %d was committed as %s, not under the name Delta writers give it (%s): stopping, since such a commit cannot be read safely", t.next, odd, deltalog.CommitKey(t.next))
 }
 
 // readCommit reads one commit: the keys it references, a protocol it may change, a metaData

@@ -354,6 +354,13 @@ func TestShardLinkRefused(t *testing.T) {
 	if err := symlinkDir(dir, "part=0", "alias"); err != nil {
 		t.Skipf("symbolic links: %v", err)
 	}
+	everyShardRefusesLink(t, dir, "alias")
+}
+
+// everyShardRefusesLink plans each shard of 3 of the table in dir at version 15 and wants each
+// refused with a ShardLinkError naming link.
+func everyShardRefusesLink(t *testing.T, dir, link string) {
+	t.Helper()
 	store, err := local.New(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -369,8 +376,8 @@ func TestShardLinkRefused(t *testing.T) {
 		}
 		_, err = p.Plan(ctx)
 		var le *ShardLinkError
-		if !errors.As(err, &le) || le.Link != "alias" {
-			t.Errorf("shard %d/3: %v, want a refusal naming the link", i, err)
+		if !errors.As(err, &le) || le.Link != link {
+			t.Errorf("shard %d/3: %v, want a refusal naming %s", i, err, link)
 		}
 	}
 }
@@ -391,25 +398,7 @@ func TestShardLinkInAnotherShardsFolder(t *testing.T) {
 	if err := symlinkDir(dir, "../part=0", "z9/alias"); err != nil {
 		t.Skipf("symbolic links: %v", err)
 	}
-	store, err := local.New(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	v := int64(15)
-	for i := range 3 {
-		opts := retain0
-		opts.Shard, opts.Version = &Shard{i, 3}, &v
-		p, err := NewPlanner(ctx, store, opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, err = p.Plan(ctx)
-		var le *ShardLinkError
-		if !errors.As(err, &le) || le.Link != "z9/alias" {
-			t.Errorf("shard %d/3: %v, want a refusal naming z9/alias", i, err)
-		}
-	}
+	everyShardRefusesLink(t, dir, "z9/alias")
 }
 
 func symlinkDir(root, target, link string) error {
