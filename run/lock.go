@@ -4,47 +4,32 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
-	"sort"
-	"strconv"
+	"math/rand/v2"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/go-json-experiment/json"
+	"github.com/google/uuid"
 
 	"github.com/deltavacuum/deltavacuum/storage"
 	"github.com/deltavacuum/deltavacuum/vacuum"
 )
 
-// The lock of a table is a queue of numbered tickets in LockDir, each an object written with
-// the store's put-if-absent: <ticket>.json. A process that wants the table lists the folder,
-// writes the ticket after the highest it saw (if another process took that number first, it
-// lists again), then lists once more and looks at every ticket below its own that is not
-// released (<ticket>.released): a live one it cannot run beside refuses it (it releases its own
-// ticket and fails); a stale one (no heartbeat for the stale limit, or a process of this host
-// that is gone) it releases, saying so; an unreadable one refuses it (fail closed).
-//
-// Why this is safe: tickets are taken in increasing order and never taken twice (put-if-absent),
-// and the highest ticket is never deleted, so a ticket below mine was written before I listed
-// the folder to choose mine, and my second listing sees it (the listings of every store here are
-// strongly consistent: local disk, S3, Azure, GCS). Of two processes that could not run side by
-// side, the one with the higher ticket sees the other and steps back: at most one goes on. A
-// process that dies leaves its ticket; the next process takes over at once when the holder ran
-// on this host and is gone, otherwise after the stale limit.
-//
-// The workers of a sharded run (the shards of one count at one pinned version) hold tickets
-// side by side; any other pair is exclusive.
+// The table's lock: tickets in LockDir, taken, confirmed and released by the steps of
+// lockproto.go (where the protocol and why it is safe are written). This file performs those
+// steps on a store, judges the tickets of other processes (live, dead, unreadable), and keeps a
+// holder's heartbeat.
 
 // LockDir is the folder of a table's lock, relative to the table root.
 const LockDir = "_deltavacuum/lock/"
 
 const (
-	ticketSuffix   = ".json"
-	releasedSuffix = ".released"
-	beatSuffix     = ".heartbeat"
-	ticketDigits   = 20
-	ticketFormat   = 1
+	ticketSuffix         = ".json"
+	beatSuffix           = ".heartbeat"
+	legacyReleasedSuffix = ".released" // the numbered queue's release markers
+	ticketFormat         = 2
+	legacyTicketFormat   = 1
 )
 
 // HeartbeatEvery is how often the holder of a ticket rewrites its heartbeat.
@@ -61,10 +46,21 @@ const DefaultStaleAfter = 15 * time.Minute
 // ever), and the run is refused until deltavacuum unlock clears it.
 const MaxClockSkew = 5 * time.Minute
 
-// maxMissedBeats is how many beats in a row may fail before the holder stops: others take the
-// ticket for stale after the stale limit (at least 3 minutes in serve), so a run that cannot
-// renew its heartbeat must not go on deleting as if it held the table.
+// maxMissedBeats is how many beats in a row may fail before the holder stops.
 const maxMissedBeats = 2
+
+// confirmFresh is how long a confirmation of the ticket vouches for the deletes after it: a
+// holder that finds more time gone since (by the monotonic clock, the wall clock or the time
+// since boot, whichever says most: a process stopped with SIGSTOP, a frozen VM, a suspended
+// laptop) confirms again before it deletes.
+var confirmFresh = 10 * time.Second
+
+// leaseOf is how long a process trusts its ticket after it began writing the ticket's last
+// sign (its start, then its newest heartbeat): the stale limit less a margin for the clocks of
+// other machines, which judge the sign by their own (lockproto.go).
+func leaseOf(staleAfter time.Duration) time.Duration {
+	return staleAfter - min(MaxClockSkew, staleAfter/3)
+}
 
 // heartbeatIOTimeout bounds each write of a beat and the release of a ticket.
 var heartbeatIOTimeout = 30 * time.Second
@@ -74,12 +70,16 @@ const (
 	PurposeVacuum = "vacuum"
 	PurposeUndo   = "undo"
 	PurposePurge  = "trash purge"
+	PurposePin    = "pin"
 )
 
 // Ticket is the content of a ticket: who holds the table, for what.
 type Ticket struct {
-	Format  int    `json:"format"`
-	Number  uint64 `json:"ticket"`
+	Format int `json:"format"`
+	// ID is the ticket's name in LockDir: a time-ordered UUID no other ticket has.
+	ID string `json:"id,omitempty"`
+	// Number is the name of a ticket of the numbered queue (format 1, before issue 33).
+	Number  uint64 `json:"ticket,omitempty"`
 	Table   string `json:"table"`
 	Purpose string `json:"purpose"`
 	// Run is the id of the run record of the run that holds the ticket, when it keeps one.
@@ -91,45 +91,57 @@ type Ticket struct {
 	StartedAt       time.Time `json:"startedAt"`
 }
 
-// heartbeat is the content of <ticket>.heartbeat.
+// heartbeat is the content of <id>.heartbeat (Ticket: a legacy ticket's number).
 type heartbeat struct {
-	Ticket uint64    `json:"ticket"`
+	ID     string    `json:"id,omitempty"`
+	Ticket uint64    `json:"ticket,omitempty"`
 	At     time.Time `json:"at"`
 }
 
-// released is the content of <ticket>.released.
-type released struct {
-	Ticket uint64    `json:"ticket"`
-	At     time.Time `json:"at"`
-	By     Process   `json:"by"`
-	Why    string    `json:"why"`
+func ticketKey(id string) string { return LockDir + id + ticketSuffix }
+func beatKey(id string) string   { return LockDir + id + beatSuffix }
+
+// newTicketID is a new ticket id: a UUID of version 7 (its time first, so that ids sort by the
+// time they were made, then random bits: no two processes make the same).
+func newTicketID() (string, error) {
+	u, err := uuid.NewV7()
+	if err != nil {
+		return "", err
+	}
+	return u.String(), nil
 }
 
-func ticketName(n uint64) string { return fmt.Sprintf("%0*d", ticketDigits, n) }
-func ticketKey(n uint64) string  { return LockDir + ticketName(n) + ticketSuffix }
-func beatKey(n uint64) string    { return LockDir + ticketName(n) + beatSuffix }
-func releasedKey(n uint64) string {
-	return LockDir + ticketName(n) + releasedSuffix
+// validTicketID reports whether s is a ticket id: a UUID in its canonical lower-case form.
+func validTicketID(s string) bool {
+	if len(s) != 36 || strings.ToLower(s) != s {
+		return false
+	}
+	u, err := uuid.Parse(s)
+	return err == nil && u.String() == s
 }
 
-// States of a ticket that is not released.
+// States of a ticket.
 const (
 	StateLive    = "live"
 	StateStale   = "stale"   // no heartbeat for the stale limit
 	StateGone    = "gone"    // its process, on this host, no longer runs
-	StateCorrupt = "corrupt" // unreadable, or dated ahead of this clock
+	StateCorrupt = "corrupt" // unreadable, dated ahead of this clock, or not a ticket at all
 )
 
-// Holding is a ticket that is not released, as another process judges it.
+// Holding is an entry of the lock folder, as another process judges it.
 type Holding struct {
-	// Key is the ticket's object, relative to the table root.
-	Key    string  `json:"key"`
-	Number uint64  `json:"ticket"`
+	// Key is the entry's object, relative to the table root.
+	Key string `json:"key"`
+	// ID is the ticket's id ("" for an entry that is no ticket).
+	ID     string  `json:"id,omitempty"`
 	Ticket *Ticket `json:"holder,omitempty"`
 	State  string  `json:"state"`
+	// Admitted is set for a ticket whose holder has the table (its heartbeat is there); a
+	// ticket without one is still asking.
+	Admitted bool `json:"admitted,omitempty"`
 	// LastSign is the newest heartbeat, or the start when it has none.
 	LastSign time.Time `json:"lastSign,omitzero"`
-	// Why says how the state was told (for a corrupt ticket, what is wrong with it).
+	// Why says how the state was told (for a corrupt entry, what is wrong with it).
 	Why string `json:"why"`
 }
 
@@ -148,6 +160,9 @@ func (h Holding) describe() string {
 	}
 	if t.Shard != "" && t.SnapshotVersion != nil {
 		what += fmt.Sprintf(" of shard %s at version %d", t.Shard, *t.SnapshotVersion)
+	}
+	if !h.Admitted {
+		what += ", still taking the lock,"
 	}
 	host := "host " + t.Host
 	if t.SameHost() {
@@ -170,12 +185,12 @@ type HeldError struct {
 
 func (e *HeldError) Error() string {
 	if e.Holding.State == StateCorrupt {
-		return fmt.Sprintf("%s: the lock ticket %s cannot be trusted (%s); nothing was done. "+
-			"If no deltavacuum is working on this table, deltavacuum unlock %s clears it",
+		return fmt.Sprintf("%s: the lock entry %s cannot be trusted (%s); nothing was done. "+
+			"If no deltavacuum is working on this table, deltavacuum unlock %s shows it and clears it",
 			e.Location, e.Holding.Key, e.Holding.Why, e.Location)
 	}
 	return fmt.Sprintf("%s: held by %s; nothing was done. Wait for it to end. If that process is gone, "+
-		"deltavacuum unlock %s removes its lock (it shows what the lock held, and refuses a live holder on this host unless --force); "+
+		"deltavacuum unlock %s removes its lock (it shows what the lock held, and refuses a live holder unless --force); "+
 		"a holder on another host goes stale after %s without a heartbeat", e.Location, e.Holding.describe(), e.Location, e.StaleAfter)
 }
 
@@ -197,6 +212,8 @@ type LockOptions struct {
 	StaleAfter time.Duration
 	// Ticks, when set (tests), ticks the heartbeats instead of a clock of HeartbeatEvery.
 	Ticks func() (<-chan time.Time, func())
+	// Wait is how long to wait for a holder to finish before refusing (0: refuse at once).
+	Wait time.Duration
 }
 
 func (o *LockOptions) now() time.Time {
@@ -217,7 +234,7 @@ func (o *LockOptions) staleAfter() time.Duration {
 type Lock struct {
 	store  storage.Store
 	ticket Ticket
-	// TakenOver are the tickets of dead processes this one released to take the table.
+	// takenOver are the tickets of dead processes this one deleted to take the table.
 	takenOver []Holding
 
 	lost      chan struct{}
@@ -225,6 +242,9 @@ type Lock struct {
 	mu        sync.Mutex
 	cause     error
 	bound     []context.CancelCauseFunc
+	confirmed instant // the last time the ticket was seen in place
+	signAt    instant // when the newest heartbeat written began to be written
+	lease     time.Duration
 	done      chan struct{}
 	wg        sync.WaitGroup
 	release   sync.Once
@@ -235,11 +255,12 @@ type Lock struct {
 func (l *Lock) Ticket() Ticket { return l.ticket }
 
 // TakenOver returns the tickets of processes found dead (gone, or stale) that this lock
-// released to take the table: their runs, if they kept a record, were interrupted.
+// deleted to take the table: their runs, if they kept a record, were interrupted.
 func (l *Lock) TakenOver() []Holding { return l.takenOver }
 
-// Lost is closed when the lock can no longer be trusted: its heartbeat could not be renewed
-// maxMissedBeats times in a row, or another process released it (unlock --force). Cause says why.
+// Lost is closed when the lock can no longer be trusted: its ticket is no longer there
+// (unlock --force, or a process that took it for dead), or its heartbeat could not be renewed
+// maxMissedBeats times in a row. Cause says why.
 func (l *Lock) Lost() <-chan struct{} { return l.lost }
 
 // Cause is why the lock was lost (nil while it is not).
@@ -281,91 +302,268 @@ func (l *Lock) Bind(ctx context.Context) (context.Context, context.CancelFunc) {
 	return ctx, func() { cancel(nil) }
 }
 
+// errTicketGone is the cause of a lock whose ticket another process deleted.
+func (l *Lock) errTicketGone() error {
+	return fmt.Errorf("%w: its ticket %s was removed by another process (deltavacuum unlock --force, or a process that took it for dead): the run stopped",
+		ErrLockLost, ticketKey(l.ticket.ID))
+}
+
+// expired loses the lock when the process is past its lease: it was away (stopped, suspended)
+// so long that another process may have taken its ticket for stale.
+func (l *Lock) expired(at instant) error {
+	l.mu.Lock()
+	gone := at.since(l.signAt)
+	l.mu.Unlock()
+	if gone >= l.lease {
+		l.lose(fmt.Errorf("%w: %s went by since its last heartbeat, by this machine's clocks (the process was stopped or suspended?), "+
+			"and after %s another process may take its ticket for stale: the run stopped rather than delete beside it",
+			ErrLockLost, gone.Round(time.Second), l.lease))
+		return l.Cause()
+	}
+	return nil
+}
+
+// Confirm shows that the lock still holds the table: its lease has not run out, and its
+// ticket is there (one Stat). A ticket that is gone, or that cannot be looked at, loses the
+// lock (fail closed) and the error says why. A run confirms before every batch of deletes and
+// before it reports success.
+func (l *Lock) Confirm(ctx context.Context) error {
+	if err := l.Cause(); err != nil {
+		return err
+	}
+	at := readClocks()
+	if err := l.expired(at); err != nil {
+		return err
+	}
+	step := confirmStep(l.ticket.ID)
+	_, err := l.store.Stat(ctx, step.key)
+	switch {
+	case errors.Is(err, storage.ErrNotExist):
+		l.lose(l.errTicketGone())
+		return l.Cause()
+	case err != nil && ctx.Err() != nil:
+		return ctx.Err() // the run was stopped for another reason
+	case err != nil:
+		l.lose(fmt.Errorf("%w: its ticket %s could not be looked at (%v): the run stopped rather than go on without knowing", ErrLockLost, step.key, err))
+		return l.Cause()
+	}
+	l.mu.Lock()
+	if at.after(l.confirmed) {
+		l.confirmed = at
+	}
+	l.mu.Unlock()
+	return nil
+}
+
+// Fresh confirms the lock unless a confirmation vouches for now (confirmFresh, by every clock):
+// the check a holder makes right before it deletes.
+func (l *Lock) Fresh(ctx context.Context) error {
+	if err := l.Cause(); err != nil {
+		return err
+	}
+	at := readClocks()
+	if err := l.expired(at); err != nil {
+		return err
+	}
+	l.mu.Lock()
+	last := l.confirmed
+	l.mu.Unlock()
+	if at.since(last) < confirmFresh {
+		return nil
+	}
+	return l.Confirm(ctx)
+}
+
+// Guard returns d deleting only while the lock holds: each Delete call (a batch) first
+// confirms the ticket, and again right before the delete if the confirmation is no longer
+// fresh (the process was stopped in between).
+func (l *Lock) Guard(d vacuum.Deleter) vacuum.Deleter { return &guarded{Deleter: d, lock: l} }
+
+type guarded struct {
+	vacuum.Deleter
+	lock *Lock
+}
+
+func (g *guarded) Delete(ctx context.Context, keys []string) ([]storage.DeleteResult, error) {
+	if err := g.lock.Confirm(ctx); err != nil {
+		return nil, err
+	}
+	if err := g.lock.Fresh(ctx); err != nil {
+		return nil, err
+	}
+	return g.Deleter.Delete(ctx, keys)
+}
+
+// DeleteIfUnchanged keeps a conditional deleter conditional under the guard.
+func (g *guarded) DeleteIfUnchanged(ctx context.Context, keys, versions []string) ([]storage.DeleteResult, error) {
+	cd, ok := g.Deleter.(storage.ConditionalDeleter)
+	if !ok {
+		return g.Delete(ctx, keys)
+	}
+	if err := g.lock.Confirm(ctx); err != nil {
+		return nil, err
+	}
+	if err := g.lock.Fresh(ctx); err != nil {
+		return nil, err
+	}
+	return cd.DeleteIfUnchanged(ctx, keys, versions)
+}
+
 // Acquire takes a ticket on the table in store, before anything is read for the work it
-// guards. It fails with a *HeldError (errors.Is ErrLocked) when a live process holds the table
-// for work this one cannot run beside, or when a ticket below it cannot be read.
+// guards, by the steps of the acquirer (lockproto.go). It fails with a *HeldError (errors.Is
+// ErrLocked) when a live process holds the table for work this one cannot run beside, or when
+// an entry of the lock cannot be trusted; a refusal leaves the lock folder as it was found.
 func Acquire(ctx context.Context, store storage.Store, opts LockOptions) (*Lock, error) {
 	if opts.Purpose == "" {
 		return nil, errors.New("lock: no purpose")
 	}
-	if (opts.Shard == nil) != (opts.Version == nil) && opts.Shard != nil {
+	if opts.Shard != nil && opts.Version == nil {
 		return nil, errors.New("lock: a shard needs its pinned version")
 	}
+	deadline := time.Now().Add(opts.Wait)
+	for {
+		l, err := acquireOnce(ctx, store, opts)
+		var he *HeldError
+		if err == nil || !errors.As(err, &he) || he.Holding.State == StateCorrupt || time.Now().After(deadline) {
+			return l, err
+		}
+		if err := sleep(ctx, time.Second); err != nil {
+			return nil, err
+		}
+	}
+}
+
+func acquireOnce(ctx context.Context, store storage.Store, opts LockOptions) (*Lock, error) {
 	t := Ticket{Format: ticketFormat, Table: store.Location(), Purpose: opts.Purpose, Run: opts.Run, Process: Self(), StartedAt: opts.now().UTC()}
 	if opts.Shard != nil {
 		t.Shard = opts.Shard.String()
 		v := *opts.Version
 		t.SnapshotVersion = &v
 	}
-	var err error
-	for attempt := 0; ; attempt++ {
-		var names ticketNames
-		if names, err = listTickets(ctx, store); err != nil {
-			return nil, err
+	tidy := newFolderTidier(ctx, store)
+	a := newAcquirer(defaultBounds)
+	lease := leaseOf(opts.staleAfter())
+	var signAt instant // when the ticket of this attempt began to be written
+	// fail deletes what this process may have written (its ticket: a put that failed may still
+	// have been stored) and returns err.
+	fail := func(err error) (*Lock, error) {
+		if a.mine != "" || t.ID != "" {
+			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), heartbeatIOTimeout)
+			_, _ = store.Delete(rctx, []string{ticketKey(t.ID), beatKey(t.ID)})
+			tidy.restore(rctx)
+			cancel()
 		}
-		if names.max == math.MaxUint64 {
-			return nil, &HeldError{Location: store.Location(), StaleAfter: opts.staleAfter(), Holding: Holding{Key: ticketKey(names.max), Number: names.max, State: StateCorrupt,
-				Why: "its number is the highest a ticket can have: remove the folder " + LockDir + " by hand while no deltavacuum works on the table"}}
-		}
-		t.Number = names.max + 1
-		b, merr := json.Marshal(t)
-		if merr != nil {
-			return nil, merr
-		}
-		err = store.PutIfAbsent(ctx, ticketKey(t.Number), b)
-		if err == nil {
-			break
-		}
-		if !errors.Is(err, storage.ErrExist) {
-			return nil, fmt.Errorf("%s: taking the lock (writing %s): %w; nothing was done", store.Location(), ticketKey(t.Number), err)
-		}
-		if attempt >= 50 {
-			return nil, fmt.Errorf("%s: taking the lock: %d tickets in a row were taken by other processes first; try again", store.Location(), attempt+1)
-		}
-		// Another process took that number: list again.
-		if err := sleep(ctx, time.Duration(attempt+1)*5*time.Millisecond); err != nil {
-			return nil, err
-		}
-	}
-	l := &Lock{store: store, ticket: t, lost: make(chan struct{}), done: make(chan struct{})}
-	if err := l.admit(ctx, opts); err != nil {
-		l.giveUp(ctx, "refused: "+err.Error())
 		return nil, err
 	}
-	l.beat(ctx, opts)
-	return l, nil
+	for {
+		if a.mine != "" && readClocks().since(signAt) >= lease {
+			a.expire() // away too long: what was listed and judged is no evidence now
+		}
+		st := a.next()
+		switch st.kind {
+		case stepPut:
+			signAt = readClocks()
+			id, err := newTicketID()
+			if err != nil {
+				return nil, err
+			}
+			t.ID, t.StartedAt = id, opts.now().UTC()
+			b, err := json.Marshal(t)
+			if err != nil {
+				return nil, err
+			}
+			err = store.PutIfAbsent(ctx, ticketKey(id), b)
+			if err != nil && !errors.Is(err, storage.ErrExist) {
+				return fail(fmt.Errorf("%s: taking the lock (writing %s): %w; nothing was done", store.Location(), ticketKey(id), err))
+			}
+			a.put(id, err != nil)
+		case stepList:
+			entries, err := listLock(ctx, store)
+			if err != nil {
+				return fail(err)
+			}
+			a.listed(entries)
+		case stepJudge:
+			h, err := judge(ctx, store, st.key, a.listing.legacy[st.key], st.hasBeat, opts.now(), opts.staleAfter())
+			if err != nil {
+				return fail(err)
+			}
+			v := verdict{}
+			if h != nil {
+				v = verdict{State: h.State, Holding: *h}
+				v.Fits = h.Ticket != nil && compatible(t, *h.Ticket)
+			}
+			a.judged(v)
+		case stepDelete:
+			if err := deleteAll(ctx, store, st.keys); err != nil {
+				return fail(fmt.Errorf("%s: the lock: %w; nothing was done", store.Location(), err))
+			}
+			a.deleted()
+		case stepBeat:
+			signAt = readClocks()
+			if err := writeBeat(ctx, store, t.ID, opts.now()); err != nil {
+				return fail(fmt.Errorf("%s: taking the lock (writing %s): %w; nothing was done", store.Location(), st.key, err))
+			}
+			a.beaten()
+		case stepPause:
+			// A back-off waits longer than a listing that waits for the one below to go, and
+			// both are jittered, so that two processes started at one instant part.
+			d := time.Duration(5+rand.IntN(10)) * time.Millisecond
+			if a.phase == phPauseAdm {
+				d = time.Duration(20*st.attempt+rand.IntN(30)) * time.Millisecond
+			}
+			if err := sleep(ctx, d); err != nil {
+				return fail(err)
+			}
+			a.paused()
+		case stepDone:
+			switch a.outcome {
+			case acqAdmitted:
+				l := &Lock{store: store, ticket: t, lost: make(chan struct{}), done: make(chan struct{}), confirmed: signAt, signAt: signAt, lease: lease}
+				for _, v := range a.TakenOff {
+					l.takenOver = append(l.takenOver, v.Holding)
+				}
+				l.beat(ctx, opts)
+				return l, nil
+			case acqRefused:
+				tidy.restore(ctx)
+				h := a.Refusal.Holding
+				if a.Foreign != nil {
+					h = foreignHolding(*a.Foreign)
+				}
+				return nil, &HeldError{Location: store.Location(), Holding: h, StaleAfter: opts.staleAfter()}
+			default:
+				return fail(fmt.Errorf("%s: taking the lock: the ticket ids this process made were taken %d times in a row; try again", store.Location(), a.puts))
+			}
+		}
+	}
 }
 
-// admit looks at every ticket below l's that is not released: it fails on one that holds the
-// table against l, and releases those of dead processes.
-func (l *Lock) admit(ctx context.Context, opts LockOptions) error {
-	names, err := listTickets(ctx, l.store)
+// foreignHolding describes an entry of the lock folder that is no ticket.
+func foreignHolding(e lockEntry) Holding {
+	what := "a file that is not a ticket, a heartbeat or anything else deltavacuum writes"
+	switch {
+	case e.Dir:
+		what = "a directory, where deltavacuum writes only files"
+	case e.Link:
+		what = "a symbolic link, where deltavacuum writes only files"
+	}
+	return Holding{Key: foreignKey(e), State: StateCorrupt, Why: "it is " + what}
+}
+
+// deleteAll deletes keys; a key already gone is no error.
+func deleteAll(ctx context.Context, store storage.Store, keys []string) error {
+	if len(keys) == 0 {
+		return nil
+	}
+	res, err := store.Delete(ctx, keys)
 	if err != nil {
 		return err
 	}
-	now := opts.now()
-	var dead []Holding
-	for _, n := range names.open(l.ticket.Number) {
-		h, err := judge(ctx, l.store, n, names.beats[n], now, opts.staleAfter())
-		if err != nil {
-			return err
+	for _, r := range res {
+		if r.Err != nil {
+			return fmt.Errorf("deleting %s: %w", r.Key, r.Err)
 		}
-		if h == nil {
-			continue // released (and cleaned up) since the listing
-		}
-		switch {
-		case h.State == StateCorrupt, h.State == StateLive && !compatible(l.ticket, *h.Ticket):
-			return &HeldError{Location: l.store.Location(), Holding: *h, StaleAfter: opts.staleAfter()}
-		case h.State == StateStale || h.State == StateGone:
-			dead = append(dead, *h)
-		}
-	}
-	for _, h := range dead {
-		why := fmt.Sprintf("taken over by ticket %s: %s", ticketName(l.ticket.Number), h.Why)
-		if err := markReleased(ctx, l.store, h.Number, why); err != nil {
-			return fmt.Errorf("%s: releasing the ticket %s of a dead process: %w", l.store.Location(), h.Key, err)
-		}
-		l.takenOver = append(l.takenOver, h)
 	}
 	return nil
 }
@@ -382,57 +580,65 @@ func compatible(mine, other Ticket) bool {
 	return err1 == nil && err2 == nil && a.Count == b.Count && a.Index != b.Index
 }
 
-// judge reads ticket n (and its heartbeat, when the listing showed one) and tells its state
-// at now; nil when it was released and removed since the listing. An error is a failure to
-// read (the store), not a corrupt ticket.
-func judge(ctx context.Context, store storage.Store, n uint64, hasBeat bool, now time.Time, staleAfter time.Duration) (*Holding, error) {
-	h := &Holding{Key: ticketKey(n), Number: n}
-	b, err := storage.ReadAll(ctx, store, ticketKey(n))
-	if errors.Is(err, storage.ErrNotExist) {
-		return nil, nil // removed by a cleanup after its release (a ticket is never removed before)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("%s: reading the lock ticket %s: %w; nothing was done", store.Location(), ticketKey(n), err)
-	}
+// judge reads ticket id (a legacy one when legacy; its heartbeat too when the listing showed
+// one) and tells its state at now; nil when it was deleted since the listing. An error is a
+// failure to read (the store), not a corrupt ticket.
+func judge(ctx context.Context, store storage.Store, id string, legacy, hasBeat bool, now time.Time, staleAfter time.Duration) (*Holding, error) {
+	h := &Holding{Key: ticketKey(id), ID: id}
+	b, err := storage.ReadAll(ctx, store, ticketKey(id))
 	corrupt := func(why string) (*Holding, error) {
 		h.State, h.Why = StateCorrupt, why
 		return h, nil
+	}
+	switch {
+	case errors.Is(err, storage.ErrNotExist):
+		return nil, nil // deleted since the listing: released, or taken over
+	case errors.Is(err, storage.ErrSymlink), errors.Is(err, storage.ErrNotRegular):
+		return corrupt("it is not a regular file: " + err.Error())
+	case err != nil:
+		return nil, fmt.Errorf("%s: reading the lock ticket %s: %w; nothing was done", store.Location(), ticketKey(id), err)
 	}
 	var t Ticket
 	if err := json.Unmarshal(b, &t, json.RejectUnknownMembers(true)); err != nil {
 		return corrupt("it is not a ticket this deltavacuum reads: " + err.Error())
 	}
 	switch {
-	case t.Format != ticketFormat:
-		return corrupt(fmt.Sprintf("format %d, this deltavacuum reads format %d", t.Format, ticketFormat))
-	case t.Number != n:
-		return corrupt(fmt.Sprintf("it names ticket %d, its file name ticket %d", t.Number, n))
+	case legacy && t.Format != legacyTicketFormat, !legacy && t.Format != ticketFormat:
+		return corrupt(fmt.Sprintf("format %d under a name of format %d", t.Format, map[bool]int{true: legacyTicketFormat, false: ticketFormat}[legacy]))
+	case legacy && fmt.Sprintf("%020d", t.Number) != id:
+		return corrupt(fmt.Sprintf("it names ticket %d, its file name ticket %s", t.Number, id))
+	case !legacy && t.ID != id:
+		return corrupt(fmt.Sprintf("it names ticket %q, its file name %q", t.ID, id))
 	case t.Purpose == "" || t.StartedAt.IsZero():
 		return corrupt("it names no purpose or no start")
 	}
 	h.Ticket = &t
+	h.Admitted = hasBeat || legacy
 	if t.StartedAt.After(now.Add(MaxClockSkew)) {
 		return corrupt(fmt.Sprintf("its start %s is ahead of this clock (%s) by more than %s", t.StartedAt.UTC().Format(time.RFC3339), now.UTC().Format(time.RFC3339), MaxClockSkew))
 	}
 	h.LastSign = t.StartedAt
 	if hasBeat {
-		b, err := storage.ReadAll(ctx, store, beatKey(n))
+		b, err := storage.ReadAll(ctx, store, beatKey(id))
 		switch {
 		case errors.Is(err, storage.ErrNotExist):
+		case errors.Is(err, storage.ErrSymlink), errors.Is(err, storage.ErrNotRegular):
+			return corrupt(fmt.Sprintf("its heartbeat %s is not a regular file: %v", beatKey(id), err))
 		case err != nil:
-			return nil, fmt.Errorf("%s: reading the heartbeat %s: %w; nothing was done", store.Location(), beatKey(n), err)
+			return nil, fmt.Errorf("%s: reading the heartbeat %s: %w; nothing was done", store.Location(), beatKey(id), err)
 		default:
 			var hb heartbeat
-			if err := json.Unmarshal(b, &hb, json.RejectUnknownMembers(true)); err != nil || hb.Ticket != n || hb.At.IsZero() {
+			err := json.Unmarshal(b, &hb, json.RejectUnknownMembers(true))
+			if err != nil || hb.At.IsZero() || (legacy && hb.Ticket != t.Number) || (!legacy && hb.ID != id) {
 				why := "it is not a heartbeat of this ticket"
 				if err != nil {
 					why = err.Error()
 				}
-				return corrupt(fmt.Sprintf("its heartbeat %s is unreadable: %s", beatKey(n), why))
+				return corrupt(fmt.Sprintf("its heartbeat %s is unreadable: %s", beatKey(id), why))
 			}
 			if hb.At.After(now.Add(MaxClockSkew)) {
 				return corrupt(fmt.Sprintf("its heartbeat %s is dated %s, ahead of this clock (%s) by more than %s",
-					beatKey(n), hb.At.UTC().Format(time.RFC3339), now.UTC().Format(time.RFC3339), MaxClockSkew))
+					beatKey(id), hb.At.UTC().Format(time.RFC3339), now.UTC().Format(time.RFC3339), MaxClockSkew))
 			}
 			if hb.At.After(h.LastSign) {
 				h.LastSign = hb.At
@@ -450,20 +656,8 @@ func judge(ctx context.Context, store storage.Store, n uint64, hasBeat bool, now
 	return h, nil
 }
 
-// markReleased writes the release marker of ticket n (kept when one is there already).
-func markReleased(ctx context.Context, store storage.Store, n uint64, why string) error {
-	b, err := json.Marshal(released{Ticket: n, At: time.Now().UTC(), By: Self(), Why: why})
-	if err != nil {
-		return err
-	}
-	if err := store.PutIfAbsent(ctx, releasedKey(n), b); err != nil && !errors.Is(err, storage.ErrExist) {
-		return err
-	}
-	return nil
-}
-
-// beat writes the first heartbeat and keeps it fresh in the background; it also watches for a
-// release of the ticket by another process.
+// beat keeps the heartbeat fresh in the background, and watches for the ticket's removal by
+// another process.
 func (l *Lock) beat(ctx context.Context, opts LockOptions) {
 	bg := context.WithoutCancel(ctx)
 	ticks, stop := opts.Ticks, func() {}
@@ -485,10 +679,27 @@ func (l *Lock) beat(ctx context.Context, opts LockOptions) {
 				return
 			case <-ch:
 				bctx, cancel := context.WithTimeout(bg, heartbeatIOTimeout) // a store that does not answer is a missed beat
-				err := l.writeBeat(bctx, opts.now())
-				if err == nil && l.releasedByOther(bctx) {
-					l.lose(fmt.Errorf("%w: its ticket %s was released by another process (deltavacuum unlock --force, or a process that took it for dead): the run stopped",
-						ErrLockLost, ticketKey(l.ticket.Number)))
+				// The ticket first: a beat is not written for a ticket another process removed.
+				_, err := l.store.Stat(bctx, ticketKey(l.ticket.ID))
+				if errors.Is(err, storage.ErrNotExist) {
+					l.lose(l.errTicketGone())
+					cancel()
+					return
+				}
+				if err == nil {
+					at := readClocks()
+					if l.expired(at) != nil {
+						cancel()
+						return // a beat now would not bring back a ticket others may have taken
+					}
+					if err = writeBeat(bctx, l.store, l.ticket.ID, opts.now()); err == nil {
+						l.mu.Lock()
+						if at.after(l.confirmed) {
+							l.confirmed = at
+						}
+						l.signAt = at
+						l.mu.Unlock()
+					}
 				}
 				cancel()
 				if err == nil {
@@ -497,33 +708,23 @@ func (l *Lock) beat(ctx context.Context, opts LockOptions) {
 				}
 				if missed++; missed == maxMissedBeats {
 					l.lose(fmt.Errorf("%w (the heartbeat %s of %s failed %d times in a row, a minute apart: %v): the run stopped so that another process, taking its ticket for stale, cannot run beside it",
-						ErrLockLost, beatKey(l.ticket.Number), l.store.Location(), missed, err))
+						ErrLockLost, beatKey(l.ticket.ID), l.store.Location(), missed, err))
 				}
 			}
 		}
 	}()
 }
 
-// releasedByOther reports whether the ticket was released (a marker is there, or the ticket was
-// removed by a cleanup after its release) while this process still holds it.
-func (l *Lock) releasedByOther(ctx context.Context) bool {
-	if _, err := l.store.Stat(ctx, releasedKey(l.ticket.Number)); err == nil {
-		return true
-	}
-	_, err := l.store.Stat(ctx, ticketKey(l.ticket.Number))
-	return errors.Is(err, storage.ErrNotExist)
-}
-
-func (l *Lock) writeBeat(ctx context.Context, at time.Time) error {
-	b, err := json.Marshal(heartbeat{Ticket: l.ticket.Number, At: at.UTC()})
+func writeBeat(ctx context.Context, store storage.Store, id string, at time.Time) error {
+	b, err := json.Marshal(heartbeat{ID: id, At: at.UTC()})
 	if err != nil {
 		return err
 	}
-	return l.store.Put(ctx, beatKey(l.ticket.Number), b)
+	return store.Put(ctx, beatKey(id), b)
 }
 
-// Release ends the heartbeat and releases the ticket, then removes the released tickets below
-// the highest. Also after a cancellation (bounded in time). Safe on nil and more than once.
+// Release ends the heartbeat and deletes the ticket and its heartbeat (releaseStep). Also after
+// a cancellation (bounded in time). Safe on nil and more than once.
 func (l *Lock) Release(ctx context.Context) error {
 	if l == nil {
 		return nil
@@ -533,135 +734,35 @@ func (l *Lock) Release(ctx context.Context) error {
 		l.wg.Wait()
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), heartbeatIOTimeout)
 		defer cancel()
-		if err := markReleased(rctx, l.store, l.ticket.Number, "released by its holder"); err != nil {
+		if err := deleteAll(rctx, l.store, releaseStep(l.ticket.ID).keys); err != nil {
 			l.releaseEr = fmt.Errorf("%s: releasing the lock ticket %s: %w (it goes stale %s after its last heartbeat, or deltavacuum unlock removes it)",
-				l.store.Location(), ticketKey(l.ticket.Number), err, DefaultStaleAfter)
-			return
+				l.store.Location(), ticketKey(l.ticket.ID), err, DefaultStaleAfter)
 		}
-		cleanUp(rctx, l.store)
 	})
 	return l.releaseEr
 }
 
-// giveUp releases a ticket that was refused.
-func (l *Lock) giveUp(ctx context.Context, why string) {
-	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), heartbeatIOTimeout)
-	defer cancel()
-	_ = markReleased(rctx, l.store, l.ticket.Number, why)
-}
-
-// cleanUp deletes the released tickets below the highest (never the highest: the numbers
-// only grow): first a ticket and its heartbeat, then its marker, so that a cleanup cut short
-// never leaves a ticket without its marker. At most 1000 tickets at a time.
-func cleanUp(ctx context.Context, store storage.Store) {
-	names, err := listTickets(ctx, store)
-	if err != nil {
-		return
-	}
-	var first, markers []string
-	for _, n := range names.all {
-		if n == names.max || !names.released[n] {
-			continue
-		}
-		if names.tickets[n] {
-			first = append(first, ticketKey(n))
-		}
-		if names.beats[n] {
-			first = append(first, beatKey(n))
-		}
-		markers = append(markers, releasedKey(n))
-		if len(markers) == 1000 {
-			break
-		}
-	}
-	if len(first) > 0 {
-		res, err := store.Delete(ctx, first)
-		if err != nil {
-			return
-		}
-		for _, r := range res {
-			if r.Err != nil {
-				return // a marker whose ticket is still there stays
-			}
-		}
-	}
-	if len(markers) > 0 {
-		_, _ = store.Delete(ctx, markers)
-	}
-}
-
-// ticketNames is a listing of LockDir.
-type ticketNames struct {
-	max      uint64
-	all      []uint64 // every number named, ascending
-	tickets  map[uint64]bool
-	released map[uint64]bool
-	beats    map[uint64]bool
-}
-
-// open returns the tickets below n that are not released, ascending.
-func (t ticketNames) open(below uint64) []uint64 {
-	var out []uint64
-	for _, n := range t.all {
-		if n < below && t.tickets[n] && !t.released[n] {
-			out = append(out, n)
-		}
-	}
-	return out
-}
-
-// listTickets lists LockDir. A name that is not of a ticket, marker or heartbeat is ignored; a
-// number too large for a ticket is taken as the highest (Acquire then refuses).
-func listTickets(ctx context.Context, store storage.Store) (ticketNames, error) {
-	out := ticketNames{tickets: map[uint64]bool{}, released: map[uint64]bool{}, beats: map[uint64]bool{}}
-	seen := map[uint64]bool{}
+// listLock lists LockDir: its entries, directories and links included (a directory's contents
+// are not listed). A missing folder has none.
+func listLock(ctx context.Context, store storage.Store) ([]lockEntry, error) {
+	var out []lockEntry
 	err := store.Walk(ctx, LockDir, func(o storage.Object) error {
+		if o.Key == LockDir {
+			return nil
+		}
+		name := strings.TrimSuffix(strings.TrimPrefix(o.Key, LockDir), "/")
+		out = append(out, lockEntry{Name: name, Dir: o.IsDir, Link: o.IsLink})
 		if o.IsDir {
-			if o.Key != LockDir {
-				return storage.SkipDir
-			}
-			return nil
+			return storage.SkipDir
 		}
-		name := strings.TrimPrefix(o.Key, LockDir)
-		if len(name) <= ticketDigits {
-			return nil
-		}
-		digits, suffix := name[:ticketDigits], name[ticketDigits:]
-		var set map[uint64]bool
-		switch suffix {
-		case ticketSuffix:
-			set = out.tickets
-		case releasedSuffix:
-			set = out.released
-		case beatSuffix:
-			set = out.beats
-		default:
-			return nil
-		}
-		for _, c := range digits {
-			if c < '0' || c > '9' {
-				return nil
-			}
-		}
-		n, err := strconv.ParseUint(digits, 10, 64)
-		if err != nil {
-			n = math.MaxUint64 // beyond any ticket: refused, never wrapped round
-		}
-		set[n] = true
-		if !seen[n] {
-			seen[n] = true
-			out.all = append(out.all, n)
-		}
-		out.max = max(out.max, n)
 		return nil
 	})
 	if errors.Is(err, storage.ErrNotExist) {
-		return out, nil
+		return nil, nil
 	}
 	if err != nil {
-		return out, fmt.Errorf("%s: listing the lock %s: %w; nothing was done", store.Location(), LockDir, err)
+		return nil, fmt.Errorf("%s: listing the lock %s: %w; nothing was done", store.Location(), LockDir, err)
 	}
-	sort.Slice(out.all, func(i, j int) bool { return out.all[i] < out.all[j] })
 	return out, nil
 }
 

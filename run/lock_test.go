@@ -4,10 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -109,24 +113,27 @@ func TestLockExcludes(t *testing.T) {
 	}
 }
 
-// plantLive writes a live ticket of this process with opts, as Acquire would, without its
-// checks (a worker that got in before the others).
+// plantLive writes a live, admitted ticket of this process with opts (its heartbeat too), as
+// Acquire would, without its checks (a worker that got in before the others).
 func plantLive(t *testing.T, store storage.Store, o LockOptions) *Lock {
 	t.Helper()
-	names, err := listTickets(context.Background(), store)
+	id, err := newTicketID()
 	if err != nil {
 		t.Fatal(err)
 	}
-	tk := Ticket{Format: ticketFormat, Number: names.max + 1, Table: store.Location(), Purpose: o.Purpose, Process: Self(), StartedAt: time.Now().UTC()}
+	tk := Ticket{Format: ticketFormat, ID: id, Table: store.Location(), Purpose: o.Purpose, Process: Self(), StartedAt: time.Now().UTC()}
 	if o.Shard != nil {
 		tk.Shard = o.Shard.String()
 		tk.SnapshotVersion = o.Version
 	}
 	writeTicket(t, store, tk)
+	if err := writeBeat(context.Background(), store, id, time.Now()); err != nil {
+		t.Fatal(err)
+	}
 	return &Lock{store: store, ticket: tk, lost: make(chan struct{}), done: make(chan struct{})}
 }
 
-// releaseAll releases every open ticket (the planted ones included).
+// releaseAll removes every ticket (the planted ones included).
 func releaseAll(t *testing.T, store storage.Store) {
 	t.Helper()
 	if _, err := Unlock(context.Background(), store, UnlockOptions{Force: true}); err != nil {
@@ -140,13 +147,32 @@ func writeTicket(t *testing.T, store storage.Store, tk Ticket) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := store.PutIfAbsent(context.Background(), ticketKey(tk.Number), b); err != nil {
+	key := ticketKey(tk.ID)
+	if tk.Format == legacyTicketFormat {
+		key = LockDir + fmt.Sprintf("%020d", tk.Number) + ticketSuffix
+	}
+	if err := store.PutIfAbsent(context.Background(), key, b); err != nil {
 		t.Fatal(err)
 	}
 }
 
+// lockFolder lists what is under LockDir (names and sizes): what a refusal must leave as it was.
+func lockFolder(t *testing.T, store storage.Store) []string {
+	t.Helper()
+	var out []string
+	err := store.Walk(context.Background(), "", func(o storage.Object) error {
+		out = append(out, fmt.Sprintf("%s %d %t", o.Key, o.Size, o.IsDir))
+		return nil
+	})
+	if err != nil && !errors.Is(err, storage.ErrNotExist) {
+		t.Fatal(err)
+	}
+	return out
+}
+
 // TestLockRace: processes that ask for the table at the same moment: exactly one gets it,
-// whatever the interleaving (many rounds, on local disk and in memory).
+// whatever the interleaving (many rounds, on local disk and in memory); the others leave
+// nothing behind, and after the last release the lock folder is empty.
 func TestLockRace(t *testing.T) {
 	ctx := context.Background()
 	for name, store := range stores(t) {
@@ -178,16 +204,19 @@ func TestLockRace(t *testing.T) {
 				if n := won.Load(); n != 1 {
 					t.Fatalf("round %d: %d processes hold the table, want exactly 1", round, n)
 				}
+				entries, err := listLock(ctx, store)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(entries) != 2 {
+					t.Fatalf("round %d: the lock folder holds %v, want the holder's ticket and heartbeat alone", round, entries)
+				}
 				for _, l := range locks {
 					l.Release(ctx)
 				}
 			}
-			names, err := listTickets(ctx, store)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(names.all) != 1 {
-				t.Errorf("after the rounds the lock folder names %d tickets, want only the highest: %v", len(names.all), names.all)
+			if entries, err := listLock(ctx, store); err != nil || len(entries) != 0 {
+				t.Errorf("after the last release the lock folder holds %v (%v)", entries, err)
 			}
 		})
 	}
@@ -226,13 +255,17 @@ func TestLockRaceOnEveryBackend(t *testing.T) {
 					l.Release(ctx)
 				}
 			}
+			if entries, err := listLock(ctx, store); err != nil || len(entries) != 0 {
+				t.Errorf("after the last release the lock folder holds %v (%v)", entries, err)
+			}
 		})
 	}
 }
 
 // TestLockTakesOverTheDead: the ticket of a process of this host that no longer runs (its PID
-// free, or reused by another process) is taken over at once, and said so; one of another host
-// only once its heartbeat is older than the stale limit.
+// free, or reused by another process) is taken over at once, and said so; one of another host,
+// or of this host's name in another PID namespace (another container), only once its
+// heartbeat is older than the stale limit.
 func TestLockTakesOverTheDead(t *testing.T) {
 	ctx := context.Background()
 	if Self().Boot == "" {
@@ -250,6 +283,8 @@ func TestLockTakesOverTheDead(t *testing.T) {
 	reused.Start = "ticks:1" // this PID, another process
 	dead := Self()
 	dead.PID, dead.Start = deadPID, ""
+	container := dead
+	container.PIDNamespace = "pid:[4026531999]" // that PID is free here, not there
 	for _, tc := range []struct {
 		name  string
 		proc  Process
@@ -259,6 +294,8 @@ func TestLockTakesOverTheDead(t *testing.T) {
 	}{
 		{"killed on this host", dead, time.Second, true, StateGone},
 		{"PID reused on this host", reused, time.Second, true, StateGone},
+		{"another container of this host, its PID free here", container, time.Second, false, StateLive},
+		{"another container of this host, no heartbeat for the limit", container, DefaultStaleAfter + time.Minute, true, StateStale},
 		{"another host, fresh heartbeat", other, time.Minute, false, StateLive},
 		{"another host, no heartbeat for the limit", other, DefaultStaleAfter + time.Minute, true, StateStale},
 		{"this host, alive, no heartbeat for the limit", Self(), DefaultStaleAfter + time.Minute, true, StateStale},
@@ -266,13 +303,21 @@ func TestLockTakesOverTheDead(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			store := mem.New("mem://t")
-			tk := Ticket{Format: ticketFormat, Number: 1, Table: "mem://t", Purpose: PurposeVacuum, Run: "20261201T000000Z-0000000b", Process: tc.proc, StartedAt: now.Add(-tc.beat)}
+			id, _ := newTicketID()
+			tk := Ticket{Format: ticketFormat, ID: id, Table: "mem://t", Purpose: PurposeVacuum, Run: "20261201T000000Z-0000000b", Process: tc.proc, StartedAt: now.Add(-tc.beat)}
 			writeTicket(t, store, tk)
+			if err := writeBeat(ctx, store, id, now.Add(-tc.beat)); err != nil {
+				t.Fatal(err)
+			}
+			before := lockFolder(t, store)
 			l, err := Acquire(ctx, store, LockOptions{Purpose: PurposeVacuum})
 			if !tc.taken {
 				var he *HeldError
 				if !errors.As(err, &he) || he.Holding.State != tc.state {
 					t.Fatalf("got %v, want a refusal by a %s ticket", err, tc.state)
+				}
+				if after := lockFolder(t, store); !slices.Equal(before, after) {
+					t.Errorf("the refusal changed the folder:\n%v\n%v", before, after)
 				}
 				return
 			}
@@ -283,38 +328,63 @@ func TestLockTakesOverTheDead(t *testing.T) {
 			if got := l.TakenOver(); len(got) != 1 || got[0].State != tc.state || got[0].Ticket.Run != tk.Run {
 				t.Fatalf("taken over: %+v, want the %s ticket of run %s", got, tc.state, tk.Run)
 			}
-			if _, err := store.Stat(ctx, releasedKey(1)); err != nil {
-				t.Errorf("the dead ticket is not marked released: %v", err)
+			for _, k := range []string{ticketKey(id), beatKey(id)} {
+				if _, err := store.Stat(ctx, k); !errors.Is(err, storage.ErrNotExist) {
+					t.Errorf("%s of the dead ticket is still there: %v", k, err)
+				}
 			}
 		})
 	}
 }
 
+// TestSameHostNeedsThePIDNamespace: a process of this host name and boot in another PID
+// namespace is not of this host (its PID means nothing here).
+func TestSameHostNeedsThePIDNamespace(t *testing.T) {
+	if Self().Boot == "" {
+		t.Skip("this system does not identify its boot")
+	}
+	p := Self()
+	if !p.SameHost() {
+		t.Fatal("this process is not of its own host")
+	}
+	p.PIDNamespace = "pid:[1]"
+	if p.SameHost() || p.Gone() {
+		t.Errorf("a process in another PID namespace: SameHost %t, Gone %t, want false, false", p.SameHost(), p.Gone())
+	}
+	p = Self()
+	p.Boot = "another-boot"
+	if p.SameHost() {
+		t.Error("a process of another boot is of this host")
+	}
+}
+
 // TestLockFailsClosed: a ticket or heartbeat that cannot be read, or that is dated ahead of the
-// clock by more than MaxClockSkew, refuses every run (naming the file and unlock) until unlock
-// clears it; unlock refuses a live holder of this host unless forced.
+// clock by more than MaxClockSkew, refuses every run (naming the file and unlock, and leaving
+// the folder as it was) until unlock clears it.
 func TestLockFailsClosed(t *testing.T) {
 	ctx := context.Background()
 	now := time.Now().UTC()
-	good := Ticket{Format: ticketFormat, Number: 1, Table: "mem://t", Purpose: PurposeVacuum, Process: Self(), StartedAt: now}
+	id, _ := newTicketID()
+	good := Ticket{Format: ticketFormat, ID: id, Table: "mem://t", Purpose: PurposeVacuum, Process: Self(), StartedAt: now}
 	goodJSON, _ := json.Marshal(good)
-	farBeat, _ := json.Marshal(heartbeat{Ticket: 1, At: time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)})
+	farBeat, _ := json.Marshal(heartbeat{ID: id, At: time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)})
 	for _, tc := range []struct {
 		name          string
 		ticket, beat  string
 		startedAhead  time.Duration
 		wantInMessage string
 	}{
-		{"not JSON", `{"format":1,`, "", 0, "not a ticket"},
+		{"not JSON", `{"format":2,`, "", 0, "not a ticket"},
 		{"unknown member", strings.Replace(string(goodJSON), `{`, `{"owner":"x",`, 1), "", 0, "owner"},
-		{"duplicate member", strings.Replace(string(goodJSON), `{`, `{"ticket":1,`, 1), "", 0, "duplicate"},
-		{"wrong number", strings.Replace(string(goodJSON), `"ticket":1`, `"ticket":2`, 1), "", 0, "names ticket 2"},
-		{"newer format", strings.Replace(string(goodJSON), `"format":1`, `"format":2`, 1), "", 0, "format 2"},
+		{"duplicate member", strings.Replace(string(goodJSON), `{`, `{"id":"x",`, 1), "", 0, "duplicate"},
+		{"another id", strings.Replace(string(goodJSON), id, "0190a1b2-0000-7000-8000-000000000001", 1), "", 0, "names ticket"},
+		{"older format under a new name", strings.Replace(string(goodJSON), `"format":2`, `"format":1`, 1), "", 0, "format 1"},
+		{"newer format", strings.Replace(string(goodJSON), `"format":2`, `"format":3`, 1), "", 0, "format 3"},
 		{"no purpose", strings.Replace(string(goodJSON), `"purpose":"vacuum"`, `"purpose":""`, 1), "", 0, "no purpose"},
 		{"start in year 9999", "", "", 100 * 365 * 24 * time.Hour, "ahead of this clock"},
 		{"heartbeat in year 9999", string(goodJSON), string(farBeat), 0, "ahead of this clock"},
-		{"heartbeat truncated", string(goodJSON), `{"ticket":1,"at":"20`, 0, "heartbeat"},
-		{"heartbeat of another ticket", string(goodJSON), `{"ticket":7,"at":"` + now.Format(time.RFC3339) + `"}`, 0, "heartbeat"},
+		{"heartbeat truncated", string(goodJSON), `{"id":"` + id + `","at":"20`, 0, "heartbeat"},
+		{"heartbeat of another ticket", string(goodJSON), `{"id":"x","at":"` + now.Format(time.RFC3339) + `"}`, 0, "heartbeat"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			store := mem.New("mem://t")
@@ -325,23 +395,27 @@ func TestLockFailsClosed(t *testing.T) {
 				b, _ := json.Marshal(tk)
 				body = string(b)
 			}
-			if err := store.PutIfAbsent(ctx, ticketKey(1), []byte(body)); err != nil {
+			if err := store.PutIfAbsent(ctx, ticketKey(id), []byte(body)); err != nil {
 				t.Fatal(err)
 			}
 			if tc.beat != "" {
-				if err := store.Put(ctx, beatKey(1), []byte(tc.beat)); err != nil {
+				if err := store.Put(ctx, beatKey(id), []byte(tc.beat)); err != nil {
 					t.Fatal(err)
 				}
 			}
+			before := lockFolder(t, store)
 			_, err := Acquire(ctx, store, LockOptions{Purpose: PurposeVacuum})
 			var he *HeldError
 			if !errors.As(err, &he) || he.Holding.State != StateCorrupt {
 				t.Fatalf("got %v, want a refusal by a corrupt ticket", err)
 			}
-			for _, s := range []string{ticketKey(1), "deltavacuum unlock mem://t", tc.wantInMessage} {
+			for _, s := range []string{ticketKey(id), "deltavacuum unlock mem://t", tc.wantInMessage} {
 				if !strings.Contains(err.Error(), s) {
 					t.Errorf("the refusal does not say %q: %v", s, err)
 				}
+			}
+			if after := lockFolder(t, store); !slices.Equal(before, after) {
+				t.Errorf("the refusal changed the folder:\n%v\n%v", before, after)
 			}
 			rep, err := Unlock(ctx, store, UnlockOptions{})
 			if err != nil || len(rep.Tickets) != 1 || !rep.Tickets[0].Released || rep.Tickets[0].State != StateCorrupt {
@@ -356,14 +430,150 @@ func TestLockFailsClosed(t *testing.T) {
 	}
 }
 
-// TestUnlock: unlock shows what each ticket held; it releases stale and dead ones, and keeps a
-// live holder unless --force (that holder then loses its lock at its next heartbeat).
+// TestLockFolderEntries: every entry of the lock folder that refuses a run (a directory or a
+// link where a ticket would be, a FIFO named like a ticket, a file deltavacuum does not write,
+// a ticket of the numbered queue still open) is named in the refusal, which leaves the folder
+// as it was, and unlock shows it and clears it. What is left of the numbered queue once
+// released, heartbeats without their ticket and a local store's temporary files refuse nothing.
+func TestLockFolderEntries(t *testing.T) {
+	ctx := context.Background()
+	id, _ := newTicketID()
+	now := time.Now().UTC()
+	legacy := Ticket{Format: legacyTicketFormat, Number: 41, Table: "x", Purpose: PurposeVacuum, Process: Self(), StartedAt: now}
+	gone := legacy
+	gone.Number = 42
+	gone.Process.Host = "another-host"
+	gone.StartedAt = now.Add(-DefaultStaleAfter - time.Hour)
+	for _, tc := range []struct {
+		name    string
+		plant   func(t *testing.T, dir string, store storage.Store)
+		refused string // in the refusal; "" for none
+	}{
+		{"a directory named like a ticket", func(t *testing.T, dir string, _ storage.Store) {
+			mkdir(t, filepath.Join(dir, LockDir, id+ticketSuffix, "inside"))
+		}, "a directory"},
+		{"a link named like a ticket", func(t *testing.T, dir string, _ storage.Store) {
+			mkdir(t, filepath.Join(dir, LockDir))
+			if err := os.Symlink("/etc/passwd", filepath.Join(dir, LockDir, id+ticketSuffix)); err != nil {
+				t.Fatal(err)
+			}
+		}, "a symbolic link"},
+		{"a FIFO named like a ticket", func(t *testing.T, dir string, _ storage.Store) {
+			mkdir(t, filepath.Join(dir, LockDir))
+			if err := syscall.Mkfifo(filepath.Join(dir, LockDir, id+ticketSuffix), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}, "not a regular file"},
+		{"a file deltavacuum does not write", func(t *testing.T, dir string, _ storage.Store) {
+			mkdir(t, filepath.Join(dir, LockDir))
+			if err := os.WriteFile(filepath.Join(dir, LockDir, "notes.txt"), []byte("x"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}, "not a ticket"},
+		{"a live ticket of the numbered queue", func(t *testing.T, _ string, store storage.Store) {
+			writeTicket(t, store, legacy)
+		}, "held by"},
+		{"a released ticket of the numbered queue, a stray heartbeat, a temporary file", func(t *testing.T, dir string, store storage.Store) {
+			writeTicket(t, store, legacy)
+			put(t, store, LockDir+"00000000000000000041.released", "{}")
+			put(t, store, beatKey(id), `{"id":"`+id+`","at":"2026-01-01T00:00:00Z"}`)
+			if err := os.WriteFile(filepath.Join(dir, LockDir, ".x.json.0123456789abcdef.tmp"), nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}, ""},
+		{"a dead ticket of the numbered queue", func(t *testing.T, _ string, store storage.Store) {
+			writeTicket(t, store, gone)
+		}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			store, err := local.New(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tc.plant(t, dir, store)
+			before := lockFolder(t, store)
+			l, err := Acquire(ctx, store, LockOptions{Purpose: PurposeVacuum})
+			if tc.refused == "" {
+				if err != nil {
+					t.Fatalf("refused: %v", err)
+				}
+				l.Release(ctx)
+				return
+			}
+			if !errors.Is(err, ErrLocked) || !strings.Contains(err.Error(), tc.refused) || !strings.Contains(err.Error(), LockDir) {
+				t.Fatalf("got %v, want a refusal naming the entry (%q)", err, tc.refused)
+			}
+			if after := lockFolder(t, store); !slices.Equal(before, after) {
+				t.Errorf("the refusal changed the folder:\n%v\n%v", before, after)
+			}
+			rep, err := Unlock(ctx, store, UnlockOptions{Force: strings.Contains(tc.name, "live")})
+			if err != nil || len(rep.Removed) == 0 {
+				t.Fatalf("unlock: %+v, %v", rep, err)
+			}
+			if _, err := os.Stat("/etc/passwd"); err != nil {
+				t.Fatalf("unlock followed the link: %v", err)
+			}
+			l, err = Acquire(ctx, store, LockOptions{Purpose: PurposeVacuum})
+			if err != nil {
+				t.Fatalf("after unlock: %v", err)
+			}
+			l.Release(ctx)
+		})
+	}
+}
+
+func mkdir(t *testing.T, dir string) {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func put(t *testing.T, store storage.Store, key, body string) {
+	t.Helper()
+	if err := store.Put(context.Background(), key, []byte(body)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestRefusalLeavesNoFolder: on local disk, where a ticket makes the folders on its way, a
+// refused process removes the lock folders it made and only those: a table without
+// _deltavacuum/ has none after the refusal; one with run records keeps them.
+func TestRefusalLeavesNoFolder(t *testing.T) {
+	ctx := context.Background()
+	for _, pre := range []string{"", "_deltavacuum/runs/r.jsonl.gz"} {
+		t.Run(fmt.Sprintf("before: %q", pre), func(t *testing.T) {
+			dir := t.TempDir()
+			store, err := local.New(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if pre != "" {
+				put(t, store, pre, "x")
+			}
+			before := lockFolder(t, store)
+			tidy := newFolderTidier(ctx, store)
+			id, _ := newTicketID()
+			put(t, store, ticketKey(id), "{}")
+			if err := deleteAll(ctx, store, []string{ticketKey(id)}); err != nil {
+				t.Fatal(err)
+			}
+			tidy.restore(ctx)
+			if after := lockFolder(t, store); !slices.Equal(before, after) {
+				t.Errorf("the folder is not as it was:\n%v\n%v", before, after)
+			}
+		})
+	}
+}
+
+// TestUnlock: unlock shows what each ticket held; it removes stale and dead ones, and keeps a
+// live holder unless --force (that holder then stops before its next batch of deletes).
 func TestUnlock(t *testing.T) {
 	ctx := context.Background()
 	store := mem.New("mem://t")
-	ticks := make(chan time.Time)
 	live, err := Acquire(ctx, store, LockOptions{Purpose: PurposeVacuum, Run: "20261201T000000Z-0000000c",
-		Ticks: func() (<-chan time.Time, func()) { return ticks, func() {} }})
+		Ticks: func() (<-chan time.Time, func()) { return nil, func() {} }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -382,16 +592,19 @@ func TestUnlock(t *testing.T) {
 	if _, err := Acquire(ctx, store, LockOptions{Purpose: PurposeVacuum}); !errors.Is(err, ErrLocked) {
 		t.Fatalf("a dry run released the lock: %v", err)
 	}
+	if err := live.Confirm(ctx); err != nil {
+		t.Fatalf("confirm before --force: %v", err)
+	}
 	if _, err := Unlock(ctx, store, UnlockOptions{Force: true}); err != nil {
 		t.Fatal(err)
 	}
-	ticks <- time.Now() // the holder's next beat finds its ticket released
+	// The next confirmation (before a batch of deletes) finds the ticket gone.
+	if err := live.Confirm(ctx); !errors.Is(err, ErrLockLost) || !strings.Contains(err.Error(), "removed by another process") {
+		t.Fatalf("confirm after --force: %v", err)
+	}
 	select {
 	case <-live.Lost():
-		if !errors.Is(live.Cause(), ErrLockLost) || !strings.Contains(live.Cause().Error(), "released by another process") {
-			t.Errorf("cause: %v", live.Cause())
-		}
-	case <-time.After(10 * time.Second):
+	default:
 		t.Fatal("the holder did not lose its lock after unlock --force")
 	}
 	l, err := Acquire(ctx, store, LockOptions{Purpose: PurposeVacuum})
@@ -399,6 +612,71 @@ func TestUnlock(t *testing.T) {
 		t.Fatalf("after unlock --force: %v", err)
 	}
 	l.Release(ctx)
+}
+
+// TestLockLease: a holder that was away longer than its lease (stopped, suspended: by the
+// monotonic clock, or the time since boot, whatever the wall clock says) stops before it
+// deletes again, even though its ticket is still there; within the lease, a confirmation older
+// than confirmFresh is made again before a delete.
+func TestLockLease(t *testing.T) {
+	ctx := context.Background()
+	real := readClocks
+	defer func() { readClocks = real }()
+	base := time.Now()
+	var mono, boot time.Duration
+	readClocks = func() instant {
+		// The wall clock stands still (time.Time without a monotonic reading); the others move.
+		return instant{at: base.Add(mono), boot: time.Hour + boot}
+	}
+	store := mem.New("mem://t")
+	l, err := Acquire(ctx, store, LockOptions{Purpose: PurposeVacuum, Ticks: func() (<-chan time.Time, func()) { return nil, func() {} }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Release(ctx)
+	d := l.Guard(store)
+	if _, err := d.Delete(ctx, []string{"x"}); err != nil {
+		t.Fatalf("within the lease: %v", err)
+	}
+	boot = leaseOf(DefaultStaleAfter) // a suspended laptop: only the time since boot moved
+	if _, err := d.Delete(ctx, []string{"x"}); !errors.Is(err, ErrLockLost) || !strings.Contains(err.Error(), "suspended") {
+		t.Fatalf("past the lease: %v, want the run stopped", err)
+	}
+	if _, err := store.Stat(ctx, ticketKey(l.Ticket().ID)); err != nil {
+		t.Fatalf("the ticket is still there, yet the holder must stop: %v", err)
+	}
+}
+
+// countingStats counts the Stats of the store (the confirmations).
+type countingStats struct {
+	*mem.Store
+	stats atomic.Int32
+}
+
+func (s *countingStats) Stat(ctx context.Context, key string) (storage.Object, error) {
+	s.stats.Add(1)
+	return s.Store.Stat(ctx, key)
+}
+
+// TestGuardConfirmsEveryBatch: each Delete call through the guard looks at the ticket first.
+func TestGuardConfirmsEveryBatch(t *testing.T) {
+	ctx := context.Background()
+	store := &countingStats{Store: mem.New("mem://t")}
+	l, err := Acquire(ctx, store, LockOptions{Purpose: PurposeVacuum, Ticks: func() (<-chan time.Time, func()) { return nil, func() {} }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Release(ctx)
+	d := l.Guard(store)
+	before := store.stats.Load()
+	for range 3 {
+		if _, err := d.Delete(ctx, []string{"x"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := store.stats.Load() - before; got != 3 {
+		t.Errorf("%d confirmations for 3 batches, want 3", got)
+	}
 }
 
 // failingBeats fails the heartbeat writes as fails says.
@@ -432,7 +710,7 @@ func TestLockLostWhenTheHeartbeatFails(t *testing.T) {
 		lost  bool
 	}{{[]bool{true, true}, true}, {[]bool{true, false, true}, false}} {
 		t.Run(fmt.Sprint(tc.beats), func(t *testing.T) {
-			store := &failingBeats{Store: mem.New("mem://t"), fails: tc.beats}
+			store := &failingBeats{Store: mem.New("mem://t"), fails: append([]bool{false}, tc.beats...)} // the first beat is the admission
 			ticks := make(chan time.Time)
 			l, err := Acquire(ctx, store, LockOptions{Purpose: PurposeVacuum, Ticks: func() (<-chan time.Time, func()) { return ticks, func() {} }})
 			if err != nil {
@@ -451,25 +729,4 @@ func TestLockLostWhenTheHeartbeatFails(t *testing.T) {
 			}
 		})
 	}
-}
-
-// TestLockPlantedNumbers: a ticket number planted at the top of the range refuses (fail
-// closed) rather than wrapping round to a number below live tickets; names that are not
-// tickets are ignored.
-func TestLockPlantedNumbers(t *testing.T) {
-	ctx := context.Background()
-	store := mem.New("mem://t")
-	store.PutAt(LockDir+"99999999999999999999.json", []byte("{}"), time.Now())
-	store.PutAt(LockDir+"notes.txt", []byte("hello"), time.Now())
-	if _, err := Acquire(ctx, store, LockOptions{Purpose: PurposeVacuum}); !errors.Is(err, ErrLocked) || !strings.Contains(err.Error(), "by hand") {
-		t.Fatalf("got %v, want a refusal", err)
-	}
-	store = mem.New("mem://t")
-	store.PutAt(LockDir+"notes.txt", []byte("hello"), time.Now())
-	store.PutAt(LockDir+"1.json", []byte("garbage"), time.Now())
-	l, err := Acquire(ctx, store, LockOptions{Purpose: PurposeVacuum})
-	if err != nil {
-		t.Fatalf("names that are not tickets: %v", err)
-	}
-	l.Release(ctx)
 }

@@ -3,6 +3,7 @@ package run
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -105,6 +106,98 @@ func TestHeartbeatLostStopsTheRun(t *testing.T) {
 			}
 			if rec.Status != want {
 				t.Errorf("run record says %s, want %s", rec.Status, want)
+			}
+		})
+	}
+}
+
+// forcingStore runs unlock --force on itself when the delete numbered at is called (1 for the
+// first batch), and counts the deletes of data files.
+type forcingStore struct {
+	*mem.Store
+	at      int
+	mu      sync.Mutex
+	deletes int
+	files   int
+}
+
+func (s *forcingStore) Delete(ctx context.Context, keys []string) ([]storage.DeleteResult, error) {
+	data := !strings.HasPrefix(keys[0], "_deltavacuum/")
+	if data {
+		s.mu.Lock()
+		s.deletes++
+		n := s.deletes
+		s.files += len(keys)
+		s.mu.Unlock()
+		res, err := s.Store.Delete(ctx, keys)
+		if n == s.at {
+			if _, err := Unlock(ctx, s.Store, UnlockOptions{Force: true}); err != nil {
+				return nil, err
+			}
+		}
+		return res, err
+	}
+	return s.Store.Delete(ctx, keys)
+}
+
+// TestForcedUnlockStopsTheRun: unlock --force while a run deletes stops it before its next
+// batch (each batch confirms the ticket first: not at the next heartbeat, a minute on); forced
+// after the last batch, the run does not report success. Either way the run ends FAILED, in
+// its result, its record and its VACUUM END, and says why.
+func TestForcedUnlockStopsTheRun(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		at, batches int // unlock --force during delete number at, of batches
+	}{
+		{"during the first of ten batches", 1, 10},
+		{"during the last batch", 3, 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			store := &forcingStore{Store: mem.New("mem://t"), at: tc.at}
+			if err := deltalog.WriteCommit(ctx, store, 0, []any{
+				map[string]any{"protocol": map[string]any{"minReaderVersion": 1, "minWriterVersion": 2}},
+				map[string]any{"metaData": map[string]any{"id": "t", "format": map[string]any{"provider": "parquet"},
+					"schemaString": `{"type":"struct","fields":[]}`, "partitionColumns": []string{}, "configuration": map[string]string{}}},
+			}); err != nil {
+				t.Fatal(err)
+			}
+			old := time.Now().Add(-48 * time.Hour)
+			for i := range tc.batches * 5 {
+				store.PutAt(fmt.Sprintf("f%03d.parquet", i), []byte("x"), old)
+			}
+			zero := 0.0
+			res, err := Vacuum(ctx, store, Request{
+				Options:    vacuum.Options{Now: time.Now(), RetainHours: &zero, DisableRetentionCheck: true},
+				Exec:       vacuum.ExecOptions{BatchSize: 5, Concurrency: 1},
+				Heartbeats: func() (<-chan time.Time, func()) { return nil, func() {} },
+			})
+			if !errors.Is(err, ErrLockLost) || !strings.Contains(err.Error(), "removed by another process") {
+				t.Fatalf("error %v, want the lost lock named", err)
+			}
+			if store.deletes != tc.at || store.files != tc.at*5 {
+				t.Errorf("%d batches (%d files) deleted, want %d: the run went on after losing the table", store.deletes, store.files, tc.at)
+			}
+			if res == nil || res.Status != vacuum.StatusFailed {
+				t.Fatalf("result %+v, want FAILED", res)
+			}
+			rec, err := undo.Read(ctx, store, res.RunID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rec.Status != vacuum.StatusFailed {
+				t.Errorf("run record says %s, want FAILED", rec.Status)
+			}
+			snap, err := deltalog.Load(ctx, store)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := storage.ReadAll(ctx, store, deltalog.CommitKey(snap.Version))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(string(b), `"VACUUM END"`) || !strings.Contains(string(b), `"FAILED"`) {
+				t.Errorf("the last commit is not VACUUM END FAILED: %s", b)
 			}
 		})
 	}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -51,4 +52,14 @@ func pidAlive(pid int) (alive, known bool) {
 		return false, true
 	}
 	return false, false
+}
+
+// sinceBoot is the time since boot, the suspensions of the machine included (CLOCK_BOOTTIME);
+// 0 when it cannot be read.
+func sinceBoot() time.Duration {
+	var ts unix.Timespec
+	if unix.ClockGettime(unix.CLOCK_BOOTTIME, &ts) != nil {
+		return 0
+	}
+	return time.Duration(ts.Nano())
 }

@@ -65,16 +65,17 @@ func Runs(ctx context.Context, store storage.Store, now time.Time, staleAfter ti
 	return out, nil
 }
 
-// liveRuns are the run ids the table's live (or unreadable: fail closed) lock tickets name.
+// liveRuns are the run ids the table's live lock tickets name.
 func liveRuns(ctx context.Context, store storage.Store, now time.Time, staleAfter time.Duration) (map[string]bool, error) {
 	lo := LockOptions{StaleAfter: staleAfter}
-	names, err := listTickets(ctx, store)
+	entries, err := listLock(ctx, store)
 	if err != nil {
 		return nil, err
 	}
+	l := sortOut(entries)
 	live := map[string]bool{}
-	for _, n := range names.open(^uint64(0)) {
-		h, err := judge(ctx, store, n, names.beats[n], now, lo.staleAfter())
+	for _, id := range l.open("") {
+		h, err := judge(ctx, store, id, l.legacy[id], l.beats[id], now, lo.staleAfter())
 		if err != nil {
 			return nil, err
 		}

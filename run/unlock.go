@@ -10,18 +10,19 @@ import (
 
 // UnlockOptions control Unlock.
 type UnlockOptions struct {
-	// Force releases live tickets too: their runs stop at their next heartbeat.
+	// Force removes live tickets too: their runs stop before their next batch of deletes.
 	Force bool
-	// DryRun says what would be released and releases nothing.
+	// DryRun says what would be removed and removes nothing.
 	DryRun bool
 	// Now is the clock (nil: time.Now); StaleAfter the stale limit (0: DefaultStaleAfter).
 	Now        func() time.Time
 	StaleAfter time.Duration
 }
 
-// Unlocked is one ticket Unlock looked at.
+// Unlocked is one entry of the lock folder Unlock looked at.
 type Unlocked struct {
 	Holding
+	// Released is set when the entry was removed (or would be, in a dry run).
 	Released bool `json:"released"`
 	// Kept says why a ticket was left in place.
 	Kept string `json:"kept,omitempty"`
@@ -32,6 +33,9 @@ type UnlockReport struct {
 	Table   string     `json:"table"`
 	DryRun  bool       `json:"dryRun"`
 	Tickets []Unlocked `json:"tickets"`
+	// Removed are the keys Unlock removed (or would remove): the tickets it released, their
+	// heartbeats, and the entries that refused every run.
+	Removed []string `json:"removed"`
 }
 
 // Kept counts the tickets left in place.
@@ -45,48 +49,94 @@ func (r *UnlockReport) Kept() int {
 	return n
 }
 
-// Unlock releases the tickets of the table's lock that no live process holds: those of
-// processes gone from this host, those without a heartbeat for the stale limit, and those that
-// cannot be read or are dated ahead of this clock. A live ticket is kept unless Force; the
-// report says what each held. The error is set (errors.Is ErrLocked) when a ticket was kept.
+// Unlock removes what holds the table's lock for no live process, by the steps of the unlocker
+// (lockproto.go): the tickets of processes gone from this host or without a heartbeat for the
+// stale limit, the tickets and heartbeats that cannot be read or are dated ahead of this clock,
+// and every entry of the lock folder that would refuse a run (a directory, a link, a FIFO, a
+// file deltavacuum does not write). A live ticket is kept unless Force; the report says what
+// each held. The error is set (errors.Is ErrLocked) when a ticket was kept.
 func Unlock(ctx context.Context, store storage.Store, opts UnlockOptions) (*UnlockReport, error) {
 	lo := LockOptions{Now: opts.Now, StaleAfter: opts.StaleAfter}
-	names, err := listTickets(ctx, store)
-	if err != nil {
-		return nil, err
-	}
-	rep := &UnlockReport{Table: store.Location(), DryRun: opts.DryRun, Tickets: []Unlocked{}}
-	now := lo.now()
-	for _, n := range names.open(^uint64(0)) {
-		h, err := judge(ctx, store, n, names.beats[n], now, lo.staleAfter())
-		if err != nil {
-			return rep, err
+	rep := &UnlockReport{Table: store.Location(), DryRun: opts.DryRun, Tickets: []Unlocked{}, Removed: []string{}}
+	u := &unlocker{force: opts.Force, dryRun: opts.DryRun}
+	for {
+		st := u.next()
+		switch st.kind {
+		case stepList:
+			entries, err := listLock(ctx, store)
+			if err != nil {
+				return nil, err
+			}
+			u.listed(entries)
+		case stepJudge:
+			h, err := judge(ctx, store, st.key, u.listing.legacy[st.key], st.hasBeat, lo.now(), lo.staleAfter())
+			if err != nil {
+				return rep, err
+			}
+			v := verdict{}
+			if h != nil {
+				v = verdict{State: h.State, Holding: *h}
+			}
+			u.judged(v)
+		case stepDelete:
+			if err := removeAll(ctx, store, st.keys); err != nil {
+				return rep, fmt.Errorf("%s: %w", store.Location(), err)
+			}
+			u.deleted()
+		case stepDone:
+			return finishUnlock(rep, u)
 		}
-		if h == nil {
+	}
+}
+
+func finishUnlock(rep *UnlockReport, u *unlocker) (*UnlockReport, error) {
+	for _, v := range u.Verdicts {
+		if v.State == stateReleased {
 			continue
 		}
-		u := Unlocked{Holding: *h}
-		if h.State == StateLive && !opts.Force {
-			u.Kept = "live: " + h.Why + "; --force releases it (its run stops at its next heartbeat, within " + HeartbeatEvery.String() + ")"
-			if h.Ticket != nil && h.Ticket.SameHost() {
-				u.Kept = fmt.Sprintf("live: process %d of this host runs, %s; --force releases it (that run then stops at its next heartbeat)", h.Ticket.PID, h.Why)
-			}
-			rep.Tickets = append(rep.Tickets, u)
-			continue
-		}
-		u.Released = true
-		if !opts.DryRun {
-			if err := markReleased(ctx, store, n, fmt.Sprintf("deltavacuum unlock (%s: %s)", h.State, h.Why)); err != nil {
-				return rep, fmt.Errorf("%s: releasing %s: %w", store.Location(), h.Key, err)
+		e := Unlocked{Holding: v.Holding, Released: true}
+		if v.State == StateLive && !u.force {
+			e.Released = false
+			e.Kept = "live: " + v.Holding.Why + "; --force removes it (its run then stops before its next batch of deletes)"
+			if t := v.Holding.Ticket; t != nil && t.SameHost() {
+				e.Kept = fmt.Sprintf("live: process %d of this host runs, %s; --force removes it (that run then stops before its next batch of deletes)", t.PID, v.Holding.Why)
 			}
 		}
-		rep.Tickets = append(rep.Tickets, u)
+		rep.Tickets = append(rep.Tickets, e)
 	}
-	if !opts.DryRun {
-		cleanUp(ctx, store)
+	for _, f := range u.listing.foreign {
+		rep.Tickets = append(rep.Tickets, Unlocked{Holding: foreignHolding(f), Released: true})
 	}
+	rep.Removed = append(rep.Removed, u.Delete...)
 	if k := rep.Kept(); k > 0 {
-		return rep, fmt.Errorf("%s: %d live tickets kept (see the list): %w", store.Location(), k, ErrLocked)
+		return rep, fmt.Errorf("%s: %d live tickets kept (see the list): %w", rep.Table, k, ErrLocked)
 	}
 	return rep, nil
+}
+
+// removeAll deletes keys; a directory key is removed with what is in it (an entry planted in
+// the lock folder), never through a link.
+func removeAll(ctx context.Context, store storage.Store, keys []string) error {
+	for _, k := range keys {
+		if k[len(k)-1] != '/' {
+			continue
+		}
+		var inside []string
+		err := store.Walk(ctx, k, func(o storage.Object) error {
+			if o.Key != k {
+				inside = append(inside, o.Key)
+			}
+			return nil
+		})
+		if err != nil && !isNotExist(err) {
+			return fmt.Errorf("listing %s: %w", k, err)
+		}
+		// Deepest first: a directory is deleted once what is in it is.
+		for i := len(inside) - 1; i >= 0; i-- {
+			if err := deleteAll(ctx, store, inside[i:i+1]); err != nil {
+				return err
+			}
+		}
+	}
+	return deleteAll(ctx, store, keys)
 }

@@ -189,7 +189,7 @@ func Vacuum(ctx context.Context, store storage.Store, req Request) (*vacuum.Resu
 	// A run whose lock can no longer be shown to hold is stopped between batches (its cause is
 	// ErrLockLost, in the error of the run).
 	rctx, stop := lk.Bind(ctx)
-	res, err := realRun(rctx, store, req, lk.Ticket().Run, start)
+	res, err := realRun(rctx, store, req, lk, start)
 	stop()
 	if rerr := lk.Release(ctx); rerr != nil && res != nil {
 		res.Warnings = append(res.Warnings, rerr.Error())
@@ -308,8 +308,10 @@ func Recovery(ctx context.Context, store storage.Store) storage.Recovery {
 const TrashCopyCost = "--trash on an object store copies each file on the server, then deletes the original: " +
 	"a COPY request (billed as a PUT) and a DELETE per file, and the bytes are stored twice for a moment"
 
-// realRun is a real run of req under the table's lock (id: its run record, "" for none).
-func realRun(ctx context.Context, store storage.Store, req Request, id string, start time.Time) (*vacuum.Result, error) {
+// realRun is a real run of req under the table's lock lk (its ticket names the run record, ""
+// for none).
+func realRun(ctx context.Context, store storage.Store, req Request, lk *Lock, start time.Time) (*vacuum.Result, error) {
+	id := lk.Ticket().Run
 	pl, p, err := plan(ctx, store, &req)
 	if err != nil {
 		return nil, err
@@ -345,7 +347,9 @@ func realRun(ctx context.Context, store storage.Store, req Request, id string, s
 		}
 		del = rec.deleter(del)
 	}
-	res, endVersion, err := execute(ctx, store, pl, p.Snapshot(), del, req)
+	// Every batch of deletes first confirms that the run still holds the table.
+	del = lk.Guard(del)
+	res, endVersion, err := execute(ctx, store, pl, p.Snapshot(), del, lk, req)
 	if res != nil {
 		res.Warnings = append(res.Warnings, req.notes...)
 		res.RunID = id
@@ -372,7 +376,7 @@ func realRun(ctx context.Context, store storage.Store, req Request, id string, s
 
 // execute commits VACUUM START (when logging is on), deletes through del, commits VACUUM END
 // and records the coverage of the log; it returns the version of END, when there is one.
-func execute(ctx context.Context, store storage.Store, pl *vacuum.Plan, snap *deltalog.Snapshot, del vacuum.Deleter, req Request) (*vacuum.Result, *int64, error) {
+func execute(ctx context.Context, store storage.Store, pl *vacuum.Plan, snap *deltalog.Snapshot, del vacuum.Deleter, lk *Lock, req Request) (*vacuum.Result, *int64, error) {
 	exec := req.Exec
 	exec.Deleter = del
 	logging := LoggingDefault(store.Location())
@@ -390,6 +394,12 @@ func execute(ctx context.Context, store storage.Store, pl *vacuum.Plan, snap *de
 		exec.Start = st
 	}
 	res, err := vacuum.Execute(ctx, store, pl, exec)
+	if err == nil && res.Status == vacuum.StatusCompleted {
+		// A run reports success only while it still holds the table.
+		if cerr := lk.Confirm(ctx); cerr != nil {
+			res.Status, err = vacuum.StatusFailed, cerr
+		}
+	}
 	if logging && !LoggingDefault(store.Location()) {
 		res.Warnings = append(res.Warnings, S3LoggingWarning)
 	}

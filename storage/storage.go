@@ -38,6 +38,11 @@ var ErrNotDir = errors.New("not a directory")
 // (Open), or when a directory on the way to a key is a symbolic link: no backend follows links.
 var ErrSymlink = errors.New("symbolic link")
 
+// ErrNotRegular is returned (wrapped) by Open for an entry that is neither a regular file nor
+// a directory nor a link (a FIFO, a device, a socket, where a backend has them): nothing is
+// read from it.
+var ErrNotRegular = errors.New("not a regular file")
+
 // SkipDir, returned by a Walk callback for a directory, skips the directory's contents.
 var SkipDir = errors.New("skip this directory")
 
@@ -196,6 +201,20 @@ type ConditionalDeleter interface {
 	// does; a version the store cannot send as its precondition fails that key, and nothing
 	// is deleted for it. len(versions) must equal len(keys).
 	DeleteIfUnchanged(ctx context.Context, keys, versions []string) ([]DeleteResult, error)
+}
+
+// DirectoryMaker is implemented by stores where writing a key makes the directories on its way,
+// which stay when the key is deleted (local disk, an Azure account with a hierarchical
+// namespace): a caller that must leave a folder as it found it removes those it made.
+type DirectoryMaker interface {
+	// MakesDirectories reports whether it does (it may ask the service once).
+	MakesDirectories(ctx context.Context) bool
+}
+
+// MakesDirectories reports whether writing a key in s makes the directories on its way.
+func MakesDirectories(ctx context.Context, s Store) bool {
+	d, ok := s.(DirectoryMaker)
+	return ok && d.MakesDirectories(ctx)
 }
 
 // ReadAll reads a whole object.

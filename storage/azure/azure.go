@@ -745,3 +745,10 @@ func hidden(s string) string {
 	}
 	return "****"
 }
+
+// MakesDirectories implements storage.DirectoryMaker: on an account with a hierarchical
+// namespace (ADLS Gen2, OneLake) a blob written makes the directories on its way. An account
+// that cannot tell is taken for one that does (a caller then removes folders only when empty).
+func (s *Store) MakesDirectories(ctx context.Context) bool {
+	return s.b.hierarchical(ctx, true) != hnsNo
+}

@@ -209,3 +209,8 @@ func (s *Store) Put(ctx context.Context, key string, data []byte) error {
 	s.Counter.Add(Put)
 	return s.Store.Put(ctx, key, data)
 }
+
+// MakesDirectories forwards storage.DirectoryMaker to the store counted.
+func (s *Store) MakesDirectories(ctx context.Context) bool {
+	return storage.MakesDirectories(ctx, s.Store)
+}

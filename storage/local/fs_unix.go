@@ -355,7 +355,7 @@ func (s *Store) Open(ctx context.Context, key string) (storage.Reader, error) {
 		return nil, fmt.Errorf("%s is a directory", s.path(p))
 	default:
 		closeFD(fd)
-		return nil, fmt.Errorf("%s is not a regular file", s.path(p))
+		return nil, fmt.Errorf("%s: %w", s.path(p), storage.ErrNotRegular)
 	}
 	if err := unix.SetNonblock(fd, false); err != nil {
 		closeFD(fd)

@@ -388,3 +388,6 @@ func putPath(key string, data []byte) (string, error) {
 func tempName(base string, n uint64) string {
 	return fmt.Sprintf(".%s.%016x.tmp", base, n)
 }
+
+// MakesDirectories implements storage.DirectoryMaker: a write makes the directories on its way.
+func (s *Store) MakesDirectories(context.Context) bool { return true }
