@@ -57,8 +57,8 @@ func TestIDs(t *testing.T) {
 	for _, bad := range []string{"", "x", "../20261201T153000Z-1a2b3c4d", "20261201T153000Z-1a2b3c4d/..", "20261201T153000Z-1A2B3C4D", "20261201T153000Z-1a2b3c4d\n",
 		"20261341T153000Z-1a2b3c4d.jsonl", "20261201T153000Z-1a2b3c4",
 		strings.ToUpper(id), "{" + id + "}", strings.ReplaceAll(id, "-", ""), id + "\n", " " + id, id[:35], id + "0", "../" + id,
-		"f2d65699-dd22-4889-980c-15226deb0e1b",  // version 4: not an id this tool makes
-		"0196f5a2-3c41-7d2e-cb1a-5c3e8f7a6b21",  // another variant
+		"f2d65699-dd22-4889-980c-15226deb0e1b", // version 4: not an id this tool makes
+		"0196f5a2-3c41-7d2e-cb1a-5c3e8f7a6b21", // another variant
 		"00000000-0000-0000-0000-000000000000"} {
 		if ValidID(bad) {
 			if _, ok := IDTime(bad); ok {
