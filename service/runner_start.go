@@ -51,8 +51,10 @@ type runOptions struct {
 	// (oneOffHours).
 	RetainHours *float64
 	// MaxRunning, when set, refuses the run (errTooMany) while that many runs are in progress
-	// in the service (a Fabric job: TooManyRequestsForJobs).
+	// in the service (a Fabric job: it waits in the runner's queue, runner_queue.go).
 	MaxRunning int
+	// ID, when set, is the run's id: the one a queued start was given when it was queued.
+	ID string
 }
 
 // start starts a run of t in the background and returns its id. trigger is "api" or
@@ -70,7 +72,10 @@ func (r *runner) startRun(ctx context.Context, t *table, trigger string, o runOp
 	now := r.now()
 	// One id: the service's run, its lock ticket and its run record beside the table (what
 	// deltavacuum runs lists) are all named by it.
-	id := undo.NewID(now)
+	id := o.ID
+	if id == "" {
+		id = undo.NewID(now)
+	}
 	if ok, err := r.holdRun(t.cfg.ID, id, o.MaxRunning); err != nil {
 		return "", err
 	} else if !ok {
