@@ -473,7 +473,7 @@ func TestFabricQueue(t *testing.T) {
 	f.clock.set(t0.Add(-time.Hour + time.Second))
 	waiting := c.runOnDemand(jobsPath, job("orders"))
 	j, resp := c.get(waiting)
-	if j.Status != "NotStarted" || j.EndTimeUTC != nil || resp.Header.Get("Retry-After") != "5" || *j.StartTimeUTC != *fabricTime(t0.Add(-time.Hour+time.Second)) {
+	if j.Status != "NotStarted" || j.EndTimeUTC != nil || resp.Header.Get("Retry-After") != "5" || *j.StartTimeUTC != *fabricTime(t0.Add(-time.Hour + time.Second)) {
 		t.Errorf("the waiting job: %+v, Retry-After %q", j, resp.Header.Get("Retry-After"))
 	}
 	if code, body := f.do(t, "GET", "/api/runs/"+waiting.String(), ""); code != 404 || !strings.Contains(fmt.Sprint(body["error"]), "has not started: it waits for a slot") {

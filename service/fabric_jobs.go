@@ -197,9 +197,9 @@ func (s *Server) fabricJobs(ctx context.Context, l *config.Lakehouse, after jobK
 		}
 	}
 	type item struct {
-		key  jobKey
-		job  func() FabricJobInstance
-		run  int // index in runs, -1 for a job without a run
+		key jobKey
+		job func() FabricJobInstance
+		run int // index in runs, -1 for a job without a run
 	}
 	var items []item
 	for _, q := range s.runner.waiting() {
