@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -193,14 +194,45 @@ func (s *Server) guard(next http.Handler) http.Handler {
 	})
 }
 
+// loopbackHost reports whether a Host header names this machine, strictly: localhost (any
+// case), an IPv4 loopback address, or an IPv6 loopback address in brackets, each with or
+// without a port of digits. Anything else is refused: an empty Host (an HTTP/1.0 request
+// without one, or "Host:" with nothing), a name in brackets ("[localhost]"), an IPv4 address
+// in brackets, an IPv6 address without them, a port that is no number.
 func loopbackHost(hostport string) bool {
-	host, _, err := net.SplitHostPort(hostport)
-	if err != nil {
-		host = hostport
+	host, port := hostport, ""
+	if strings.HasPrefix(hostport, "[") {
+		end := strings.IndexByte(hostport, ']')
+		if end < 0 {
+			return false
+		}
+		host, port = hostport[1:end], hostport[end+1:]
+		ip := net.ParseIP(host)
+		if ip == nil || ip.To4() != nil && !strings.Contains(host, ":") {
+			return false
+		}
+	} else if i := strings.LastIndexByte(hostport, ':'); i >= 0 {
+		host, port = hostport[:i], hostport[i:]
 	}
-	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+	if port != "" {
+		p, ok := strings.CutPrefix(port, ":")
+		if !ok {
+			return false
+		}
+		for _, c := range p {
+			if c < '0' || c > '9' {
+				return false
+			}
+		}
+		if n, err := strconv.Atoi(p); p != "" && (err != nil || n > 65535) {
+			return false
+		}
+	}
 	if strings.EqualFold(host, "localhost") {
 		return true
+	}
+	if strings.Contains(host, ":") && !strings.HasPrefix(hostport, "[") {
+		return false // an IPv6 address is written in brackets in a Host
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
