@@ -442,6 +442,9 @@ func (s *Server) startFabricJob(w http.ResponseWriter, r *http.Request, needJobT
 		return
 	}
 	o := runOptions{RetainHours: hours, MaxRunning: s.tables.cfg.MaxConcurrentRuns}
+	if hours != nil {
+		o.OneOffFrom = oneOffFabric
+	}
 	refused := func(err error) {
 		if period != "" && errors.Is(err, errInvalid) {
 			s.fabricFail(w, r, fmt.Errorf("executionData.vacuumSettings.retentionPeriod %q: %w", period, err), "InvalidRetentionPeriod")

@@ -135,14 +135,14 @@ func (l *locale) runCounts(rr runRow) template.HTML {
 // runPage shows a run: its state, what it deleted, what an undo can do and what the last one
 // did; ?undo=dry adds the undo's dry run (what would come back) and the button that restores.
 func (s *Server) runPage(w http.ResponseWriter, r *http.Request) {
+	l := localeOf(r)
 	d, err := s.runner.runDoc(r.Context(), r.PathValue("id"))
 	if err != nil {
 		s.errorPage(w, r, err, "")
 		return
 	}
 	rr := runRowOf(d)
-	l := localeOf(r)
-	body := map[string]any{"R": rr, "RecoveryDetail": d.recovery.Detail}
+	body := map[string]any{"R": rr, "Recovery": l.recoveryText(d.recovery, s.locationOf(d.Table))}
 	if t, ok := s.tables.lookup(d.Table); ok && t.cfg.Policy.UndoWindow > 0 {
 		body["UndoWindow"] = l.durationText(t.cfg.Policy.UndoWindow)
 	}
