@@ -424,7 +424,7 @@ func TestPagesSayWords(t *testing.T) {
 	for key, want := range map[string]string{
 		"pt-BR /tables/dv":                "Vetores de exclusão: o que o VACUUM não consegue recuperar",
 		"en /tables/dv":                   "4 of their 5 rows are marked deleted (80.0 %)",
-		"pt-BR /runs/" + id:               "não referenciados por nenhum commit",
+		"pt-BR /runs/" + id:               "não referenciado por nenhum commit",
 		"en /runs/" + id:                  "Its plan held 1 file (4 B) that no commit names",
 		"pt-BR /tables/nope":              "<title>Não encontrado",
 		"pt-BR /":                         "Recuperável agora",
@@ -478,7 +478,7 @@ func pageText(h string) string {
 		j := strings.Index(h[i+15:], `"`)
 		h = h[:i] + h[i+15+j+1:]
 	}
-	data := regexp.MustCompile(`(?s)<(p|div|td|code)[^>]* class="(?:sub loc|loc|path|error|errtext)"[^>]*>.*?</(?:p|div|td|code)>|(?s)<code>.*?</code>`)
+	data := regexp.MustCompile(`(?s)<(p|div|td|code)[^>]* class="(?:sub loc|loc|path|error|errtext)"[^>]*>.*?</(?:p|div|td|code)>|(?s)<code>.*?</code>|(?s)<(span|code|strong)[^>]* data-raw[^>]*>.*?</(?:span|code|strong)>`)
 	h = data.ReplaceAllString(h, "\n")
 	var b strings.Builder
 	for _, m := range regexp.MustCompile(`\b(?:data-label|aria-label|placeholder|alt)="([^"]*)"`).FindAllStringSubmatch(h, -1) {
