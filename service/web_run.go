@@ -90,10 +90,10 @@ func (l *locale) runDetail(rr runRow, last *undo.Report) template.HTML {
 	case run.StateRunning:
 		return l.markup("detail.running")
 	case run.StateUnreadable:
-		return l.markup("detail.unreadable", "error", rr.StateDetail)
+		return l.markup("detail.unreadable", "error", rawHTML(rr.StateDetail))
 	case run.StateUndone, run.StatePartiallyUndone:
-		if last == nil {
-			return template.HTML(html.EscapeString(rr.StateDetail))
+		if last == nil { // the report of its undo cannot be read: the state's own words
+			return rawHTML(rr.StateDetail)
 		}
 		c := undoCounts(last)
 		back := c[undo.OutcomeRestored]
@@ -187,5 +187,5 @@ func (l *locale) holdHTML(what string) template.HTML {
 	case what == holdPurge:
 		return l.markup("status.purge")
 	}
-	return template.HTML(html.EscapeString(what))
+	return rawHTML(what)
 }
