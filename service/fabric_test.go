@@ -290,7 +290,7 @@ func TestFabricDocExamples(t *testing.T) {
 			// 7:01:00:00 is 169 hours: the table's files are 240 hours old, and gone.
 			_, run := f.do(t, "GET", "/api/runs/"+id, "")
 			figs := run["figures"].(map[string]any)
-			if figs["retentionHours"].(float64) != 169 || figs["oneOffRetention"] != true || figs["numDeletedFiles"].(float64) != 2 || run["trigger"] != "api" {
+			if figs["retentionHours"].(float64) != 169 || figs["oneOffRetention"] != true || figs["oneOffFrom"] != oneOffFabric || figs["numDeletedFiles"].(float64) != 2 || run["trigger"] != "api" {
 				t.Errorf("the run of the job: %v", run)
 			}
 			if exists(t, filepath.Join(f.tableDir(c.layout, "table1"), "stray.parquet")) || !exists(t, filepath.Join(f.tableDir(c.layout, "orders"), "stray.parquet")) {
