@@ -583,7 +583,7 @@ func (s *Server) fabricJob(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if len(r.URL.Query()) > 0 {
-		s.fabricFail(w, r, of(errInvalid, errors.New("Get Item Job Instance takes no query parameter")), "InvalidRequest")
+		s.fabricFail(w, r, of(errInvalid, errors.New("a query parameter: Get Item Job Instance takes none")), "InvalidRequest")
 		return
 	}
 	job, err := s.fabricInstance(r.Context(), l, r.PathValue("jobInstanceId"))
@@ -608,7 +608,7 @@ func (s *Server) fabricCancel(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if len(r.URL.Query()) > 0 {
-		s.fabricFail(w, r, of(errInvalid, errors.New("Cancel Item Job Instance takes no query parameter")), "InvalidRequest")
+		s.fabricFail(w, r, of(errInvalid, errors.New("a query parameter: Cancel Item Job Instance takes none")), "InvalidRequest")
 		return
 	}
 	var body struct{}

@@ -644,6 +644,14 @@ func TestFabricListHostile(t *testing.T) {
 			}
 		}
 	}
+	// Get and Cancel Item Job Instance take no query.
+	job := list + "/" + uuid.Must(uuid.NewV7()).String()
+	for _, r := range []struct{ method, path string }{{"GET", job + "?continuationToken=" + good}, {"GET", job + "?x=1"}, {"POST", job + "/cancel?jobType=TableMaintenance"}} {
+		resp, b := c.do(r.method, r.path, nil, "")
+		if e := c.errorResponse(resp, b); resp.StatusCode != 400 || e.ErrorCode != "InvalidRequest" {
+			t.Errorf("%s %s: %d %+v", r.method, r.path, resp.StatusCode, e)
+		}
+	}
 	other := "5b218778-e7a5-4d73-8187-f10824047715"
 	for _, p := range []string{strings.Replace(list, docLakehouse, other, 1), strings.Replace(list, docWorkspace, other, 1), strings.Replace(list, docLakehouse, "lh", 1)} {
 		resp, b := c.do("GET", p, nil, "")
