@@ -26,7 +26,7 @@ func TestStrictBodies(t *testing.T) {
 		}
 	}
 	// Fabric's routes: the lakehouse of the configuration, and the query its POST needs.
-	fabricIDs := strings.NewReplacer("{workspaceId}", docWorkspace, "{lakehouseId}", docLakehouse, "{itemId}", docLakehouse, "{jobInstanceId}", "20260101T000000Z-00000000")
+	fabricIDs := strings.NewReplacer("{workspaceId}", docWorkspace, "{lakehouseId}", docLakehouse, "{itemId}", docLakehouse, "{jobInstanceId}", "20260101T000000Z-00000000", "{jobType}", "tableMaintenance")
 	posts := 0
 	for _, r := range apiRoutes() {
 		if r.method != http.MethodPost {

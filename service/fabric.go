@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"path"
 	"regexp"
 	"strconv"
 	"strings"
@@ -31,10 +32,15 @@ import (
 // retentionPeriod if it gives one (a one-off retention, checked as a preview's is).
 
 // fabricRoutes are the routes of the job API: Fabric's paths, under the service's own base URL.
+// The job type is given in the query (jobType=TableMaintenance) or in the path
+// (…/jobs/tableMaintenance/instances, Fabric's lakehouse path, and …/jobs/TableMaintenance/
+// instances, the spelling of its specification of late 2025 and of the Core API), in any case.
 var fabricRoutes = []route{
 	{"POST", "/v1/workspaces/{workspaceId}/lakehouses/{lakehouseId}/jobs/instances", (*Server).fabricRunQuery},
-	{"POST", "/v1/workspaces/{workspaceId}/lakehouses/{lakehouseId}/jobs/tableMaintenance/instances", (*Server).fabricRun},
+	{"POST", "/v1/workspaces/{workspaceId}/lakehouses/{lakehouseId}/jobs/{jobType}/instances", (*Server).fabricRun},
 	{"POST", "/v1/workspaces/{workspaceId}/items/{lakehouseId}/jobs/instances", (*Server).fabricRunQuery},
+	{"POST", "/v1/workspaces/{workspaceId}/items/{lakehouseId}/jobs/{jobType}/instances", (*Server).fabricRun},
+	{"GET", "/v1/workspaces/{workspaceId}/items/{lakehouseId}/jobs/instances", (*Server).fabricList},
 	{"GET", "/v1/workspaces/{workspaceId}/items/{itemId}/jobs/instances/{jobInstanceId}", (*Server).fabricJob},
 	{"POST", "/v1/workspaces/{workspaceId}/items/{itemId}/jobs/instances/{jobInstanceId}/cancel", (*Server).fabricCancel},
 }
@@ -43,13 +49,61 @@ var fabricRoutes = []route{
 const fabricPrefix = "/v1/"
 
 // fabricPath: a request of the job API, answered in Fabric's shape.
-func fabricPath(r *http.Request) bool { return strings.HasPrefix(r.URL.Path, fabricPrefix) }
+func fabricPath(r *http.Request) bool {
+	return strings.HasPrefix(r.URL.Path, fabricPrefix) || r.URL.Path == strings.TrimSuffix(fabricPrefix, "/")
+}
+
+// fabricBodyless: a POST of the job API that has no body and no Content-Type header at all
+// (Fabric's documented Cancel Item Job Instance). A Content-Type given must be JSON, and a
+// body, even one sent in chunks, needs one.
+func fabricBodyless(r *http.Request) bool {
+	_, typed := r.Header["Content-Type"]
+	return fabricPath(r) && !typed && r.ContentLength == 0 && len(r.TransferEncoding) == 0
+}
+
+// fabricUnserved answers in Fabric's shape every request under /v1/ that no route of the job
+// API serves: 405 with Allow for a method a path does not take, 404 for any other (a path
+// that is not clean too, which the router would redirect elsewhere). Every other request goes
+// to the router.
+func (s *Server) fabricUnserved(mux *http.ServeMux) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p := r.URL.EscapedPath()
+		if !fabricPath(r) {
+			mux.ServeHTTP(w, r)
+			return
+		}
+		h, pattern := mux.Handler(r)
+		if pattern != "" && path.Clean(p) == p {
+			mux.ServeHTTP(w, r)
+			return
+		}
+		rec := &headerRecorder{header: http.Header{}}
+		h.ServeHTTP(rec, r)
+		if allow := rec.header.Get("Allow"); rec.status == http.StatusMethodNotAllowed && allow != "" {
+			w.Header().Set("Allow", allow)
+			s.fabricError(w, r, http.StatusMethodNotAllowed, "MethodNotAllowed", fmt.Sprintf("%s %s: this path of the job API takes %s (docs/fabric.md)", r.Method, r.URL.Path, allow))
+			return
+		}
+		s.fabricError(w, r, http.StatusNotFound, "NotFound", fmt.Sprintf("%s %s is not served: this service answers Fabric's Table Maintenance job API only (run: POST …/lakehouses/{lakehouseId}/jobs/instances?jobType=TableMaintenance; jobs: GET …/items/{lakehouseId}/jobs/instances[/{jobInstanceId}]; cancel: POST …/jobs/instances/{jobInstanceId}/cancel; docs/fabric.md)", r.Method, r.URL.Path))
+	})
+}
+
+// headerRecorder keeps the status and headers the router would answer with, and drops the body.
+type headerRecorder struct {
+	header http.Header
+	status int
+}
+
+func (h *headerRecorder) Header() http.Header         { return h.header }
+func (h *headerRecorder) Write(b []byte) (int, error) { return len(b), nil }
+func (h *headerRecorder) WriteHeader(status int)      { h.status = status }
 
 // FabricJobType is the one job type of the job API.
 const FabricJobType = "TableMaintenance"
 
 // The seconds a client is told to wait: before polling a job (Retry-After of the 202 and of a
-// job not ended), and before starting one again when the service runs all it may at once.
+// job not ended; Fabric says 60, runs of small tables here end in a second), and before
+// starting one again when the service runs all it may at once and its queue is full.
 const (
 	fabricPollAfter = 5
 	fabricBusyAfter = 30
@@ -85,7 +139,8 @@ type FabricJobInstance struct {
 	JobType    string `json:"jobType"`
 	InvokeType string `json:"invokeType"`
 	Status     string `json:"status"`
-	// RootActivityID is the run's id: it names the run's lock ticket, run record and log lines.
+	// ID and RootActivityID are the run's id, a GUID (fabricJobID): it names the run's lock
+	// ticket, run record and log lines.
 	RootActivityID string       `json:"rootActivityId"`
 	StartTimeUTC   *string      `json:"startTimeUtc"`
 	EndTimeUTC     *string      `json:"endTimeUtc"`
@@ -99,42 +154,62 @@ func fabricTime(t time.Time) *string {
 	return &s
 }
 
-// fabricState is what the job API keeps of its own: the jobs it deduplicated, which are no
-// run (the newest maxDeduped, in memory).
+// fabricState is what the job API keeps of its own: the jobs that ended without a run (the
+// newest maxUnran, in memory): those it deduplicated, and queued ones that never started
+// (runner_queue.go); and the size of a page of List Item Job Instances.
 type fabricState struct {
-	mu      sync.Mutex
-	deduped map[string]dedupedJob
-	order   []string
+	mu       sync.Mutex
+	unran    map[string]unranJob
+	order    []string
+	pageSize int // fabricPageSize when 0
 }
 
-const maxDeduped = 1000
+const maxUnran = 1000
 
-// dedupedJob is a job refused because its table was being maintained: Fabric's Deduped.
-type dedupedJob struct {
+// fabricPageSize is how many job instances a page of List Item Job Instances holds.
+const fabricPageSize = 100
+
+// unranJob is a job that ended without a run: Deduped (its table was being maintained),
+// Cancelled or Failed while it waited in the queue.
+type unranJob struct {
 	workspace, lakehouse, table string
-	at                          time.Time
-	why                         string
+	created, ended              time.Time
+	status                      string // fabricDeduped, fabricCancelled or fabricFailed
+	reason                      FabricError
 }
 
-func (f *fabricState) add(id string, j dedupedJob) {
+func (f *fabricState) add(id string, j unranJob) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.deduped == nil {
-		f.deduped = map[string]dedupedJob{}
+	if f.unran == nil {
+		f.unran = map[string]unranJob{}
 	}
-	f.deduped[id] = j
+	f.unran[id] = j
 	f.order = append(f.order, id)
-	if len(f.order) > maxDeduped {
-		delete(f.deduped, f.order[0])
+	if len(f.order) > maxUnran {
+		delete(f.unran, f.order[0])
 		f.order = f.order[1:]
 	}
 }
 
-func (f *fabricState) find(id string) (dedupedJob, bool) {
+func (f *fabricState) find(id string) (unranJob, bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	j, ok := f.deduped[id]
+	j, ok := f.unran[id]
 	return j, ok
+}
+
+// of returns the jobs of lakehouse l that ended without a run, by id.
+func (f *fabricState) of(l *config.Lakehouse) map[string]unranJob {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := map[string]unranJob{}
+	for id, j := range f.unran {
+		if j.workspace == l.WorkspaceID && j.lakehouse == l.LakehouseID {
+			out[id] = j
+		}
+	}
+	return out
 }
 
 // fabricFail answers err in Fabric's shape: the status of its kind (statusOf), and the code of
@@ -265,14 +340,23 @@ func (s *Server) fabricRunQuery(w http.ResponseWriter, r *http.Request) {
 	s.startFabricJob(w, r, true)
 }
 
-// fabricRun is POST …/jobs/tableMaintenance/instances: the job type is in the path.
+// fabricRun is POST …/jobs/{jobType}/instances: the job type is in the path.
 func (s *Server) fabricRun(w http.ResponseWriter, r *http.Request) {
 	s.startFabricJob(w, r, false)
 }
 
-// fabricQuery checks the query of a job request: jobType once, TableMaintenance as written
-// (needed unless the path says it), and no other parameter.
+// fabricJobType reports whether v names the job type of the job API: TableMaintenance, in any
+// case (Fabric's paths spell it tableMaintenance and TableMaintenance).
+func fabricJobType(v string) bool { return strings.EqualFold(v, FabricJobType) }
+
+// fabricQuery checks the query of a job request: jobType once, TableMaintenance in any case
+// (needed unless the path says it), and no other parameter; and the job type of the path.
 func fabricQuery(r *http.Request, needJobType bool) (code string, err error) {
+	if !needJobType {
+		if v := r.PathValue("jobType"); !fabricJobType(v) {
+			return "InvalidJobType", of(errInvalid, fmt.Errorf("job type %q of the path is not one this service runs: it runs %s (…/jobs/tableMaintenance/instances), the VACUUM of a table", v, FabricJobType))
+		}
+	}
 	q := r.URL.Query()
 	for k := range q {
 		if k != "jobType" {
@@ -284,14 +368,17 @@ func fabricQuery(r *http.Request, needJobType bool) (code string, err error) {
 		return "InvalidJobType", of(errInvalid, fmt.Errorf("the jobType query parameter is missing: this service runs jobType=%s", FabricJobType))
 	case len(vals) > 1:
 		return "InvalidJobType", of(errInvalid, fmt.Errorf("jobType is given %d times: give it once (jobType=%s)", len(vals), FabricJobType))
-	case len(vals) == 1 && vals[0] != FabricJobType:
-		return "InvalidJobType", of(errInvalid, fmt.Errorf("job type %q is not one this service runs: it runs jobType=%s (written so), the VACUUM of a table", vals[0], FabricJobType))
+	case len(vals) == 1 && !fabricJobType(vals[0]):
+		return "InvalidJobType", of(errInvalid, fmt.Errorf("job type %q is not one this service runs: it runs jobType=%s, the VACUUM of a table", vals[0], FabricJobType))
 	}
 	return "", nil
 }
 
 // startFabricJob starts the run a job request asks for: 202 with Location and Retry-After, as
-// Fabric answers; Deduped (202 too) when the table is held already.
+// Fabric answers. A job whose table is held already (a run, an undo, a trash purge, another
+// process's lock) or waits in the queue is Deduped (202 too); one that finds the service
+// running maxConcurrentRuns runs waits in the runner's queue as NotStarted (202), and only a
+// full queue is TooManyRequestsForJobs.
 func (s *Server) startFabricJob(w http.ResponseWriter, r *http.Request, needJobType bool) {
 	l := s.fabricLakehouse(w, r, "lakehouseId")
 	if l == nil {
@@ -354,40 +441,79 @@ func (s *Server) startFabricJob(w http.ResponseWriter, r *http.Request, needJobT
 		s.fabricFail(w, r, err, "")
 		return
 	}
-	id, err := s.runner.start(r.Context(), t, "api", runOptions{RetainHours: hours, MaxRunning: s.tables.cfg.MaxConcurrentRuns})
+	o := runOptions{RetainHours: hours, MaxRunning: s.tables.cfg.MaxConcurrentRuns}
+	if hours != nil {
+		o.OneOffFrom = oneOffFabric
+	}
+	refused := func(err error) {
+		if period != "" && errors.Is(err, errInvalid) {
+			s.fabricFail(w, r, fmt.Errorf("executionData.vacuumSettings.retentionPeriod %q: %w", period, err), "InvalidRetentionPeriod")
+			return
+		}
+		s.fabricFail(w, r, err, "")
+	}
+	var id string
+	if waiting := s.runner.queuedFor(t.cfg.ID); waiting != "" {
+		err = fmt.Errorf("table %s: %w: job %s of it waits to start", t.cfg.ID, ErrBusy, fabricJobID(waiting))
+	} else {
+		id, err = s.runner.start(r.Context(), t, "api", o)
+	}
 	switch {
 	case errors.Is(err, ErrBusy) || errors.Is(err, state.ErrTableBusy):
 		// Fabric's Deduped: a job of the table is in progress, and this one is skipped.
 		id = undo.NewID(s.now())
-		s.fabric.add(id, dedupedJob{workspace: l.WorkspaceID, lakehouse: l.LakehouseID, table: t.cfg.ID, at: s.now(), why: err.Error()})
+		s.fabric.add(id, unranJob{workspace: l.WorkspaceID, lakehouse: l.LakehouseID, table: t.cfg.ID, created: s.now(), ended: s.now(), status: fabricDeduped,
+			reason: FabricError{ErrorCode: fabricDeduped, Message: s.red.String(fmt.Sprintf("table %s was being maintained, and this job was skipped: %s", t.cfg.ID, err))}})
 		s.log.Info("fabric job deduplicated: the table is being maintained", "job", id, "table", t.cfg.ID, "why", s.red.String(err.Error()))
-	case err != nil && period != "" && errors.Is(err, errInvalid):
-		s.fabricFail(w, r, fmt.Errorf("executionData.vacuumSettings.retentionPeriod %q: %w", period, err), "InvalidRetentionPeriod")
-		return
+	case errors.Is(err, errTooMany):
+		// Fabric's NotStarted: the job waits for a slot. What start would refuse at once (the
+		// retention, the table) is refused now, not when its turn comes.
+		if err := s.runner.check(r.Context(), t, o); err != nil {
+			refused(err)
+			return
+		}
+		id = undo.NewID(s.now())
+		if err := s.runner.enqueue(s.queuedJob(id, l, t, o)); err != nil {
+			s.fabricFail(w, r, err, "")
+			return
+		}
+		s.log.Info("fabric job queued: the service runs maxConcurrentRuns runs", "job", id, "table", t.cfg.ID, "workspace", l.WorkspaceID, "lakehouse", l.LakehouseID)
 	case err != nil:
-		s.fabricFail(w, r, err, "")
+		refused(err)
 		return
 	default:
 		s.log.Info("fabric job started", "job", id, "table", t.cfg.ID, "workspace", l.WorkspaceID, "lakehouse", l.LakehouseID)
 	}
-	w.Header().Set("Location", s.fabricJobURL(r, l, id))
+	w.Header().Set("Location", s.fabricJobURL(r, l, fabricJobID(id)))
 	w.Header().Set("Retry-After", strconv.Itoa(fabricPollAfter))
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(http.StatusAccepted)
 }
 
+// queuedJob is the queued start of job id of table t of lakehouse l: one that never runs ends
+// as a job without a run, Deduped when its table was held when its turn came, Cancelled when
+// cancelled, Failed otherwise.
+func (s *Server) queuedJob(id string, l *config.Lakehouse, t *table, o runOptions) *queuedStart {
+	created := s.now()
+	return &queuedStart{id: id, t: t, trigger: "api", o: o, at: created, skipped: func(err error) {
+		j := unranJob{workspace: l.WorkspaceID, lakehouse: l.LakehouseID, table: t.cfg.ID, created: created, ended: s.now()}
+		msg := s.red.String(err.Error())
+		switch {
+		case errors.Is(err, ErrBusy) || errors.Is(err, state.ErrTableBusy):
+			j.status, j.reason = fabricDeduped, FabricError{ErrorCode: fabricDeduped, Message: fmt.Sprintf("table %s was being maintained when this job's turn came, and the job was skipped: %s", t.cfg.ID, msg)}
+		case errors.Is(err, errCancelledQueued):
+			j.status, j.reason = fabricCancelled, FabricError{ErrorCode: "RunCancelled", Message: fmt.Sprintf("%s: the job was cancelled while it waited for a slot; nothing ran", cancelledByRequest)}
+		default:
+			j.status, j.reason = fabricFailed, FabricError{ErrorCode: "RunFailed", Message: fmt.Sprintf("the job waited for a slot and could not start: %s", msg)}
+		}
+		s.fabric.add(id, j)
+	}}
+}
+
 // fabricJobURL is the URL of job id of lakehouse l: under the configured baseUrl, or the
 // request's own scheme and Host.
 func (s *Server) fabricJobURL(r *http.Request, l *config.Lakehouse, id string) string {
-	base := s.tables.cfg.Fabric.BaseURL
-	if base == "" {
-		scheme := "http"
-		if r.TLS != nil {
-			scheme = "https"
-		}
-		base = scheme + "://" + r.Host
-	}
-	return base + "/v1/workspaces/" + l.WorkspaceID + "/items/" + l.LakehouseID + "/jobs/instances/" + id
+	return s.fabricBase(r) + "/v1/workspaces/" + l.WorkspaceID + "/items/" + l.LakehouseID + "/jobs/instances/" + id
 }
 
 // fabricTable is the table of lakehouse l a job names (tableName, and schemaName), among the
@@ -449,11 +575,15 @@ func lakehouseTableOf(l *config.Lakehouse, tc *config.Table) (catalog.LakehouseT
 	return catalog.LakehouseTable{}, false
 }
 
-// fabricJob is Get Item Job Instance: a run of a table of the lakehouse, or a job it
-// deduplicated, as Fabric's job instance.
+// fabricJob is Get Item Job Instance: a run of a table of the lakehouse, a job that waits for
+// a slot, or one that ended without a run, as Fabric's job instance.
 func (s *Server) fabricJob(w http.ResponseWriter, r *http.Request) {
 	l := s.fabricLakehouse(w, r, "itemId")
 	if l == nil {
+		return
+	}
+	if len(r.URL.Query()) > 0 {
+		s.fabricFail(w, r, of(errInvalid, errors.New("a query parameter: Get Item Job Instance takes none")), "InvalidRequest")
 		return
 	}
 	job, err := s.fabricInstance(r.Context(), l, r.PathValue("jobInstanceId"))
@@ -469,10 +599,16 @@ func (s *Server) fabricJob(w http.ResponseWriter, r *http.Request) {
 }
 
 // fabricCancel is Cancel Item Job Instance: the run stops after its current batch of deletes
-// and ends Cancelled.
+// and ends Cancelled; a job that waits for a slot leaves the queue, Cancelled, having run
+// nothing. Fabric's client sends no body and no Content-Type (the guard lets a body-less POST
+// of the job API through); a body, if sent, must be an empty JSON object.
 func (s *Server) fabricCancel(w http.ResponseWriter, r *http.Request) {
 	l := s.fabricLakehouse(w, r, "itemId")
 	if l == nil {
+		return
+	}
+	if len(r.URL.Query()) > 0 {
+		s.fabricFail(w, r, of(errInvalid, errors.New("a query parameter: Cancel Item Job Instance takes none")), "InvalidRequest")
 		return
 	}
 	var body struct{}
@@ -480,40 +616,53 @@ func (s *Server) fabricCancel(w http.ResponseWriter, r *http.Request) {
 		s.fabricFail(w, r, err, "")
 		return
 	}
-	id := r.PathValue("jobInstanceId")
-	job, err := s.fabricInstance(r.Context(), l, id)
+	job, err := s.fabricInstance(r.Context(), l, r.PathValue("jobInstanceId"))
 	if err != nil {
 		s.fabricFail(w, r, err, "")
 		return
 	}
-	if job.Status == fabricDeduped {
-		s.fabricFail(w, r, of(errConflict, fmt.Errorf("job %s was deduplicated: it never ran, and there is nothing to cancel", id)), "JobAlreadyCompleted")
+	switch job.Status {
+	case fabricDeduped:
+		s.fabricFail(w, r, of(errConflict, fmt.Errorf("job %s was deduplicated: it never ran, and there is nothing to cancel", job.ID)), "JobAlreadyCompleted")
+		return
+	case fabricCompleted, fabricFailed, fabricCancelled:
+		s.fabricFail(w, r, of(errConflict, fmt.Errorf("job %s has ended (%s): there is nothing to cancel", job.ID, job.Status)), "JobAlreadyCompleted")
 		return
 	}
-	if err := s.runner.cancel(r.Context(), id); err != nil {
-		s.fabricFail(w, r, err, "")
-		return
+	run, _ := runIDOfJob(job.ID)
+	if !s.runner.cancelQueued(run) {
+		if err := s.runner.cancel(r.Context(), run); err != nil {
+			s.fabricFail(w, r, err, "")
+			return
+		}
 	}
-	w.Header().Set("Location", s.fabricJobURL(r, l, id))
+	w.Header().Set("Location", s.fabricJobURL(r, l, job.ID))
 	w.Header().Set("Retry-After", strconv.Itoa(fabricPollAfter))
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(http.StatusAccepted)
 }
 
-// fabricInstance is job id of lakehouse l: a job it deduplicated, or a run of one of its
-// tables (started through any API or by the schedule). Anything else is errNotFound.
-func (s *Server) fabricInstance(ctx context.Context, l *config.Lakehouse, id string) (FabricJobInstance, error) {
-	notFound := of(errNotFound, fmt.Errorf("no job instance %q of lakehouse %s", id, l.LakehouseID))
+// fabricInstance is job id of lakehouse l: a job that waits for a slot, one that ended without
+// a run, or a run of one of its tables (started through any API or by the schedule), looked
+// for in that order (a queued job records what became of it before it leaves the queue).
+// Anything else is errNotFound.
+func (s *Server) fabricInstance(ctx context.Context, l *config.Lakehouse, jobID string) (FabricJobInstance, error) {
+	notFound := of(errNotFound, fmt.Errorf("no job instance %q of lakehouse %s", jobID, l.LakehouseID))
+	id, ok := runIDOfJob(jobID)
+	if !ok {
+		return FabricJobInstance{}, notFound
+	}
+	if q, ok := s.runner.queued(id); ok {
+		if _, ok := lakehouseTableOf(l, q.t.cfg); !ok {
+			return FabricJobInstance{}, notFound
+		}
+		return queuedInstance(q, l), nil
+	}
 	if j, ok := s.fabric.find(id); ok {
 		if j.workspace != l.WorkspaceID || j.lakehouse != l.LakehouseID {
 			return FabricJobInstance{}, notFound
 		}
-		return FabricJobInstance{ID: id, ItemID: l.LakehouseID, JobType: FabricJobType, InvokeType: "Manual", Status: fabricDeduped,
-			RootActivityID: id, StartTimeUTC: fabricTime(j.at), EndTimeUTC: fabricTime(j.at),
-			FailureReason: &FabricError{ErrorCode: fabricDeduped, Message: s.red.String(fmt.Sprintf("table %s was being maintained, and this job was skipped: %s", j.table, j.why))}}, nil
-	}
-	if !undo.ValidID(id) && !strings.HasPrefix(id, "serve-") {
-		return FabricJobInstance{}, notFound
+		return unranInstance(id, j, l), nil
 	}
 	sr, err := s.st.Run(ctx, id)
 	if errors.Is(err, state.ErrNotFound) {
@@ -532,12 +681,27 @@ func (s *Server) fabricInstance(ctx context.Context, l *config.Lakehouse, id str
 	return fabricInstanceOf(s.runner.doc(ctx, *sr), l), nil
 }
 
+// queuedInstance is a job that waits for a slot: NotStarted, since it was accepted.
+func queuedInstance(q queuedStart, l *config.Lakehouse) FabricJobInstance {
+	id := fabricJobID(q.id)
+	return FabricJobInstance{ID: id, ItemID: l.LakehouseID, JobType: FabricJobType, InvokeType: "Manual", Status: fabricNotStarted,
+		RootActivityID: id, StartTimeUTC: fabricTime(q.at)}
+}
+
+// unranInstance is a job that ended without a run.
+func unranInstance(id string, j unranJob, l *config.Lakehouse) FabricJobInstance {
+	reason := j.reason
+	return FabricJobInstance{ID: id, ItemID: l.LakehouseID, JobType: FabricJobType, InvokeType: "Manual", Status: j.status,
+		RootActivityID: id, StartTimeUTC: fabricTime(j.created), EndTimeUTC: fabricTime(j.ended), FailureReason: &reason}
+}
+
 // fabricInstanceOf is run d of a table of lakehouse l as Fabric's job instance: its status
 // from the run's one state (planned is NotStarted: nothing is deleted before the run record
 // is written), a run cancelled through the API Cancelled, one whose record cannot be read by
-// the service's own status.
+// the service's own status; InProgress while the service has not recorded its end.
 func fabricInstanceOf(d RunDoc, l *config.Lakehouse) FabricJobInstance {
-	j := FabricJobInstance{ID: d.ID, ItemID: l.LakehouseID, JobType: FabricJobType, InvokeType: "Manual", RootActivityID: d.ID,
+	id := fabricJobID(d.ID)
+	j := FabricJobInstance{ID: id, ItemID: l.LakehouseID, JobType: FabricJobType, InvokeType: "Manual", RootActivityID: id,
 		StartTimeUTC: fabricTime(d.Started)}
 	if d.Trigger == "schedule" {
 		j.InvokeType = "Scheduled"
@@ -567,6 +731,12 @@ func fabricInstanceOf(d RunDoc, l *config.Lakehouse) FabricJobInstance {
 	}
 	if j.Status == fabricFailed && cancelled {
 		j.Status = fabricCancelled
+	}
+	// The run's record may say it ended a moment before the service has recorded its end and
+	// released its table: until then the job is in progress, so that a client that saw it end
+	// and starts the next job is never refused for the slot it still held.
+	if d.Status == state.StatusRunning && j.Status != fabricNotStarted {
+		j.Status, j.EndTimeUTC = fabricInProgress, nil
 	}
 	switch j.Status {
 	case fabricFailed:

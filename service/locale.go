@@ -152,6 +152,8 @@ func (l *locale) funcs() template.FuncMap {
 		"scriptText": l.scriptMessagesJSON,
 		"hold":       l.holdHTML,
 		"nowrap":     nowrapHTML,
+		"raw":        rawHTML,
+		"oneOff":     oneOffID,
 	}
 }
 

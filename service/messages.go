@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/deltavacuum/deltavacuum/insight"
+	"github.com/deltavacuum/deltavacuum/storage"
 	"github.com/deltavacuum/deltavacuum/vacuum"
 )
 
@@ -226,6 +227,68 @@ func (l *locale) when(v any) string {
 	return t.UTC().Format(l.stamp) + " UTC"
 }
 
+// rawHTML is text the catalogue cannot hold, shown as it is, marked as such: an error of the
+// table's store or of the library (in English, with the paths and names it names). The pages
+// put it beside words of the catalogue that say what it is; TestPagesSpeakTheCatalogue passes
+// over it and nothing else.
+func rawHTML(s string) template.HTML {
+	if s == "" {
+		return ""
+	}
+	return template.HTML(`<span class="raw" lang="en" translate="no" data-raw>` + html.EscapeString(s) + `</span>`)
+}
+
+// oneOffID is the message that says where a run's one-off retention came from.
+func oneOffID(from string) string {
+	switch from {
+	case oneOffPreview:
+		return "run.oneoff.preview"
+	case oneOffFabric:
+		return "run.oneoff.fabric"
+	}
+	return "run.oneoff"
+}
+
+// recoveryText says what the table's store keeps of a deleted file, from what the run record
+// says of it (its kind and days, not the store's own words, which are the API's) and where the
+// table is (local disk, memory, an object store).
+func (l *locale) recoveryText(rec storage.Recovery, location string) string {
+	switch rec.Kind {
+	case storage.RecoveryNone:
+		switch {
+		case strings.HasPrefix(location, "mem://"):
+			return l.text("recovery.none.memory")
+		case location != "" && (!strings.Contains(location, "://") || strings.HasPrefix(location, "file://")):
+			return l.text("recovery.none.local")
+		}
+		return l.text("recovery.none")
+	case storage.RecoveryVersioning, storage.RecoverySoftDelete:
+		return l.text("recovery."+rec.Kind, "days", rec.Days)
+	}
+	return l.text("recovery.unknown")
+}
+
+// planNotes are the notes of a preview's plan, in the page's words: the planner decides
+// (vacuum.RetentionNote: a retention of 2555 hours taken for seven years), the catalogue says
+// it; a note the page has no words for is counted, and the API has it.
+func (l *locale) planNotes(res *vacuum.Result, table string) []template.HTML {
+	if res == nil || res.Plan == nil {
+		return nil
+	}
+	var out []template.HTML
+	pl := res.Plan
+	if pl.RetentionSpecified && vacuum.RetentionNote("x", time.Duration(pl.RetentionHours*float64(time.Hour))) != "" {
+		out = append(out, l.markup("preview.retention.trap", "what", l.text("preview.retention.what.run", "hours", pl.RetentionHours), "hours", vacuum.SevenYearsHours))
+	}
+	if vacuum.RetentionNote("x", time.Duration(pl.TableRetentionHours*float64(time.Hour))) != "" {
+		out = append(out, l.markup("preview.retention.trap", "what", l.text("preview.retention.what.table"), "hours", vacuum.SevenYearsHours))
+	}
+	if more := len(res.Warnings) - len(out); more > 0 {
+		out = append(out, l.plural("preview.notes.more", int64(more), "table", table, "digest", vacuum.Digest(pl)))
+	}
+	return out
+}
+
 // nowrapHTML is s kept on one line (an id is one token).
 func nowrapHTML(s string) template.HTML {
 	return template.HTML(`<span class="nowrap">` + html.EscapeString(s) + `</span>`)
@@ -362,14 +425,23 @@ func (l *locale) bytes(n int64) string {
 // money is an amount in the price's currency: cents, and "< 0.01" for less than a cent.
 func (l *locale) money(v float64, p insight.Price) string {
 	if v > 0 && v < 0.01 {
-		return "< " + p.Currency + " " + l.number(0.01, 2, false)
+		return "< " + l.currency(p) + " " + l.number(0.01, 2, false)
 	}
-	return p.Currency + " " + l.number(v, 2, true)
+	return l.currency(p) + " " + l.number(v, 2, true)
 }
 
 // unitPrice is the price of a GB-month, as precise as it was given.
 func (l *locale) unitPrice(p insight.Price) string {
-	return p.Currency + " " + l.number(p.PerGBMonth, -1, false)
+	return l.currency(p) + " " + l.number(p.PerGBMonth, -1, false)
+}
+
+// currency is the price's currency as the language writes it (US$ in Brazil), its code when
+// the catalogue has no word for it.
+func (l *locale) currency(p insight.Price) string {
+	if _, ok := l.messages["currency."+p.Currency]; ok {
+		return l.text("currency." + p.Currency)
+	}
+	return p.Currency
 }
 
 // humanBytes is english's bytes (the webhook's).
@@ -430,8 +502,8 @@ var messagesEN = map[string]string{
 	"col.parameters":  "Parameters",
 	"col.metrics":     "Metrics",
 	"col.folder":      "Folder (partition)",
-	"col.deleted":     "Deleted",
-	"col.moved":       "Moved to the trash",
+	"col.todelete":    "To delete",
+	"col.tomove":      "To move to the trash",
 	"col.kept":        "Kept",
 	"col.path":        "Path",
 	"col.size":        "Size",
@@ -442,6 +514,8 @@ var messagesEN = map[string]string{
 	"price.line":    "Costs at {price} per GB-month: the 2024 list price of {s3} and {onelake} (serve has no price setting; check your provider's).",
 	"price.s3":      "Amazon S3 Standard",
 	"price.onelake": "Microsoft OneLake",
+	// Currencies, as the language writes them before an amount.
+	"currency.USD": "USD",
 
 	// The charts.
 	"chart.live":           "live bytes",
@@ -501,23 +575,31 @@ var messagesEN = map[string]string{
 	"policy.retention":        "Retention",
 	"policy.retention.table":  "the table's own (delta.deletedFileRetentionDuration)",
 	"policy.retention.preset": "{preset} ({hours})",
-	"policy.check.off":        "retention check disabled",
-	"policy.mode":             "Mode",
-	"policy.fullevery":        "FULL every {every}",
-	"policy.trash":            "Trash",
-	"policy.trash.on":         "files are moved to the trash (_deltavacuum/trash/), where an undo finds them",
-	"policy.trash.off":        "files are deleted",
-	"policy.inspections":      "Inspections",
-	"policy.inspect.off":      "after each run and undo, and when asked",
-	"policy.inspect.every":    "after each run and undo, and every {every}",
-	"policy.dryrunonly":       "Dry run only",
-	"policy.dryrunonly.yes":   "yes: never run",
-	"policy.dryrunonly.no":    "no",
-	"policy.schedule":         "Schedule",
-	"policy.window":           "window {window}",
-	"policy.jitter":           "jitter {jitter}",
-	"policy.next":             "next {at}",
-	"policy.noschedule":       "none (runs through the API or this page only)",
+	// The retention presets of maintenance.yaml (config.Presets), named as a reader says them.
+	"policy.preset.dimensional":      "dimension table",
+	"policy.preset.merge-heavy-fact": "high-churn (MERGE-heavy) fact table",
+	"policy.preset.streaming-sink":   "streaming sink",
+	"policy.preset.regulated":        "regulated data",
+	"policy.check.off":               "retention check disabled",
+	"policy.mode":                    "Mode",
+	"mode.full":                      "FULL",
+	"mode.lite":                      "LITE",
+	"mode.auto":                      "auto: LITE, and FULL at times",
+	"policy.fullevery":               "FULL every {every}",
+	"policy.trash":                   "Trash",
+	"policy.trash.on":                "files are moved to the trash (_deltavacuum/trash/), where an undo finds them",
+	"policy.trash.off":               "files are deleted",
+	"policy.inspections":             "Inspections",
+	"policy.inspect.off":             "after each run and undo, and when asked",
+	"policy.inspect.every":           "after each run and undo, and every {every}",
+	"policy.dryrunonly":              "Dry run only",
+	"policy.dryrunonly.yes":          "yes: never run",
+	"policy.dryrunonly.no":           "no",
+	"policy.schedule":                "Schedule",
+	"policy.window":                  "window {window}",
+	"policy.jitter":                  "jitter {jitter}",
+	"policy.next":                    "next {at}",
+	"policy.noschedule":              "none (runs through the API or this page only)",
 
 	// The table types of insight's retention presets (the Fabric guidance).
 	"preset.streaming sink":                "streaming sink",
@@ -544,31 +626,36 @@ var messagesEN = map[string]string{
 	"whatif.ok":      "passes",
 
 	// The preview page.
-	"preview.title":             "Preview of {id}",
-	"preview.moved":             "The table changed since the preview run {id} was asked to execute: that run deleted nothing. This is the new preview; check it, then run it.",
-	"preview.what":              "A VACUUM {mode} at a retention of {retention} (cutoff {cutoff}) of version {version}, planned {at},",
-	"preview.deletes":           "deletes {files} ({bytes}) and {dirs}.",
-	"preview.moves":             "moves {files} ({bytes}) to the trash {trash}, and deletes {dirs}.",
-	"preview.digest":            "Plan {digest}. Run now executes exactly this plan: it plans again, and deletes only if the new plan is this one.",
-	"preview.dryrunonly":        "This table is dry run only: it is never run.",
-	"preview.oneoff":            "A one-off retention of {retention}, not the policy's: Run now runs this plan at it, once.",
-	"preview.run":               "Run now",
-	"preview.again":             "Preview again",
-	"preview.back":              "Back to the table",
-	"preview.byfolder":          "By folder",
-	"preview.root":              "(table root)",
-	"preview.morefolders.one":   "1 more folder is not shown (GET /api/tables/{table}/previews/{digest} has the first 100).",
-	"preview.morefolders.other": "{n} more folders are not shown (GET /api/tables/{table}/previews/{digest} has the first 100).",
-	"preview.kept":              "Kept, and why",
-	"preview.keptnone":          "nothing listed is kept",
-	"preview.lite":              "A LITE plan lists nothing: the files it keeps are not counted.",
-	"preview.files.deleted":     "Files to delete",
-	"preview.files.moved":       "Files to move to the trash",
-	"preview.page":              "Files {from}–{to} of {total} (page {page} of {pages}).",
-	"preview.with":              "with its checksum companion {file}",
-	"preview.nothing":           "Nothing to delete.",
-	"pager.prev":                "← previous",
-	"pager.next":                "next →",
+	"preview.title":                "Preview of {id}",
+	"preview.moved":                "The table changed since the preview run {id} was asked to execute: that run deleted nothing. This is the new preview; check it, then run it.",
+	"preview.what":                 "A VACUUM {mode} at a retention of {retention} (cutoff {cutoff}) of version {version}, planned {at},",
+	"preview.deletes":              "deletes {files} ({bytes}) and {dirs}.",
+	"preview.moves":                "moves {files} ({bytes}) to the trash {trash}, and deletes {dirs}.",
+	"preview.digest":               "Plan {digest}. Run now executes exactly this plan: it plans again, and deletes only if the new plan is this one.",
+	"preview.dryrunonly":           "This table is dry run only: it is never run.",
+	"preview.oneoff":               "A one-off retention of {retention}, not the policy's: Run now runs this plan at it, once.",
+	"preview.run":                  "Run now",
+	"preview.again":                "Preview again",
+	"preview.back":                 "Back to the table",
+	"preview.byfolder":             "By folder",
+	"preview.root":                 "(table root)",
+	"preview.morefolders.one":      "1 more folder is not shown (GET /api/tables/{table}/previews/{digest} has the first 100).",
+	"preview.morefolders.other":    "{n} more folders are not shown (GET /api/tables/{table}/previews/{digest} has the first 100).",
+	"preview.kept":                 "Kept, and why",
+	"preview.keptnone":             "nothing listed is kept",
+	"preview.lite":                 "A LITE plan lists nothing: the files it keeps are not counted.",
+	"preview.files.deleted":        "Files to delete",
+	"preview.files.moved":          "Files to move to the trash",
+	"preview.page":                 "Files {from}–{to} of {total} (page {page} of {pages}).",
+	"preview.with":                 "with its checksum companion {file}",
+	"preview.nothing":              "Nothing to delete.",
+	"preview.retention.trap":       "{what} is 2555 hours, about 106 days, not 7 years: seven years are 2555 days ({hours} hours).",
+	"preview.retention.what.run":   "RETAIN {hours} HOURS",
+	"preview.retention.what.table": "The table's delta.deletedFileRetentionDuration",
+	"preview.notes.more.one":       "The plan has 1 more note: GET /api/tables/{table}/previews/{digest} has it.",
+	"preview.notes.more.other":     "The plan has {n} more notes: GET /api/tables/{table}/previews/{digest} has them.",
+	"pager.prev":                   "← previous",
+	"pager.next":                   "next →",
 
 	// Why a listed file is kept (vacuum.Rule), in plain words.
 	"rule.hidden":                       "hidden (a name starting with _ or .)",
@@ -617,8 +704,11 @@ var messagesEN = map[string]string{
 	"run.planchanged":       "The table changed since the preview: this run deleted nothing. Preview the table again, then run the new plan.",
 	"run.planchanged.short": "the table changed since the preview: nothing deleted",
 	"run.moved.short":       "moved to the trash",
-	"run.oneoff":            "Run at a one-off retention of {retention} (its preview's), not the policy's.",
-	"run.untracked":         "Its plan held {files} ({bytes}) that no commit names, what failed or unfinished writers leave; most in {folders}.",
+	"run.oneoff":            "Run at a one-off retention of {retention}, not the policy's.",
+	"run.oneoff.preview":    "Run at a one-off retention of {retention} (its preview's), not the policy's.",
+	"run.oneoff.fabric":     "Run at a one-off retention of {retention}, the retentionPeriod of its Fabric job, not the policy's.",
+	"run.untracked.one":     "Its plan held {files} ({bytes}) that no commit names, what failed or unfinished writers leave; most in {folders}.",
+	"run.untracked.other":   "Its plan held {files} ({bytes}) that no commit names, what failed or unfinished writers leave; most in {folders}.",
 	"folder.root":           "the table's root",
 	"detail.planned":        "Accepted: it is planning, and the table holds no record of it yet.",
 	"detail.running":        "In progress.",
@@ -658,6 +748,15 @@ var messagesEN = map[string]string{
 	"undoability.yes":             "What it deletes can come back: the {via} keeps it.",
 	"undoability.no":              "What it deletes cannot come back.",
 	"undoability.unknown":         "Whether what it deletes can come back is not known.",
+
+	// What the table's store keeps of a deleted file (storage.Recovery: its kind, where the
+	// table is), in the words of the pages; the store's own words are the API's.
+	"recovery.none":        "the store keeps nothing of a deleted file: a delete frees the storage at once",
+	"recovery.none.local":  "local disk: a delete frees the space at once and keeps nothing",
+	"recovery.none.memory": "in memory: a delete keeps nothing",
+	"recovery.versioning":  "the store keeps a deleted file as a previous version, until a lifecycle rule or a user removes it",
+	"recovery.soft-delete": "the store keeps a deleted file {days} days (soft delete)",
+	"recovery.unknown":     "whether the store keeps deleted files could not be read",
 
 	// Why an undo is offered, or not (UndoOffer.Reason).
 	"undo.running":         "The run is in progress: cancel it, then undo.",
@@ -702,6 +801,7 @@ var messagesEN = map[string]string{
 	"error.back":    "Back to table {table}",
 	"error.preview": "Preview {table} again",
 	"error.all":     "All tables",
+	"error.detail":  "In detail (in English):",
 
 	// The login page.
 	"login.title":   "Log in",

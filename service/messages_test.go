@@ -21,6 +21,8 @@ import (
 	"github.com/deltavacuum/deltavacuum/insight"
 	"github.com/deltavacuum/deltavacuum/internal/fixtures"
 	"github.com/deltavacuum/deltavacuum/run"
+	"github.com/deltavacuum/deltavacuum/service/config"
+	"github.com/deltavacuum/deltavacuum/storage"
 	"github.com/deltavacuum/deltavacuum/undo"
 	"github.com/deltavacuum/deltavacuum/vacuum"
 )
@@ -121,6 +123,18 @@ func TestCatalogue(t *testing.T) {
 	for _, tr := range []string{"api", "schedule"} {
 		need("trigger."+tr, "run.html")
 	}
+	for _, k := range []string{storage.RecoveryNone, storage.RecoveryVersioning, storage.RecoverySoftDelete, storage.RecoveryUnknown} {
+		need("recovery."+k, "recoveryText")
+	}
+	for _, from := range []string{"", oneOffPreview, oneOffFabric, "other"} {
+		need(oneOffID(from), "run.html")
+	}
+	for _, m := range []string{"full", "lite", "auto"} {
+		need("mode."+m, "table.html")
+	}
+	for _, p := range config.Presets {
+		need("policy.preset."+p.Name, "table.html")
+	}
 	// Every rule and reason of the planner, from package vacuum's source.
 	rules, reasons := planWords(t)
 	if len(rules) < 10 || len(reasons) < 4 {
@@ -182,6 +196,7 @@ func TestCatalogue(t *testing.T) {
 var sameInBoth = map[string]bool{
 	"list.sep": true, "files.with.companions": true, "dur.h": true, "dur.min": true, "dur.s": true, "via.": true,
 	"col.bytes": true, "login.token": true, "price.s3": true, "price.onelake": true, "policy.retention.preset": true,
+	"mode.full": true, "mode.lite": true, "preview.retention.what.run": true, // SQL's words
 }
 
 // TestCatalogueComplete: every language of the pages has every message of every other, with
@@ -305,14 +320,14 @@ func TestWords(t *testing.T) {
 		{pt.hoursText(36.5), "36,5 h"},
 		{pt.bytes(1536), "1,5 KiB"},
 		{pt.bytes(3 << 30), "3,0 GiB"},
-		{pt.money(1234.567, price), "USD 1.234,57"},
-		{pt.money(0.001, price), "< USD 0,01"},
-		{pt.unitPrice(price), "USD 0,0235"},
+		{pt.money(1234.567, price), "US$ 1.234,57"},
+		{pt.money(0.001, price), "< US$ 0,01"},
+		{pt.unitPrice(price), "US$ 0,0235"},
 		{pt.when(at), "02/12/2026 06:47:23 UTC"},
 		{string(pt.whenHTML(at)), `<time datetime="2026-12-02T06:47:23Z">02/12/2026 06:47:23 UTC</time>`},
 		{pt.count(-1234567), "-1.234.567"},
 		{pt.shareText(12.34), "12,3"},
-		{pt.presetText("dimensional, table retention"), "dimensão, retenção da tabela"},
+		{pt.presetText("dimensional, table retention"), "tabela de dimensão, retenção da tabela"},
 		{pt.text("table.title", "id", "<x>"), "Tabela <x>"},
 		{string(pt.markup("run.started", "at", at)), `iniciada em <time datetime="2026-12-02T06:47:23Z">02/12/2026 06:47:23 UTC</time>`},
 		{pt.statusTitle(404), "Não encontrado"},
@@ -409,7 +424,7 @@ func TestPagesSayWords(t *testing.T) {
 	for key, want := range map[string]string{
 		"pt-BR /tables/dv":                "Vetores de exclusão: o que o VACUUM não consegue recuperar",
 		"en /tables/dv":                   "4 of their 5 rows are marked deleted (80.0 %)",
-		"pt-BR /runs/" + id:               "que nenhum commit cita",
+		"pt-BR /runs/" + id:               "não referenciado por nenhum commit",
 		"en /runs/" + id:                  "Its plan held 1 file (4 B) that no commit names",
 		"pt-BR /tables/nope":              "<title>Não encontrado",
 		"pt-BR /":                         "Recuperável agora",
@@ -463,7 +478,7 @@ func pageText(h string) string {
 		j := strings.Index(h[i+15:], `"`)
 		h = h[:i] + h[i+15+j+1:]
 	}
-	data := regexp.MustCompile(`(?s)<(p|div|td|code)[^>]* class="(?:sub loc|loc|path|error|errtext)"[^>]*>.*?</(?:p|div|td|code)>|(?s)<code>.*?</code>`)
+	data := regexp.MustCompile(`(?s)<(p|div|td|code)[^>]* class="(?:sub loc|loc|path|error|errtext)"[^>]*>.*?</(?:p|div|td|code)>|(?s)<code>.*?</code>|(?s)<(span|code|strong)[^>]* data-raw[^>]*>.*?</(?:span|code|strong)>`)
 	h = data.ReplaceAllString(h, "\n")
 	var b strings.Builder
 	for _, m := range regexp.MustCompile(`\b(?:data-label|aria-label|placeholder|alt)="([^"]*)"`).FindAllStringSubmatch(h, -1) {

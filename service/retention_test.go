@@ -97,7 +97,7 @@ func TestPreviewRetentionRun(t *testing.T) {
 	}
 	run := runPlan(t, f, plan)
 	figs := run["figures"].(map[string]any)
-	if run["status"] != "COMPLETED" || figs["retentionHours"].(float64) != 300 || figs["oneOffRetention"] != true || figs["numDeletedFiles"].(float64) != 0 {
+	if run["status"] != "COMPLETED" || figs["retentionHours"].(float64) != 300 || figs["oneOffRetention"] != true || figs["oneOffFrom"] != oneOffPreview || figs["numDeletedFiles"].(float64) != 0 {
 		t.Fatalf("the run of the preview at 300 h: %v", run)
 	}
 	if !exists(t, filepath.Join(a, "old.parquet")) || !exists(t, filepath.Join(a, "stray.parquet")) {
@@ -110,7 +110,7 @@ func TestPreviewRetentionRun(t *testing.T) {
 	f.clock.set(t0.Add(60 * 1e9))
 	plan, _ = previewDigest(t, f, "a")
 	run = runPlan(t, f, plan)
-	if figs := run["figures"].(map[string]any); figs["retentionHours"].(float64) != 168 || figs["oneOffRetention"] != nil || figs["numDeletedFiles"].(float64) != 2 {
+	if figs := run["figures"].(map[string]any); figs["retentionHours"].(float64) != 168 || figs["oneOffRetention"] != nil || figs["oneOffFrom"] != nil || figs["numDeletedFiles"].(float64) != 2 {
 		t.Errorf("the policy's run: %v", run)
 	}
 }

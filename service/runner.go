@@ -27,8 +27,9 @@ type runner struct {
 	staleAfter time.Duration // a lock ticket or run record with no heartbeat this long is stale
 	life       lifetime
 
-	mu     sync.Mutex // guards holds and upkeep
+	mu     sync.Mutex // guards holds, line and upkeep
 	holds  holds
+	line   queue  // the starts that wait for a slot (runner_queue.go)
 	upkeep upkeep // the background inspections and trash purges (runner_inspect.go, runner_purge.go)
 
 	// endedHook, when set (tests), is called after a run's end is recorded and before its
@@ -142,12 +143,14 @@ func (r *runner) release(id string) {
 	r.releaseLocked(id)
 }
 
-// releaseLocked is release with r.mu held.
+// releaseLocked is release with r.mu held. A slot may have freed: the starts that wait for
+// one are looked at.
 func (r *runner) releaseLocked(id string) {
 	delete(r.holds.busy, id)
 	if r.holds.slots != nil {
 		r.holds.slots.finished(id)
 	}
+	r.kickLocked()
 }
 
 // held returns the tables held now: table id -> what holds it.
@@ -215,6 +218,7 @@ func (r *runner) shutdown(ctx context.Context) error {
 		}
 	}
 	r.mu.Unlock()
+	r.dropQueue()
 	r.life.stop()
 	done := make(chan struct{})
 	go func() { r.life.wg.Wait(); close(done) }()

@@ -31,9 +31,11 @@ type Figures struct {
 	// NumChecksumCompanions counts the Hadoop checksum companions (.<name>.crc) of the
 	// planned files, deleted with them and not counted in the files.
 	NumChecksumCompanions int64 `json:"numChecksumCompanions,omitempty"`
-	// OneOffRetention: the run's retention was a preview's one-off retentionHours, not the
-	// policy's.
-	OneOffRetention bool `json:"oneOffRetention,omitempty"`
+	// OneOffRetention: the run's retention was a one-off retention, not the policy's: a
+	// preview's retentionHours, or a Fabric job's retentionPeriod, as OneOffFrom says
+	// (oneOffPreview, oneOffFabric; absent in runs of earlier builds).
+	OneOffRetention bool   `json:"oneOffRetention,omitempty"`
+	OneOffFrom      string `json:"oneOffFrom,omitempty"`
 	// PlanDigest is the previewed plan the run was asked to execute; PlanChanged says the
 	// table had moved and the run deleted nothing.
 	PlanDigest  string `json:"planDigest,omitempty"`
@@ -51,9 +53,19 @@ type runOptions struct {
 	// (oneOffHours).
 	RetainHours *float64
 	// MaxRunning, when set, refuses the run (errTooMany) while that many runs are in progress
-	// in the service (a Fabric job: TooManyRequestsForJobs).
+	// in the service (a Fabric job: it waits in the runner's queue, runner_queue.go).
 	MaxRunning int
+	// ID, when set, is the run's id: the one a queued start was given when it was queued.
+	ID string
+	// OneOffFrom says where RetainHours came from: oneOffPreview or oneOffFabric.
+	OneOffFrom string
 }
+
+// Where a one-off retention came from (Figures.OneOffFrom).
+const (
+	oneOffPreview = "preview"
+	oneOffFabric  = "fabricJob"
+)
 
 // start starts a run of t in the background and returns its id. trigger is "api" or
 // "schedule". The table must be idle in this service and by its lock. An error without a kind
@@ -70,7 +82,10 @@ func (r *runner) startRun(ctx context.Context, t *table, trigger string, o runOp
 	now := r.now()
 	// One id: the service's run, its lock ticket and its run record beside the table (what
 	// deltavacuum runs lists) are all named by it.
-	id := undo.NewID(now)
+	id := o.ID
+	if id == "" {
+		id = undo.NewID(now)
+	}
 	if ok, err := r.holdRun(t.cfg.ID, id, o.MaxRunning); err != nil {
 		return "", err
 	} else if !ok {
@@ -122,7 +137,7 @@ func (r *runner) startRun(ctx context.Context, t *table, trigger string, o runOp
 	r.log.Info("run started", "run", id, "table", t.cfg.ID, "trigger", trigger, "mode", req.Mode)
 	held, locked = false, false
 	r.life.wg.Add(1)
-	go r.execute(runCtx, ar, t, dt, req, trigger, o.RetainHours != nil)
+	go r.execute(runCtx, ar, t, dt, req, trigger, o)
 	return id, nil
 }
 
@@ -162,7 +177,7 @@ func (r *runner) dryRun(ctx context.Context, t *table, observe func(vacuum.Verdi
 // execute runs the run ar in the background and records its end: the state database, the
 // metrics, the mode it ran in, the last FULL run of an auto policy; then it releases the
 // table, inspects it, and posts a failed run to the webhook.
-func (r *runner) execute(ctx context.Context, ar *activeRun, t *table, dt *deltavacuum.Table, req session.VacuumRequest, trigger string, oneOff bool) {
+func (r *runner) execute(ctx context.Context, ar *activeRun, t *table, dt *deltavacuum.Table, req session.VacuumRequest, trigger string, o runOptions) {
 	defer r.life.wg.Done()
 	defer ar.cancel()
 	res, err := r.vacuum(ctx, t, dt, req, ar.id)
@@ -199,7 +214,10 @@ func (r *runner) execute(ctx context.Context, ar *activeRun, t *table, dt *delta
 			untracked, _ = run.UntrackedOf(res.Plan) // a plan that no longer reads back counts none
 			f.Untracked = untracked
 		}
-		f.PlanDigest, f.OneOffRetention = req.ExpectPlan, oneOff
+		f.PlanDigest, f.OneOffRetention = req.ExpectPlan, o.RetainHours != nil
+		if f.OneOffRetention {
+			f.OneOffFrom = o.OneOffFrom
+		}
 		figs, _ = json.Marshal(f)
 		figs = []byte(r.red.String(string(figs)))
 		recordID = res.RunID

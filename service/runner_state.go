@@ -192,8 +192,12 @@ func (r *runner) docs(ctx context.Context, runs []state.Run) []RunDoc {
 	return out
 }
 
-// runDoc returns run id with its state (state.ErrNotFound when the service has no such run).
+// runDoc returns run id with its state (state.ErrNotFound when the service has no such run;
+// errNotFound saying so for a start that waits in the queue: it is no run yet).
 func (r *runner) runDoc(ctx context.Context, id string) (RunDoc, error) {
+	if q, ok := r.queued(id); ok {
+		return RunDoc{}, notStartedError(q)
+	}
 	sr, err := r.st.Run(ctx, id)
 	if err != nil {
 		return RunDoc{}, err

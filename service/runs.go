@@ -78,7 +78,7 @@ func (s *Server) startRun(w http.ResponseWriter, r *http.Request) {
 	o := runOptions{Plan: body.Plan}
 	if body.Plan != "" {
 		if p := s.web.find(t.cfg.ID, body.Plan); p != nil {
-			o.RetainHours = p.RetainHours
+			o.RetainHours, o.OneOffFrom = p.RetainHours, oneOffPreview
 		}
 	}
 	id, err := s.runner.start(r.Context(), t, "api", o)

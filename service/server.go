@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -148,7 +149,7 @@ func (s *Server) Handler() http.Handler {
 		}
 		mux.Handle(r.method+" "+r.pattern, h)
 	}
-	return s.guard(mux)
+	return s.guard(s.fabricUnserved(mux))
 }
 
 // maxBody bounds a request body: the API takes small JSON objects.
@@ -157,7 +158,9 @@ const maxBody = 1 << 20
 // guard is the security of every request: on loopback, a Host that is loopback (a page
 // cannot reach the API by rebinding a name of its own to 127.0.0.1); the token when one is
 // configured (everywhere but /healthz); and for POSTs, a JSON body and no cross-site origin
-// (a form or a page elsewhere cannot start or undo a run).
+// (a form or a page elsewhere cannot start or undo a run). A POST of Fabric's job API without
+// a body may leave Content-Type out, as Fabric's clients send Cancel Item Job Instance
+// (fabricBodyless); it passes the cross-site check all the same.
 func (s *Server) guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if s.auth.loopback && !loopbackHost(r.Host) {
@@ -177,7 +180,7 @@ func (s *Server) guard(next http.Handler) http.Handler {
 		}
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
 			mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
-			if err != nil || mt != "application/json" {
+			if (err != nil || mt != "application/json") && !fabricBodyless(r) {
 				s.failCode(w, r, http.StatusUnsupportedMediaType, errors.New("a POST must have Content-Type: application/json"))
 				return
 			}
@@ -191,14 +194,45 @@ func (s *Server) guard(next http.Handler) http.Handler {
 	})
 }
 
+// loopbackHost reports whether a Host header names this machine, strictly: localhost (any
+// case), an IPv4 loopback address, or an IPv6 loopback address in brackets, each with or
+// without a port of digits. Anything else is refused: an empty Host (an HTTP/1.0 request
+// without one, or "Host:" with nothing), a name in brackets ("[localhost]"), an IPv4 address
+// in brackets, an IPv6 address without them, a port that is no number.
 func loopbackHost(hostport string) bool {
-	host, _, err := net.SplitHostPort(hostport)
-	if err != nil {
-		host = hostport
+	host, port := hostport, ""
+	if strings.HasPrefix(hostport, "[") {
+		end := strings.IndexByte(hostport, ']')
+		if end < 0 {
+			return false
+		}
+		host, port = hostport[1:end], hostport[end+1:]
+		ip := net.ParseIP(host)
+		if ip == nil || ip.To4() != nil && !strings.Contains(host, ":") {
+			return false
+		}
+	} else if i := strings.LastIndexByte(hostport, ':'); i >= 0 {
+		host, port = hostport[:i], hostport[i:]
 	}
-	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+	if port != "" {
+		p, ok := strings.CutPrefix(port, ":")
+		if !ok {
+			return false
+		}
+		for _, c := range p {
+			if c < '0' || c > '9' {
+				return false
+			}
+		}
+		if n, err := strconv.Atoi(p); p != "" && (err != nil || n > 65535) {
+			return false
+		}
+	}
 	if strings.EqualFold(host, "localhost") {
 		return true
+	}
+	if strings.Contains(host, ":") && !strings.HasPrefix(hostport, "[") {
+		return false // an IPv6 address is written in brackets in a Host
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()

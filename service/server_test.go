@@ -1,11 +1,13 @@
 package service
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -550,5 +552,58 @@ func TestHostileIDs(t *testing.T) {
 	}
 	if exists(t, filepath.Join(f.dir, "a", "_deltavacuum")) {
 		t.Error("a hostile id started a run")
+	}
+}
+
+// TestLoopbackHost: on a loopback listener without a token, only a Host that names this
+// machine is taken; an empty one, or one of a form no browser sends for a name, is not.
+func TestLoopbackHost(t *testing.T) {
+	for host, want := range map[string]bool{
+		"127.0.0.1": true, "127.0.0.1:8080": true, "127.8.9.10:1": true, "localhost": true, "LocalHost:80": true,
+		"[::1]": true, "[::1]:8080": true, "[::ffff:127.0.0.1]:80": true, "127.0.0.1:": true,
+		"": false, ":8080": false, ":": false, "[]": false, "[]:80": false, "[localhost]": false, "[localhost]:80": false,
+		"[127.0.0.1]": false, "[127.0.0.1]:80": false, "::1": false, "::1:80": false, "[::1": false, "[::1]x": false,
+		"localhost:x": false, "localhost:-1": false, "localhost:99999": false, "localhost:+80": false, "localhost.": false,
+		"localhost.evil.example": false, "evil.example": false, "10.0.0.1": false, "0.0.0.0": false, "[::]": false,
+		"127.0.0.1.nip.io": false, "127.1": false, "2130706433": false, "localhost\x00": false, "local host": false,
+	} {
+		if got := loopbackHost(host); got != want {
+			t.Errorf("loopbackHost(%q) = %v, want %v", host, got, want)
+		}
+	}
+}
+
+// TestEmptyHost: a request with an empty Host, or none (HTTP/1.0), to a service without a
+// token on loopback is refused, 421, whatever it asks; nothing runs.
+func TestEmptyHost(t *testing.T) {
+	f := newFixture(t, "tables:\n  - {id: a, path: TABLES/a}\n", nil, nil)
+	for _, raw := range []string{
+		"GET /api/tables HTTP/1.1\r\nHost: \r\nConnection: close\r\n\r\n",
+		"GET /api/tables HTTP/1.0\r\n\r\n",
+		"POST /api/tables/a/runs HTTP/1.1\r\nHost: \r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}",
+		"POST /api/tables/a/runs HTTP/1.0\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}",
+		"GET /runs HTTP/1.1\r\nHost: [localhost]\r\nConnection: close\r\n\r\n",
+		"GET / HTTP/1.1\r\nHost: localhost:x\r\nConnection: close\r\n\r\n",
+	} {
+		c, err := net.Dial("tcp", strings.TrimPrefix(f.http.URL, "http://"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Write([]byte(raw)); err != nil {
+			t.Fatal(err)
+		}
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil {
+			t.Fatalf("%q: %v", raw, err)
+		}
+		resp.Body.Close()
+		c.Close()
+		if resp.StatusCode != http.StatusMisdirectedRequest {
+			t.Errorf("%q: %d, want 421", raw, resp.StatusCode)
+		}
+	}
+	f.srv.Wait()
+	if runs, _ := f.db.Runs(t.Context(), "", 10); len(runs) != 0 || !exists(t, filepath.Join(f.dir, "a", "old.parquet")) {
+		t.Errorf("a refused request ran: %v", runs)
 	}
 }

@@ -2,6 +2,7 @@ package service
 
 import (
 	"bytes"
+	"crypto/subtle"
 	"embed"
 	"encoding/json"
 	"fmt"
@@ -46,7 +47,7 @@ func (s *Server) handlePages(mux *http.ServeMux) {
 // pageData is what every page template receives.
 type pageData struct {
 	Title    string
-	TokenSet bool // a token is configured: the page offers to log out
+	LoggedIn bool // a token is configured and this browser logged in: the page offers to log out
 	Langs    []langLink
 	Body     any
 }
@@ -57,7 +58,7 @@ type pageData struct {
 func (s *Server) render(w http.ResponseWriter, r *http.Request, code int, name, title string, body any) {
 	var buf bytes.Buffer
 	l := localeOf(r)
-	if err := l.pages.ExecuteTemplate(&buf, name, pageData{Title: title, TokenSet: s.auth.token != "", Langs: langLinks(r, l), Body: body}); err != nil {
+	if err := l.pages.ExecuteTemplate(&buf, name, pageData{Title: title, LoggedIn: s.loggedIn(r), Langs: langLinks(r, l), Body: body}); err != nil {
 		s.log.Error("rendering a page", "page", name, "error", err.Error())
 		http.Error(w, "rendering the page failed; see the service's log", http.StatusInternalServerError)
 		return
@@ -258,7 +259,7 @@ func (s *Server) previewPage(w http.ResponseWriter, r *http.Request) {
 	l := localeOf(r)
 	d := map[string]any{"P": pp, "Page": pageNo, "Pages": pagesN, "DryRunOnly": t.cfg.DryRunOnly, "Observed": p.Observed,
 		"FoldersNotShown": len(p.Folders) - len(pp.Folders.Items), "FolderChart": l.foldersChart(pp.Folders.Items),
-		"Warnings": p.Result.Warnings}
+		"Notes": l.planNotes(p.Result, t.cfg.ID)}
 	if moved := r.URL.Query().Get("moved"); moved != "" {
 		if run, err := s.st.Run(r.Context(), moved); err == nil && run.Table == t.cfg.ID {
 			d["Moved"] = run.ID
@@ -328,4 +329,24 @@ func compactJSON(b json.RawMessage) string {
 		return s
 	}
 	return ""
+}
+
+// loggedIn reports whether r comes from a browser that logged in: a token is configured and
+// the login cookie holds it. Only such a page offers to log out.
+func (s *Server) loggedIn(r *http.Request) bool {
+	if s.auth.token == "" {
+		return false
+	}
+	c, err := r.Cookie(cookieName)
+	return err == nil && subtle.ConstantTimeCompare([]byte(c.Value), []byte(s.auth.token)) == 1
+}
+
+// locationOf is where table id is (its path, or its name), "" for a table the service no
+// longer has.
+func (s *Server) locationOf(id string) string {
+	t, ok := s.tables.lookup(id)
+	if !ok {
+		return ""
+	}
+	return t.cfg.Path
 }

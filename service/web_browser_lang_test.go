@@ -77,7 +77,7 @@ func TestBrowserPortuguese(t *testing.T) {
 	b.shot("table-dv")
 
 	b.nav("/tables/a")
-	if got := b.text("#whatif"); !strings.Contains(got, "fato de alta rotatividade") || !strings.Contains(got, "retenção da tabela") {
+	if got := b.text("#whatif"); !strings.Contains(got, "tabela de fatos com alta rotatividade") || !strings.Contains(got, "retenção da tabela") {
 		t.Errorf("what-if table: %q", got)
 	}
 	if got := b.text("#figures"); !strings.Contains(got, "recuperável agora") || !strings.Contains(got, "/2026 ") {
@@ -89,7 +89,7 @@ func TestBrowserPortuguese(t *testing.T) {
 	if got := b.text("#summary"); !strings.Contains(got, "move 1.502 arquivos") || !strings.Contains(got, "Executar agora") {
 		t.Errorf("the preview: %q", got)
 	}
-	if got := b.text("#files"); !strings.Contains(got, "nenhum commit o cita") || strings.Contains(got, "no commit names") {
+	if got := b.text("#files"); !strings.Contains(got, "não referenciado por nenhum commit") || strings.Contains(got, "no commit names") {
 		t.Errorf("the preview's files: %q", got)
 	}
 	b.shot("preview")
@@ -110,7 +110,7 @@ func TestBrowserPortuguese(t *testing.T) {
 	if got := b.text("#run-counts"); !strings.Contains(got, "1.502 arquivos movidos para a lixeira") {
 		t.Errorf("result: %q", got)
 	}
-	if got := b.text("#run-untracked"); !strings.Contains(got, "1.501 arquivos") || !strings.Contains(got, "nenhum commit cita") || !strings.Contains(got, "a raiz da tabela (1.501)") {
+	if got := b.text("#run-untracked"); !strings.Contains(got, "1.501 arquivos") || !strings.Contains(got, "não referenciados por nenhum commit") || !strings.Contains(got, "a raiz da tabela (1.501)") {
 		t.Errorf("untracked: %q", got)
 	}
 	if got := b.text("#run-state"); got != "concluída" {

@@ -313,14 +313,18 @@ func TestBrowserTableMoved(t *testing.T) {
 	}
 }
 
-// TestBrowserLogin: with a token, the page sends to the login form; a wrong token is refused
-// there; the right one sets the cookie and opens the page asked for, whose requests (a
-// preview) then pass; logging out sends back to the form.
+// TestBrowserLogin: with a token, the page sends to the login form, which offers no logout
+// before anyone logged in; a wrong token is refused there; the right one sets the cookie and
+// opens the page asked for, whose requests (a preview) then pass, and which offers to log
+// out; logging out sends back to the form.
 func TestBrowserLogin(t *testing.T) {
 	const token = "br0wser-t0ken-0123456789"
 	f := newFixture(t, "listen: 127.0.0.1:0\ntoken: ${DV_TOKEN}\ntables:\n  - {id: a, path: TABLES/a}\n", map[string]string{"DV_TOKEN": token}, nil)
 	b := newBrowser(t, f.http.URL)
 	b.run(chromedp.Navigate(b.base+"/tables/a"), chromedp.WaitVisible("#token", chromedp.ByQuery), b.ready())
+	if b.has("#logout") {
+		t.Error("the login page offers to log out before anyone logged in")
+	}
 	b.run(chromedp.SendKeys("#token", "not-the-token", chromedp.ByQuery), chromedp.Click("#login-submit", chromedp.ByQuery))
 	if got := b.text("#login-error"); !strings.Contains(got, "not the token") {
 		t.Errorf("a wrong token: %q", got)
@@ -333,6 +337,9 @@ func TestBrowserLogin(t *testing.T) {
 		t.Error("the token is in the page")
 	}
 	b.run(chromedp.Click("#preview", chromedp.ByQuery), chromedp.WaitVisible("#run-now", chromedp.ByQuery), b.ready())
-	b.run(chromedp.Click("#logout", chromedp.ByQuery), chromedp.WaitVisible("#token", chromedp.ByQuery))
+	b.run(chromedp.Click("#logout", chromedp.ByQuery), chromedp.WaitVisible("#token", chromedp.ByQuery), b.ready())
+	if b.has("#logout") {
+		t.Error("the login page offers to log out after the logout")
+	}
 	b.run(chromedp.Navigate(b.base+"/"), chromedp.WaitVisible("#token", chromedp.ByQuery))
 }

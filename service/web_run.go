@@ -90,10 +90,10 @@ func (l *locale) runDetail(rr runRow, last *undo.Report) template.HTML {
 	case run.StateRunning:
 		return l.markup("detail.running")
 	case run.StateUnreadable:
-		return l.markup("detail.unreadable", "error", rr.StateDetail)
+		return l.markup("detail.unreadable", "error", rawHTML(rr.StateDetail))
 	case run.StateUndone, run.StatePartiallyUndone:
-		if last == nil {
-			return template.HTML(html.EscapeString(rr.StateDetail))
+		if last == nil { // the report of its undo cannot be read: the state's own words
+			return rawHTML(rr.StateDetail)
 		}
 		c := undoCounts(last)
 		back := c[undo.OutcomeRestored]
@@ -135,14 +135,14 @@ func (l *locale) runCounts(rr runRow) template.HTML {
 // runPage shows a run: its state, what it deleted, what an undo can do and what the last one
 // did; ?undo=dry adds the undo's dry run (what would come back) and the button that restores.
 func (s *Server) runPage(w http.ResponseWriter, r *http.Request) {
+	l := localeOf(r)
 	d, err := s.runner.runDoc(r.Context(), r.PathValue("id"))
 	if err != nil {
 		s.errorPage(w, r, err, "")
 		return
 	}
 	rr := runRowOf(d)
-	l := localeOf(r)
-	body := map[string]any{"R": rr, "RecoveryDetail": d.recovery.Detail}
+	body := map[string]any{"R": rr, "Recovery": l.recoveryText(d.recovery, s.locationOf(d.Table))}
 	if t, ok := s.tables.lookup(d.Table); ok && t.cfg.Policy.UndoWindow > 0 {
 		body["UndoWindow"] = l.durationText(t.cfg.Policy.UndoWindow)
 	}
@@ -187,5 +187,5 @@ func (l *locale) holdHTML(what string) template.HTML {
 	case what == holdPurge:
 		return l.markup("status.purge")
 	}
-	return template.HTML(html.EscapeString(what))
+	return rawHTML(what)
 }

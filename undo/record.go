@@ -152,27 +152,82 @@ func appendEntry(dst []byte, e Entry) ([]byte, error) {
 	return append(dst, "}\n"...), nil
 }
 
-// idPattern is the form of a run id: the start time in UTC and 8 random hex digits, so that
-// ids sort by time.
-var idPattern = regexp.MustCompile(`^[0-9]{8}T[0-9]{6}Z-[0-9a-f]{8}$`)
+// A run id is a time-ordered UUID (RFC 9562, version 7), in lower case: 48 bits of Unix
+// milliseconds, the version, 12 bits of the time below the millisecond, the variant and 62
+// random bits. Ids sort by time as strings, as the ids before them did, and are GUIDs wherever
+// one is wanted (Fabric's job API shows a run's id as its job instance's). Ids of the builds
+// before (legacyIDPattern: the start time to the second and 8 random hex digits,
+// 20261201T153000Z-1a2b3c4d) are still read everywhere; only NewID's form is made.
+var (
+	idPattern       = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
+	legacyIDPattern = regexp.MustCompile(`^[0-9]{8}T[0-9]{6}Z-[0-9a-f]{8}$`)
+)
 
-// NewID returns a run id for a run starting at now.
+// IDExample is what a run id looks like, for the messages that ask for one.
+const IDExample = "0196f5a2-3c41-7d2e-9b1a-5c3e8f7a6b21"
+
+// NewID returns a run id for a run starting at now: a version 7 UUID of now.
 func NewID(now time.Time) string {
-	var b [4]byte
-	_, _ = rand.Read(b[:])
-	return now.UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(b[:])
+	var b [16]byte
+	_, _ = rand.Read(b[8:])
+	ms := max(now.UnixMilli(), 0)
+	for i := 5; i >= 0; i-- {
+		b[i] = byte(ms)
+		ms >>= 8
+	}
+	// The 12 bits after the version are the fraction of the millisecond (RFC 9562, 6.2,
+	// method 3): ids of one millisecond still sort by time, to a quarter of a microsecond.
+	sub := uint16(int64(now.Nanosecond()%int(time.Millisecond)) * 4096 / int64(time.Millisecond))
+	b[6] = 0x70 | byte(sub>>8)
+	b[7] = byte(sub)
+	b[8] = b[8]&0x3f | 0x80
+	h := hex.EncodeToString(b[:])
+	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
 }
 
-// ValidID reports whether id has the form of a run id.
-func ValidID(id string) bool { return idPattern.MatchString(id) }
+// ValidID reports whether id has the form of a run id: NewID's, or that of the ids of the
+// builds before it.
+func ValidID(id string) bool { return idPattern.MatchString(id) || legacyIDPattern.MatchString(id) }
 
-// IDTime returns the start time an id carries.
+// IDTime returns the start time an id carries (a version 7 id to a quarter of a microsecond,
+// an id of the older form to the second).
 func IDTime(id string) (time.Time, bool) {
-	if !ValidID(id) {
-		return time.Time{}, false
+	switch {
+	case idPattern.MatchString(id):
+		h := strings.ReplaceAll(id, "-", "")
+		ms, err := strconv.ParseInt(h[:12], 16, 64)
+		if err != nil {
+			return time.Time{}, false
+		}
+		sub, err := strconv.ParseInt(h[13:16], 16, 64)
+		if err != nil {
+			return time.Time{}, false
+		}
+		return time.UnixMilli(ms).UTC().Add(time.Duration(sub * int64(time.Millisecond) / 4096)), true
+	case legacyIDPattern.MatchString(id):
+		t, err := time.Parse("20060102T150405Z", id[:16])
+		return t, err == nil
 	}
-	t, err := time.Parse("20060102T150405Z", id[:16])
-	return t, err == nil
+	return time.Time{}, false
+}
+
+// compareRuns orders runs by the time their ids carry; runs of one second by their start
+// times first, as an id of the older form tells no more than the second.
+func compareRuns(a, b Summary) int {
+	ta, _ := IDTime(a.ID)
+	tb, _ := IDTime(b.ID)
+	if c := ta.Truncate(time.Second).Compare(tb.Truncate(time.Second)); c != 0 {
+		return c
+	}
+	if !a.StartedAt.IsZero() && !b.StartedAt.IsZero() {
+		if c := a.StartedAt.Compare(b.StartedAt); c != 0 {
+			return c
+		}
+	}
+	if c := ta.Compare(tb); c != 0 {
+		return c
+	}
+	return strings.Compare(a.ID, b.ID)
 }
 
 func recordKey(id string) string { return RunsDir + id + recordSuffix }
@@ -400,14 +455,7 @@ func List(ctx context.Context, store storage.Store) ([]Summary, error) {
 	for _, id := range ids {
 		out = append(out, summaryOf(ctx, store, id, undone[id]))
 	}
-	// Ids have one-second resolution: runs of one second are ordered by their start time.
-	sort.SliceStable(out, func(i, j int) bool {
-		a, b := out[i], out[j]
-		if a.ID[:16] == b.ID[:16] && !a.StartedAt.IsZero() && !b.StartedAt.IsZero() {
-			return a.StartedAt.Before(b.StartedAt)
-		}
-		return a.ID < b.ID
-	})
+	sort.SliceStable(out, func(i, j int) bool { return compareRuns(out[i], out[j]) < 0 })
 	return out, nil
 }
 
@@ -416,7 +464,7 @@ func List(ctx context.Context, store storage.Store) ([]Summary, error) {
 // ErrNotExist (wrapped) when the table has no record of that run.
 func SummaryOf(ctx context.Context, store storage.Store, id string) (Summary, error) {
 	if !ValidID(id) {
-		return Summary{}, fmt.Errorf("%q is not a run id (they look like 20261201T153000Z-1a2b3c4d)", id)
+		return Summary{}, fmt.Errorf("%q is not a run id (they look like %s; deltavacuum runs TABLE lists them)", id, IDExample)
 	}
 	s := Summary{Record: Record{ID: id}}
 	r, err := readHeader(ctx, store, id)

@@ -5,26 +5,61 @@ import (
 	"compress/gzip"
 	"context"
 	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/uuid"
 
 	"github.com/deltavacuum/deltavacuum/deltalog"
 	"github.com/deltavacuum/deltavacuum/storage"
 	"github.com/deltavacuum/deltavacuum/storage/mem"
 )
 
+// TestIDs: a new run id is a version 7 UUID (a GUID wherever one is wanted, Fabric's job
+// ids) that carries its start time and sorts by it as a string; ids of the older form are
+// still read; anything else is no run id.
 func TestIDs(t *testing.T) {
 	at := time.Date(2026, 12, 1, 15, 30, 0, 0, time.UTC)
 	id := NewID(at)
-	if !ValidID(id) || !strings.HasPrefix(id, "20261201T153000Z-") {
-		t.Fatalf("NewID: %q", id)
+	if !ValidID(id) || !regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`).MatchString(id) {
+		t.Fatalf("NewID: %q, want a version 7 UUID in lower case", id)
+	}
+	if u, err := uuid.Parse(id); err != nil || u.Version() != 7 || u.Variant() != uuid.RFC4122 || u.String() != id {
+		t.Fatalf("NewID %q read as a UUID: %v %v", id, u, err)
 	}
 	if got, ok := IDTime(id); !ok || !got.Equal(at) {
 		t.Fatalf("IDTime(%q) = %v, %v", id, got, ok)
 	}
-	for _, bad := range []string{"", "x", "../20261201T153000Z-1a2b3c4d", "20261201T153000Z-1a2b3c4d/..", "20261201T153000Z-1A2B3C4D", "20261201T153000Z-1a2b3c4d\n", "20261341T153000Z-1a2b3c4d.jsonl", "20261201T153000Z-1a2b3c4"} {
+	if !ValidID(IDExample) {
+		t.Errorf("IDExample %q is no run id", IDExample)
+	}
+	// Sorted as strings, ids are sorted by time: across milliseconds, within one, across years.
+	var prev string
+	for i, d := range []time.Duration{0, 300 * time.Nanosecond, time.Microsecond, time.Millisecond, time.Second, 24 * time.Hour, 200 * 24 * 365 * time.Hour} {
+		next := NewID(at.Add(d))
+		if got, ok := IDTime(next); !ok || got.Sub(at.Add(d)).Abs() > 250*time.Nanosecond {
+			t.Errorf("IDTime(%q) = %v, want %v", next, got, at.Add(d))
+		}
+		if i > 0 && next <= prev {
+			t.Errorf("%q (at +%v) sorts before %q", next, d, prev)
+		}
+		prev = next
+	}
+	// The older form is read, with its time.
+	if old := "20261201T153000Z-1a2b3c4d"; !ValidID(old) {
+		t.Errorf("the older id %q is refused", old)
+	} else if got, ok := IDTime(old); !ok || !got.Equal(at) {
+		t.Errorf("IDTime(%q) = %v, %v", old, got, ok)
+	}
+	for _, bad := range []string{"", "x", "../20261201T153000Z-1a2b3c4d", "20261201T153000Z-1a2b3c4d/..", "20261201T153000Z-1A2B3C4D", "20261201T153000Z-1a2b3c4d\n",
+		"20261341T153000Z-1a2b3c4d.jsonl", "20261201T153000Z-1a2b3c4",
+		strings.ToUpper(id), "{" + id + "}", strings.ReplaceAll(id, "-", ""), id + "\n", " " + id, id[:35], id + "0", "../" + id,
+		"f2d65699-dd22-4889-980c-15226deb0e1b", // version 4: not an id this tool makes
+		"0196f5a2-3c41-7d2e-cb1a-5c3e8f7a6b21", // another variant
+		"00000000-0000-0000-0000-000000000000"} {
 		if ValidID(bad) {
 			if _, ok := IDTime(bad); ok {
 				t.Errorf("%q taken for a run id", bad)
@@ -157,6 +192,33 @@ func TestList(t *testing.T) {
 	}
 	if len(runs) != 2 || runs[0].ID != a || runs[0].Err != "" || runs[0].NumFiles != 1 || runs[1].ID != b || runs[1].Err == "" {
 		t.Fatalf("runs: %+v", runs)
+	}
+}
+
+// TestListOrder: runs are listed by the time their ids carry, oldest first, whatever the form of
+// their ids: a table keeps the records of older builds (20261201T153000Z-…) beside version 7
+// ids, which as strings sort before them.
+func TestListOrder(t *testing.T) {
+	ctx := context.Background()
+	s := mem.New("mem://t")
+	day := time.Date(2026, 12, 1, 15, 30, 0, 0, time.UTC)
+	older, newer := "20261201T153000Z-1a2b3c4d", "20261203T153000Z-00000000"
+	v7a, v7b := NewID(day.Add(24*time.Hour)), NewID(day.Add(72*time.Hour))
+	for _, id := range []string{v7b, newer, v7a, older} {
+		if err := s.Put(ctx, RunsDir+id+recordSuffix, gz(goodRecord(id))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	runs, err := List(ctx, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range runs {
+		got = append(got, r.ID)
+	}
+	if want := []string{older, v7a, newer, v7b}; !slices.Equal(got, want) {
+		t.Errorf("runs in the order\n %v\nwant\n %v", got, want)
 	}
 }
 

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"runtime"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/deltavacuum/deltavacuum/deltalog"
 	"github.com/deltavacuum/deltavacuum/storage"
@@ -45,6 +47,16 @@ func TrashFolder(snap *deltalog.Snapshot, prefix string) (string, error) {
 func checkTrashFolder(snap *deltalog.Snapshot, dir string) error {
 	if dir == "/" || !strings.HasSuffix(dir, "/") || !storage.ValidKey(dir) {
 		return errors.New("it is not a clean folder of the table")
+	}
+	// A control character (a newline, a tab, DEL, C1) is no part of a folder anyone means: a
+	// name that holds one is taken for a typing slip, refused, never made nor looked for.
+	if !utf8.ValidString(dir) {
+		return errors.New("it is not valid UTF-8")
+	}
+	for _, r := range dir {
+		if unicode.IsControl(r) {
+			return fmt.Errorf("it holds the control character %U", r)
+		}
 	}
 	if strings.ContainsAny(dir, `\:`) && runtime.GOOS == "windows" {
 		return errors.New("it holds a character Windows reads as a separator or a drive")

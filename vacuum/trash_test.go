@@ -49,6 +49,19 @@ func TestTrashFolder(t *testing.T) {
 		{"/", "", ""},
 		{"_a//b", "", ""},
 		{"_a/../b", "", ""},
+		// Control characters, anywhere in the name: refused, whatever else the name is.
+		{"_t\n", "", ""},
+		{"_t\n/", "", ""},
+		{"_t\r", "", ""},
+		{"_t\tx", "", ""},
+		{"_\x00t", "", ""},
+		{"_t\x7f", "", ""},
+		{"_t\u0085", "", ""},
+		{"_t\u009b", "", ""},
+		{"_a/\nb", "", ""},
+		{"_t\xff", "", ""},
+		{"_t\u200b", "_t\u200b/", ""}, // a format character, not a control: a name as any other
+		{"_tr\u00e4sh", "_tr\u00e4sh/", ""},
 	} {
 		got, err := TrashFolder(nil, tc.prefix)
 		if (err == nil) != (tc.want != "") || got != tc.want {

@@ -101,11 +101,11 @@ delete. A file that is at its path now is never replaced. Time travel to the ver
 served works again; a later VACUUM deletes them again unless the retention is raised first.`,
 		Example: `  deltavacuum runs /data/sales
   deltavacuum undo /data/sales --dry-run
-  deltavacuum undo s3://bucket/sales --run 20261201T153000Z-1a2b3c4d --json`,
+  deltavacuum undo s3://bucket/sales --run 0196f5a2-3c41-7d2e-9b1a-5c3e8f7a6b21 --json`,
 		Args: exactArgs(1, "one TABLE"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if runID != "" && !undo.ValidID(runID) {
-				return usagef("--run %q is not a run id (they look like 20261201T153000Z-1a2b3c4d; deltavacuum runs TABLE lists them)", runID)
+				return usagef("--run %q is not a run id (they look like %s; deltavacuum runs TABLE lists them)", runID, undo.IDExample)
 			}
 			t, err := sf.openTable(cmd, args[0])
 			if err != nil {

@@ -39,6 +39,11 @@ var sensitiveWords = []string{
 	"privatekey", "private.key", "private_key",
 }
 
+// notSecret are keys with a sensitive word that name no secret: the cursor of a page of a
+// list (Fabric's and Azure's List APIs call it continuationToken; the service's Fabric job API
+// answers one, and a masked one would be no cursor).
+var notSecret = map[string]bool{"continuationtoken": true}
+
 // SensitiveKey reports whether the value of a setting, property or parameter named key is a
 // secret: fs.azure.account.key.ACCOUNT.dfs.core.windows.net, fs.s3a.secret.key,
 // spark.hadoop.fs.azure.sas.…, a SAS's sig.
@@ -49,6 +54,9 @@ func SensitiveKey(key string) bool {
 		k = append(k, lower(key[i]))
 	}
 	lk := string(k)
+	if notSecret[lk] {
+		return false
+	}
 	if lk == "sig" || hasWord(lk, "sas") { // fs.azure.sas.…, azure_storage_sas_token, not kansas
 		return true
 	}

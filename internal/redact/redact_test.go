@@ -255,6 +255,10 @@ func TestSensitiveKey(t *testing.T) {
 		"azure_storage_sas_token":                                      true,
 		"sas":                                                          true,
 		"kansas_city":                                                  false,
+		"continuationToken":                                            false,
+		"ContinuationToken":                                            false,
+		"continuationTokenSecret":                                      true,
+		"continuation.token":                                           true,
 	} {
 		if got := SensitiveKey(key); got != want {
 			t.Errorf("SensitiveKey(%q) = %v, want %v", key, got, want)

@@ -11,6 +11,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Union
 
 from . import _options
 from ._progress import progress_callback
+from ._redact import redact, sensitive_key
 from ._run import Completed, ProgressCallback, message_of, run, warnings_of
 from .errors import DeltaVacuumError, VacuumInterrupted, from_failure
 from .results import HistoryEntry, InspectReport, RunSummary, StatementResult, UndoResult, VacuumResult
@@ -77,6 +78,16 @@ class _Session:
         self.conf = dict(conf or {})
         self.use_notebook_credentials = use_notebook_credentials
 
+    def secrets(self) -> List[str]:
+        """The values a repr or a message must not show: those of the storage options and
+        settings whose keys name a secret (as the tool marks them), every line of each."""
+        out: List[str] = []
+        for k, v in [*self.storage_options.items(), *self.conf.items()]:
+            if v is not None and not isinstance(v, bool) and sensitive_key(str(k)):
+                out.append(str(v))
+                out.extend(line.strip() for line in str(v).splitlines() if len(line.strip()) >= 8)
+        return out
+
     def private(self, conf: Optional[Mapping[str, object]] = None) -> List[str]:
         """The session's arguments for the private channel (_run.run's private), never argv:
         the catalog, every storage option that does not go by environment, the settings. The
@@ -138,7 +149,7 @@ class DeltaTable:
         <schema>.db/<table>), or in a catalog file (YAML or TOML). Without either,
         $DELTAVACUUM_WAREHOUSE is the warehouse."""
         if not name or _SCHEME.match(name) or "/" in name or "\\" in name:
-            raise ValueError(f"for_name takes a table name such as sales.orders, got {name!r}: "
+            raise ValueError(f"for_name takes a table name such as sales.orders, got {redact(repr(name))}: "
                              "give a location to DeltaTable(...) instead")
         t = cls.__new__(cls)
         t._arg = name
@@ -152,7 +163,9 @@ class DeltaTable:
         return self._arg
 
     def __repr__(self) -> str:
-        return f"DeltaTable({self._arg!r})"
+        # Redacted as the tool's output is: a password in the URI, a secret storage option's
+        # value, a key=value that names a secret (str() is this too).
+        return f"DeltaTable({redact(repr(self._arg), self._session.secrets())})"
 
     # --- VACUUM -------------------------------------------------------------------------
 

@@ -5,11 +5,15 @@ from __future__ import annotations
 import re
 from typing import Any, Optional
 
+from ._redact import redact
+
 
 class DeltaVacuumError(Exception):
     """A run of deltavacuum failed; str(e) is the tool's message (it names the table)."""
 
     def __init__(self, message: str, *, exit_code: Optional[int] = None, result: Any = None) -> None:
+        # The tool's messages are redacted already; one made here may hold what a caller gave.
+        message = redact(message)
         super().__init__(message)
         self.message = message
         self.exit_code = exit_code
@@ -44,6 +48,7 @@ class VacuumInterrupted(KeyboardInterrupt):
     and exited. ``result`` is what it reported, ``message`` what it printed."""
 
     def __init__(self, message: str, *, result: Any = None) -> None:
+        message = redact(message)
         super().__init__(message)
         self.message = message
         self.result = result

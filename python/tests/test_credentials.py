@@ -143,3 +143,33 @@ def test_the_warehouse_goes_by_environment(table: Path, tmp_path: Path, recorder
     assert len(DeltaTable.for_name("s.t", warehouse=str(wh)).vacuum(168).files) == 2
     [run] = recorder()
     assert "SECRET-WH" not in " ".join(run["argv"]) and run["env"]["DELTAVACUUM_WAREHOUSE"] == str(wh)
+
+
+def test_repr_str_and_errors_are_redacted() -> None:
+    """A repr, a str and an exception show what the tool would print: no password of a URI, no
+    secret storage option's value, no sensitive key=value, no token."""
+    import deltavacuum
+
+    dt = DeltaTable("s3://user:PASSWORD-1@bucket/t", storage_options={"aws_secret_access_key": "SECRET-AWS-7", "aws_region": "eu-west-1"})
+    for shown in (repr(dt), str(dt), f"{dt}", repr([dt])):
+        assert "PASSWORD-1" not in shown and "SECRET-AWS-7" not in shown, shown
+        assert "s3://user:*********(redacted)@bucket/t" in shown, shown
+    assert dt.table_uri == "s3://user:PASSWORD-1@bucket/t"  # what the tool is given is the location itself
+    sas = DeltaTable("https://acct.blob.core.windows.net/c/t?sv=2024&sig=SECRET-SIG-8")
+    assert "SECRET-SIG-8" not in repr(sas)
+    opts = DeltaTable("/tmp/t", storage_options={"azure_storage_account_key": "c2VjcmV0LWtleS05\nline-two-secret"}, conf={"fs.azure.sas.token": "SECRET-CONF-10"})
+    assert "c2VjcmV0LWtleS05" not in repr(opts) and "SECRET-CONF-10" not in repr(opts)
+    plain = DeltaTable("/data/sales/date=2026-01-01/token=x")
+    assert repr(plain) == "DeltaTable('/data/sales/date=2026-01-01/token=x')"  # a partition folder is no secret
+    with pytest.raises(ValueError) as e:
+        DeltaTable.for_name("s3://u:PASSWORD-11@b/t")
+    assert "PASSWORD-11" not in str(e.value) and "PASSWORD-11" not in repr(e.value)
+    for err in (deltavacuum.DeltaVacuumError("failed reading s3://u:PASSWORD-12@b/t?token=SECRET-13"),
+                deltavacuum.errors.from_failure("refusing to vacuum abfss://c@a.dfs.core.windows.net/t (client_secret=SECRET-14)", 1),
+                deltavacuum.errors.VacuumInterrupted("interrupted: Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2lnbmF0dXJlLXNlY3JldA")):
+        shown = str(err) + repr(err) + str(getattr(err, "message", ""))
+        for secret in ("PASSWORD-12", "SECRET-13", "SECRET-14", "c2lnbmF0dXJlLXNlY3JldA"):
+            assert secret not in shown, shown
+    # Already redacted text (the tool's) is left as it is.
+    done = deltavacuum.DeltaVacuumError("s3://u:*********(redacted)@b/t password=*********(redacted)")
+    assert str(done) == "s3://u:*********(redacted)@b/t password=*********(redacted)"

@@ -302,6 +302,37 @@ func (s *DB) RunsPage(ctx context.Context, table string, offset, limit int) ([]R
 	return out, total, rows.Err()
 }
 
+// RunsBefore returns runs of the tables given, newest first (by start, then id), that come
+// after the run started at startedMS with id beforeID in that order (from the newest when
+// beforeID is ""), at most limit: a list a page at a time, each page from where the one before
+// ended, whatever was added since.
+func (s *DB) RunsBefore(ctx context.Context, tables []string, startedMS int64, beforeID string, limit int) ([]Run, error) {
+	if tables == nil {
+		tables = []string{}
+	}
+	ids, err := json.Marshal(tables)
+	if err != nil {
+		return nil, fmt.Errorf("state: %w", err)
+	}
+	rows, err := s.db.QueryContext(ctx,
+		`SELECT `+runColumns+` FROM runs WHERE table_id IN (SELECT value FROM json_each(?))
+		 AND (? = '' OR started_ms < ? OR (started_ms = ? AND id < ?))
+		 ORDER BY started_ms DESC, id DESC LIMIT ?`, string(ids), beforeID, startedMS, startedMS, beforeID, limit)
+	if err != nil {
+		return nil, fmt.Errorf("state: %w", err)
+	}
+	defer rows.Close()
+	out := []Run{}
+	for rows.Next() {
+		r, err := scanRun(rows)
+		if err != nil {
+			return nil, fmt.Errorf("state: %w", err)
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
 // ScheduleState is how far a table's schedule is handled.
 type ScheduleState struct {
 	// Handled: the fires up to it are done (run or lost).

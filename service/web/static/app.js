@@ -31,9 +31,9 @@ async function api(method, path, body) {
   }
   const resp = await fetch(path, opts);
   let data = null;
-  try { data = await resp.json(); } catch (e) { data = { error: msg("js.error.status", { status: resp.status }) }; }
+  try { data = await resp.json(); } catch (e) { data = null; }
   if (!resp.ok) {
-    const err = new Error((data && data.error) || ("HTTP " + resp.status));
+    const err = new Error((data && data.error) || "");
     err.status = resp.status;
     err.data = data;
     throw err;
@@ -43,9 +43,21 @@ async function api(method, path, body) {
 
 function $(id) { return document.getElementById(id); }
 
+// showError says that a request failed in the page's words (the status it was answered),
+// then what the service said, as it said it (in English), marked as such (data-raw).
 function showError(el, err) {
-  if (!el) { alert(err.message); return; }
-  el.textContent = err.message;
+  const lead = err.status ? msg("js.error.status", { status: err.status }) : "";
+  if (!el) { alert(lead + (lead && err.message ? ": " : "") + err.message); return; }
+  el.textContent = lead + (lead && err.message ? ": " : "");
+  if (err.message) {
+    const raw = document.createElement("span");
+    raw.className = "raw";
+    raw.lang = "en";
+    raw.setAttribute("translate", "no");
+    raw.setAttribute("data-raw", "");
+    raw.textContent = err.message;
+    el.append(raw);
+  }
   el.hidden = false;
 }
 
