@@ -126,18 +126,58 @@ func (t *Table) Plan(ctx context.Context, opts vacuum.Options) (*vacuum.Plan, er
 // VacuumOptions are a VACUUM request (run.Request): what to plan, and how to run it.
 type VacuumOptions = run.Request
 
-// Vacuum plans and, unless DryRun, runs a VACUUM of the table (run.Vacuum): a real run holds
-// the table's lock from before planning to its end, records itself beside the table and in its
-// history when logging is on, and deletes through the store or a trash.
+// Vacuum plans and, unless DryRun, runs a VACUUM of the table: a real run is Start, then
+// VacuumRun.Vacuum. It holds the table's lock from before planning to its end, records itself
+// beside the table and in its history when logging is on, and deletes through the store or a
+// trash.
 func (t *Table) Vacuum(ctx context.Context, opts VacuumOptions) (*vacuum.Result, error) {
+	if opts.DryRun {
+		before, counted := counting.Requests(t.Store)
+		res, err := run.Vacuum(ctx, t.Store, opts)
+		t.countRequests(res, before, counted)
+		return res, err
+	}
+	r, err := t.Start(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	return r.Vacuum(ctx)
+}
+
+// VacuumRun is a real VACUUM of a table, started: it holds the table's lock (run.Run).
+type VacuumRun struct {
+	*run.Run
+	t       *Table
+	before  counting.RequestCounts
+	counted bool
+}
+
+// Start checks the table and takes its lock for a real VACUUM with opts (run.Start): a refusal
+// writes nothing. The run's Vacuum does the work and releases the lock; Close gives it up.
+func (t *Table) Start(ctx context.Context, opts VacuumOptions) (*VacuumRun, error) {
 	before, counted := counting.Requests(t.Store)
 	if t.beatTicks != nil && opts.Heartbeats == nil {
 		opts.Heartbeats = t.beatTicks
 	}
-	res, err := run.Vacuum(ctx, t.Store, opts)
+	r, err := run.Start(ctx, t.Store, opts)
+	if err != nil {
+		return nil, err
+	}
+	return &VacuumRun{Run: r, t: t, before: before, counted: counted}, nil
+}
+
+// Vacuum runs the VACUUM (run.Run.Vacuum), with the requests it sent counted in its result
+// where the store counts them.
+func (r *VacuumRun) Vacuum(ctx context.Context) (*vacuum.Result, error) {
+	res, err := r.Run.Vacuum(ctx)
+	r.t.countRequests(res, r.before, r.counted)
+	return res, err
+}
+
+// countRequests sets res.Requests to the requests sent since before, where the store counts them.
+func (t *Table) countRequests(res *vacuum.Result, before counting.RequestCounts, counted bool) {
 	if after, ok := counting.Requests(t.Store); ok && counted && res != nil {
 		d := after.Sub(before)
 		res.Requests = &storage.RequestCounts{List: d.List, Get: d.Get, Put: d.Put, Delete: d.Delete}
 	}
-	return res, err
 }

@@ -10,7 +10,6 @@ import (
 	"github.com/deltavacuum/deltavacuum"
 	"github.com/deltavacuum/deltavacuum/run"
 	"github.com/deltavacuum/deltavacuum/session"
-	"github.com/deltavacuum/deltavacuum/undo"
 	"github.com/deltavacuum/deltavacuum/vacuum"
 )
 
@@ -42,7 +41,7 @@ func TestSessionVacuumAndTheLock(t *testing.T) {
 		for via, vacuumOf := range vias {
 			t.Run(tc.name+"/"+via, func(t *testing.T) {
 				store := localFixture(t)
-				id := undo.NewID(time.Now().Add(-tc.started))
+				id := run.NewID(time.Now().Add(-tc.started))
 				at := time.Now().Add(-tc.started)
 				holder, err := run.Acquire(ctx, store, run.LockOptions{Purpose: run.PurposeVacuum, Run: id, Ticks: never,
 					Now: func() time.Time { return at }})

@@ -2,7 +2,6 @@ package deltavacuum
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -16,17 +15,17 @@ func (t *Table) Runs(ctx context.Context) ([]run.RunInfo, error) {
 	return run.Runs(ctx, t.Store, time.Now(), 0)
 }
 
-// lock takes the table's lock for purpose (run.Acquire), with the clock now.
-func (t *Table) lock(ctx context.Context, purpose string, now time.Time, staleAfter time.Duration) (*run.Lock, error) {
+// start starts a change of purpose to the table (run.Start: its lock taken), with the clock now.
+func (t *Table) start(ctx context.Context, purpose string, now time.Time, staleAfter time.Duration) (*run.Run, error) {
 	began := time.Now()
-	return run.Acquire(ctx, t.Store, run.LockOptions{Purpose: purpose, StaleAfter: staleAfter, Ticks: t.beatTicks,
-		Now: func() time.Time { return now.Add(time.Since(began)) }})
+	return run.Start(ctx, t.Store, run.Request{Purpose: purpose, StaleRunAfter: staleAfter, Heartbeats: t.beatTicks,
+		Clock: func() time.Time { return now.Add(time.Since(began)) }})
 }
 
 // Undo restores what run id deleted (by default the newest run that deleted files and was not
 // completely undone: a partial undo is retried, never skipped for an older run). A real undo
 // holds the table's lock: no run deletes while files come back.
-func (t *Table) Undo(ctx context.Context, id string, opts undo.Options) (rep *undo.Report, err error) {
+func (t *Table) Undo(ctx context.Context, id string, opts undo.Options) (rep *run.UndoReport, err error) {
 	if opts.Now.IsZero() {
 		opts.Now = time.Now()
 	}
@@ -44,25 +43,29 @@ func (t *Table) Undo(ctx context.Context, id string, opts undo.Options) (rep *un
 			return nil, fmt.Errorf("%s has no run that deleted files and was not undone (deltavacuum runs lists them)", t.Location)
 		}
 	}
-	if _, err := undo.Read(ctx, t.Store, id); err != nil {
+	if _, err := run.ReadRecord(ctx, t.Store, id); err != nil {
 		return nil, err // before the lock: a wrong id changes nothing
-	}
-	if !opts.DryRun {
-		lk, err := t.lock(ctx, run.PurposeUndo, opts.Now, opts.StaleAfter)
-		if err != nil {
-			return nil, err
-		}
-		defer func() { err = errors.Join(err, lk.Release(ctx)) }()
-		var stop context.CancelFunc
-		ctx, stop = lk.Bind(ctx)
-		defer stop()
 	}
 	snap, err := t.Snapshot(ctx)
 	if err != nil {
+		return nil, err // before the lock: not a table, or a broken log, changes nothing
+	}
+	if opts.DryRun {
+		opts.Snapshot = snap
+		return undo.Undo(ctx, t.Store, id, opts)
+	}
+	r, err := t.start(ctx, run.PurposeUndo, opts.Now, opts.StaleAfter)
+	if err != nil {
 		return nil, err
 	}
-	opts.Snapshot = snap
-	return undo.Undo(ctx, t.Store, id, opts)
+	err = r.Do(ctx, func(ctx context.Context) (bool, error) {
+		if opts.Snapshot, err = t.Snapshot(ctx); err != nil { // the newest, under the lock
+			return false, err
+		}
+		rep, err = undo.Undo(ctx, t.Store, id, opts)
+		return true, err
+	})
+	return rep, err
 }
 
 // PurgeTrash deletes for good, from the trash folder, what the runs that started more than
@@ -71,25 +74,32 @@ func (t *Table) PurgeTrash(ctx context.Context, folder string, opts undo.PurgeOp
 	if opts.Now.IsZero() {
 		opts.Now = time.Now()
 	}
-	if !opts.DryRun {
-		lk, err := t.lock(ctx, run.PurposePurge, opts.Now, opts.StaleAfter)
-		if err != nil {
-			return nil, err
-		}
-		defer func() { err = errors.Join(err, lk.Release(ctx)) }()
-		var stop context.CancelFunc
-		ctx, stop = lk.Bind(ctx)
-		defer stop()
-	}
 	snap, err := t.Snapshot(ctx)
 	if err != nil {
 		return nil, err
 	}
 	f, err := vacuum.TrashFolder(snap, folder)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", t.Location, err)
+		return nil, fmt.Errorf("%s: %w", t.Location, err) // before the lock: a refusal changes nothing
 	}
-	return undo.Purge(ctx, t.Store, snap, f, opts.OlderThan, opts.Now, opts.DryRun)
+	if opts.DryRun {
+		return undo.Purge(ctx, t.Store, snap, f, opts.OlderThan, opts.Now, true)
+	}
+	r, err := t.start(ctx, run.PurposePurge, opts.Now, opts.StaleAfter)
+	if err != nil {
+		return nil, err
+	}
+	err = r.Do(ctx, func(ctx context.Context) (bool, error) {
+		if snap, err = t.Snapshot(ctx); err != nil { // the newest, under the lock
+			return false, err
+		}
+		if f, err = vacuum.TrashFolder(snap, folder); err != nil {
+			return false, fmt.Errorf("%s: %w", t.Location, err)
+		}
+		rep, err = undo.Purge(ctx, t.Store, snap, f, opts.OlderThan, opts.Now, false)
+		return true, err
+	})
+	return rep, err
 }
 
 // Unlock releases the table's lock tickets that no live process holds (run.Unlock).

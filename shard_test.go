@@ -12,7 +12,6 @@ import (
 	"github.com/deltavacuum/deltavacuum/deltalog"
 	"github.com/deltavacuum/deltavacuum/run"
 	"github.com/deltavacuum/deltavacuum/storage"
-	"github.com/deltavacuum/deltavacuum/undo"
 	"github.com/deltavacuum/deltavacuum/vacuum"
 )
 
@@ -26,7 +25,7 @@ func shardOpts(shard *vacuum.Shard, version *int64) deltavacuum.VacuumOptions {
 func liveHolder(t *testing.T, store storage.Store, shard string, version int64) string {
 	t.Helper()
 	ctx := context.Background()
-	o := run.LockOptions{Purpose: run.PurposeVacuum, Run: undo.NewID(time.Now()),
+	o := run.LockOptions{Purpose: run.PurposeVacuum, Run: run.NewID(time.Now()),
 		Ticks: func() (<-chan time.Time, func()) { return make(chan time.Time), func() {} }}
 	if shard != "" {
 		s, err := vacuum.ParseShard(shard)

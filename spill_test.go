@@ -2,6 +2,7 @@ package deltavacuum_test
 
 import (
 	"context"
+	"github.com/deltavacuum/deltavacuum/run"
 	"reflect"
 	"slices"
 	"testing"
@@ -36,7 +37,7 @@ func TestSpilledRunIsTheRun(t *testing.T) {
 		opts := deltavacuum.VacuumOptions{
 			Options: vacuum.Options{RetainHours: &zero, DisableRetentionCheck: true, Now: time.Now().Add(48 * time.Hour),
 				FilesInMemory: filesInMemory, SpillDir: t.TempDir()},
-			Logging: &off, Trash: undo.DefaultTrash,
+			Logging: &off, Trash: run.DefaultTrash,
 		}
 		dryOpts := opts
 		dryOpts.DryRun = true

@@ -3,13 +3,13 @@ package deltavacuum_test
 import (
 	"bytes"
 	"context"
+	"github.com/deltavacuum/deltavacuum/run"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/deltavacuum/deltavacuum"
 	"github.com/deltavacuum/deltavacuum/storage/local"
-	"github.com/deltavacuum/deltavacuum/undo"
 	"github.com/deltavacuum/deltavacuum/vacuum"
 )
 
@@ -56,7 +56,7 @@ func TestVacuumTrashFolderIsAFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, r := range runs {
-		if r.Complete && r.NumFiles != 0 || r.Status == undo.StatusCompleted {
+		if r.Complete && r.NumFiles != 0 || r.Status == run.StatusCompleted {
 			t.Errorf("run record %s: %s, %d files deleted; want none deleted, not COMPLETED", r.ID, r.Status, r.NumFiles)
 		}
 	}

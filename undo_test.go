@@ -127,7 +127,7 @@ func undoRoundTrip(t *testing.T, store storage.Store, trash string) {
 		}
 	}
 	runs, err := tbl.Runs(ctx)
-	if err != nil || len(runs) != 1 || runs[0].ID != res.RunID || runs[0].Status != undo.StatusCompleted || !runs[0].Complete {
+	if err != nil || len(runs) != 1 || runs[0].ID != res.RunID || runs[0].Status != run.StatusCompleted || !runs[0].Complete {
 		t.Fatalf("runs: %+v, %v", runs, err)
 	}
 
@@ -211,7 +211,7 @@ func uploadFixture(t *testing.T, store storage.Store) storage.Store {
 }
 
 func TestUndoFromTrashLocal(t *testing.T) {
-	undoRoundTrip(t, localFixture(t), undo.DefaultTrash)
+	undoRoundTrip(t, localFixture(t), run.DefaultTrash)
 }
 
 func TestUndoFromTrashOnObjectStores(t *testing.T) {

@@ -3,6 +3,7 @@ package adversarial
 import (
 	"context"
 	"encoding/json"
+	dvrun "github.com/deltavacuum/deltavacuum/run"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,7 +11,6 @@ import (
 	"time"
 
 	"github.com/deltavacuum/deltavacuum/storage/local"
-	"github.com/deltavacuum/deltavacuum/undo"
 )
 
 // The trash tests attack the folders a run moves files into instead of deleting them: every
@@ -65,9 +65,9 @@ func TestUndoOfARecordWhoseTrashIsAPartitionFolder(t *testing.T) {
 	}
 	started := time.Now().Add(-48 * time.Hour)
 	id := "20261101T000000Z-deadbeef"
-	rec := &undo.Record{ID: id, Table: store.Location(), Status: undo.StatusCompleted, Complete: true, StartedAt: started, Mode: "FULL",
-		Trash: "_p=1/" + id + "/", Files: []undo.Entry{{Path: "part-1.parquet", Size: 1}}}
-	if err := undo.Write(context.Background(), store, rec); err != nil {
+	rec := &dvrun.Record{ID: id, Table: store.Location(), Status: dvrun.StatusCompleted, Complete: true, StartedAt: started, Mode: "FULL",
+		Trash: "_p=1/" + id + "/", Files: []dvrun.Entry{{Path: "part-1.parquet", Size: 1}}}
+	if err := dvrun.WriteRecord(context.Background(), store, rec); err != nil {
 		t.Fatal(err)
 	}
 	code, _, stderr := run(t, "undo", tb.dir, "--run", id)

@@ -3,11 +3,11 @@ package insight
 import (
 	"context"
 	"errors"
+	"github.com/deltavacuum/deltavacuum/run"
 	"strings"
 
 	"github.com/deltavacuum/deltavacuum/deltalog"
 	"github.com/deltavacuum/deltavacuum/storage"
-	"github.com/deltavacuum/deltavacuum/undo"
 	"github.com/deltavacuum/deltavacuum/vacuum"
 )
 
@@ -79,9 +79,9 @@ func (a *account) skipped(o storage.Object, rule vacuum.Rule) {
 		a.logFile(o)
 	case rule == vacuum.RuleNestedTable:
 		a.files.NestedTables.add(o.Size)
-	case strings.HasPrefix(o.Key, undo.DefaultTrash):
+	case strings.HasPrefix(o.Key, run.DefaultTrash):
 		a.files.Trash.add(o.Size)
-	case strings.HasPrefix(o.Key, undo.RunsDir):
+	case strings.HasPrefix(o.Key, run.RunsDir):
 		a.files.RunRecords.add(o.Size)
 	default:
 		a.files.Hidden.add(o.Size)

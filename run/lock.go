@@ -245,6 +245,8 @@ type Lock struct {
 	confirmed instant // the last time the ticket was seen in place
 	signAt    instant // when the newest heartbeat written began to be written
 	lease     time.Duration
+	// tidy removes the lock folders this ticket made, for a run that ends having done nothing.
+	tidy      *folderTidier
 	done      chan struct{}
 	wg        sync.WaitGroup
 	release   sync.Once
@@ -506,10 +508,10 @@ func acquireOnce(ctx context.Context, store storage.Store, opts LockOptions) (*L
 			}
 			a.beaten()
 		case stepPause:
-			// A back-off waits longer than a listing that waits for the one below to go, and
-			// both are jittered, so that two processes started at one instant part.
+			// A wait for a ticket above (it refuses when it sees this one), or a pause before a
+			// new ticket; jittered.
 			d := time.Duration(5+rand.IntN(10)) * time.Millisecond
-			if a.phase == phPauseAdm {
+			if a.phase == phPause {
 				d = time.Duration(20*st.attempt+rand.IntN(30)) * time.Millisecond
 			}
 			if err := sleep(ctx, d); err != nil {
@@ -519,7 +521,7 @@ func acquireOnce(ctx context.Context, store storage.Store, opts LockOptions) (*L
 		case stepDone:
 			switch a.outcome {
 			case acqAdmitted:
-				l := &Lock{store: store, ticket: t, lost: make(chan struct{}), done: make(chan struct{}), confirmed: signAt, signAt: signAt, lease: lease}
+				l := &Lock{store: store, ticket: t, lost: make(chan struct{}), done: make(chan struct{}), confirmed: signAt, signAt: signAt, lease: lease, tidy: tidy}
 				for _, v := range a.TakenOff {
 					l.takenOver = append(l.takenOver, v.Holding)
 				}

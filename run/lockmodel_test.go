@@ -205,7 +205,7 @@ func (p *mproc) localKey() string {
 		num(a.phase)
 		str(a.mine)
 		num(a.puts)
-		num(a.backOffs)
+		num(a.starts)
 		num(a.waits)
 		num(a.outcome)
 		for _, id := range a.listing.tickets {
@@ -821,7 +821,7 @@ func describeStep(w *world, i int) string {
 	return names[p.pc]
 }
 
-var modelBounds = lockBounds{maxPuts: 1, maxBackOffs: 1, maxWaits: 1}
+var modelBounds = lockBounds{maxPuts: 1, maxWaits: 1, maxStart: 1}
 
 // TestLockModel explores the protocol: the numbered queue fails, the protocol of lockproto.go
 // holds in every configuration. The sizes explored are in docs/lock.md.
@@ -838,17 +838,19 @@ func TestLockModel(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		cfg  modelConfig
-		full bool // explored only with DELTAVACUUM_LOCK_MODEL=full (minutes; docs/lock.md)
+		full bool // explored only with DELTAVACUUM_LOCK_MODEL=full, make lock-model (minutes; docs/lock.md)
 	}{
 		{"three runs, a crash at any step", modelConfig{procs: []mproc{whole, whole, whole}, crashes: 1}, false},
+		{"three runs, two crashes", modelConfig{procs: []mproc{whole, whole, whole}, crashes: 2}, false},
 		{"two runs and unlock, two crashes", modelConfig{procs: []mproc{whole, whole, {kind: pUnlocker}}, crashes: 2}, false},
 		{"two runs and unlock --force, a crash", modelConfig{procs: []mproc{whole, whole, {kind: pUnlockerForce}}, crashes: 1}, false},
-		{"two runs and unlock, one suspended and taken for stale", modelConfig{procs: []mproc{whole, whole, {kind: pUnlocker}}, suspends: 1}, false},
-		{"two shards of one run and a whole run", modelConfig{procs: []mproc{{kind: pRunner, class: "shard0"}, {kind: pRunner, class: "shard1"}, whole}}, false},
+		{"two runs and unlock, one suspended and taken for stale, a crash", modelConfig{procs: []mproc{whole, whole, {kind: pUnlocker}}, suspends: 1, crashes: 1}, false},
+		{"two shards of one run and a whole run, a crash", modelConfig{procs: []mproc{{kind: pRunner, class: "shard0"}, {kind: pRunner, class: "shard1"}, whole}, crashes: 1}, false},
 		{"two runs, long holders, a crash and a suspension", modelConfig{procs: []mproc{whole, whole}, crashes: 1, suspends: 1, long: true}, false},
-		{"three runs, one suspended and taken for stale", modelConfig{procs: []mproc{whole, whole, whole}, suspends: 1}, true},
-		{"two shards of one run and a whole run, a crash", modelConfig{procs: []mproc{{kind: pRunner, class: "shard0"}, {kind: pRunner, class: "shard1"}, whole}, crashes: 1}, true},
-		{"three runs, long holders, a crash", modelConfig{procs: []mproc{whole, whole, whole}, crashes: 1, long: true}, true},
+		{"three runs, one suspended and taken for stale, a crash", modelConfig{procs: []mproc{whole, whole, whole}, suspends: 1, crashes: 1}, true},
+		{"three runs, two suspended", modelConfig{procs: []mproc{whole, whole, whole}, suspends: 2}, true},
+		{"three runs, long holders, a crash and a suspension", modelConfig{procs: []mproc{whole, whole, whole}, crashes: 1, suspends: 1, long: true}, true},
+		{"three runs and unlock --force, a crash", modelConfig{procs: []mproc{whole, whole, whole, {kind: pUnlockerForce}}, crashes: 1}, true},
 	} {
 		if tc.full && !full {
 			continue

@@ -16,31 +16,35 @@ import (
 // The protocol. A ticket is an object LockDir/<id>.json written with put-if-absent, its id a
 // time-ordered UUID (version 7) that no other ticket ever has. To take the table a process:
 //
-//  1. writes its ticket;
-//  2. lists LockDir;
-//  3. judges every other ticket listed (live, dead or unreadable) and decides:
-//     - an entry it cannot trust (unreadable, or something other than a ticket where a ticket
-//       could be): it refuses;
-//     - a live ticket of work it cannot run beside that is admitted (its heartbeat is listed):
-//       it refuses;
-//     - such a ticket not yet admitted, with a lower id (it came first): it backs off (deletes
-//       its ticket, pauses, starts again at 1 with a new id; after maxBackOffs it refuses);
-//     - such a ticket with a higher id: it pauses and lists again (2), the other backs off;
-//       after maxWaits it refuses;
-//     - otherwise it is admitted: it writes its first heartbeat, then deletes the tickets of
-//       the dead processes it judged (a takeover).
+//  1. looks: it lists LockDir and judges every ticket there (live, dead or unreadable); an
+//     entry it cannot trust, or a live ticket of work it cannot run beside, refuses it at once,
+//     having written nothing;
+//  2. writes its ticket;
+//  3. lists LockDir again, judges every other ticket listed and decides:
+//     - an entry it cannot trust: it refuses;
+//     - a live ticket of work it cannot run beside with a lower id (it came first), or one that
+//       holds the table (its first heartbeat is listed): it refuses;
+//     - such a ticket with a higher id that does not hold the table yet (it came while this
+//       one was looking): it pauses and lists again (3), as the other refuses when it sees
+//       this ticket; after maxWaits it refuses;
+//     - otherwise it holds the table: it writes its first heartbeat (the mark by which others
+//       refuse at once, rather than wait), then deletes the tickets of the dead processes it
+//       judged (a takeover).
 //
-// A refused process deletes its own ticket and nothing else: a refusal leaves the folder as it
-// found it (a takeover is done only by a process that is admitted).
+// A refused process deletes its own ticket and nothing else, and a refusal at the look writes
+// nothing at all: a refusal leaves the folder as it found it (a takeover is done only by a
+// process that holds the table).
 //
-// Why at most one of two processes that cannot run side by side is admitted (safety): each
-// decides on a listing made after its own ticket was written. If A and B were both admitted, A's
-// listing did not show B's ticket, so B wrote it after A listed, hence after A wrote its own;
-// B listed after that and saw A's ticket, which A deletes only when it refuses or releases, and
-// no one else deletes but as a takeover of a dead process or by unlock --force. So B refused:
-// a contradiction. No number is chosen from a listing and no number is reused, so no ticket
-// freed by a cleanup can be taken again below a holder (the hole of the numbered queue of
-// issue 25, which TestLockModel finds in a model of that rule).
+// Why at most one of two processes that cannot run side by side holds the table (safety):
+// each decides on a listing made after its own ticket was written. If A and B both held it,
+// A's listing did not show B's ticket, so B wrote it after A listed, hence after A wrote its
+// own; B listed after that and saw A's ticket, which A deletes only when it refuses or
+// releases, and no one else deletes but as a takeover of a dead process or by unlock --force.
+// So B did not hold the table: a contradiction. No number is chosen from a listing and no id
+// is used twice, so no ticket freed by a cleanup can be taken again below a holder (the hole of
+// the numbered queue of issue 25, which TestLockModel finds in a model of that rule). Which of
+// two tickets is lower only decides who waits (liveness): the lowest live ticket never refuses
+// for a higher one.
 //
 // A holder confirms, before every batch of deletes and before it reports success, that its
 // ticket is still there (confirmStep): unlock --force, or a process that took it for dead,
@@ -68,9 +72,9 @@ const (
 	stepJudge
 	// stepDelete deletes keys.
 	stepDelete
-	// stepBeat writes the holder's first heartbeat, its mark of admission.
+	// stepBeat writes the first heartbeat: the mark of a ticket that holds the table.
 	stepBeat
-	// stepPause waits (attempt: how many pauses so far) before the next step.
+	// stepPause waits (attempt: how many pauses of its kind so far) before the next step.
 	stepPause
 	// stepStat looks for key: a holder's own ticket (confirmStep).
 	stepStat
@@ -215,105 +219,105 @@ type verdict struct {
 
 // Machine parameters (the model test uses smaller bounds).
 type lockBounds struct {
-	maxPuts     int // puts that found their id taken (never, with random ids) before refusing
-	maxBackOffs int // back-offs before a candidate below is taken for a holder
-	maxWaits    int // listings waiting for a candidate above to back off
+	maxPuts  int // puts that found their id taken (never, with random ids) before failing
+	maxWaits int // listings waiting for a ticket above, still taking the table, to go
+	maxStart int // new tickets after the process lost its own (expired, or deleted by another)
 }
 
-var defaultBounds = lockBounds{maxPuts: 3, maxBackOffs: 30, maxWaits: 200}
+var defaultBounds = lockBounds{maxPuts: 3, maxWaits: 200, maxStart: 5}
 
 // Outcomes of the acquirer.
 const (
 	acqRunning = iota
 	acqAdmitted
 	acqRefused // held, or unreadable: Refusal says by what
-	acqFailed  // a step failed (the store): Err is the driver's
+	acqFailed  // the machine gave up (ids taken, its ticket deleted again and again)
 )
 
 // acquirer is the machine that takes a ticket. The driver loops: step := a.next(); perform it;
-// a.feed… with the result; until next returns stepDone.
+// pass the result to the method of that step; until next returns stepDone.
 type acquirer struct {
 	bounds lockBounds
 
 	// mine is the id of the ticket written at this attempt ("" before it is written).
-	mine     string
-	puts     int
-	backOffs int
-	waits    int
+	mine   string
+	puts   int
+	waits  int
+	starts int
 
 	phase    int
 	listing  lockListing
 	pending  []string // tickets of the listing still to judge
 	verdicts map[string]verdict
-	// deleting: after a refusal, the ticket is being deleted; then the machine is done.
-	outcome int
+	outcome  int
 	// Refusal is the verdict of the ticket (or the foreign entry) that refused the table.
 	Refusal  verdict
 	Foreign  *lockEntry
-	TakenOff []verdict // dead tickets deleted at admission
+	TakenOff []verdict // dead tickets deleted once the table is held
 }
 
 // Phases of the acquirer: the step it waits for the result of.
 const (
-	phPut = iota
+	phLook = iota // the listing before the ticket is written
+	phLookJudge
+	phPut
 	phList
 	phJudge
-	phTakeover
 	phBeat
-	phBackOff  // deleting mine, then pause, then put again
-	phPauseAdm // the pause after a back-off
-	phWait     // pausing before listing again
-	phGiveUp   // deleting mine after a refusal
+	phTakeover
+	phRestart // deleting mine (it expired), then a pause, then a new ticket
+	phPause   // the pause after a restart
+	phWait    // pausing before listing again
+	phGiveUp  // deleting mine after a refusal
 	phDone
 )
 
-func newAcquirer(b lockBounds) *acquirer { return &acquirer{bounds: b, phase: phPut} }
+func newAcquirer(b lockBounds) *acquirer { return &acquirer{bounds: b, phase: phLook} }
 
 // next is the step the machine asks for now.
 func (a *acquirer) next() lockStep {
 	switch a.phase {
+	case phLook, phList:
+		return lockStep{kind: stepList}
 	case phPut:
 		return lockStep{kind: stepPut}
-	case phList:
-		return lockStep{kind: stepList}
-	case phJudge:
+	case phLookJudge, phJudge:
 		id := a.pending[0]
 		return lockStep{kind: stepJudge, key: id, hasBeat: a.listing.beats[id]}
+	case phBeat:
+		return lockStep{kind: stepBeat, key: LockDir + a.mine + beatSuffix}
 	case phTakeover:
 		var keys []string
 		for _, v := range a.TakenOff {
 			keys = append(keys, a.listing.keysOf(v.Holding.ID)...)
 		}
 		return lockStep{kind: stepDelete, keys: keys}
-	case phBeat:
-		return lockStep{kind: stepBeat, key: LockDir + a.mine + beatSuffix}
-	case phBackOff, phGiveUp:
-		// The heartbeat too: a process that expired after its first beat gives that up as well.
+	case phRestart, phGiveUp:
 		return lockStep{kind: stepDelete, keys: []string{LockDir + a.mine + ticketSuffix, LockDir + a.mine + beatSuffix}}
-	case phPauseAdm:
-		return lockStep{kind: stepPause, attempt: a.backOffs}
+	case phPause:
+		return lockStep{kind: stepPause, attempt: a.starts}
 	case phWait:
 		return lockStep{kind: stepPause, attempt: a.waits}
 	}
 	return lockStep{kind: stepDone}
 }
 
-// put: the ticket id was written (ok), or was taken (exists). A failure of the store ends the
-// machine (fail); nothing is known to be written then (the driver deletes what may be).
+// put: the ticket id was written (ok), or was taken (exists).
 func (a *acquirer) put(id string, exists bool) {
 	a.puts++
 	if exists {
 		if a.puts >= a.bounds.maxPuts {
-			a.fail()
+			a.outcome, a.phase = acqFailed, phDone
 		}
 		return // phPut again, with a new id
 	}
 	a.mine, a.phase = id, phList
 }
 
-// listed: the listing of LockDir after the put.
+// listed: a listing of LockDir (the look, or the listing after the put).
 func (a *acquirer) listed(entries []lockEntry) {
 	a.listing = sortOut(entries)
+	a.verdicts = map[string]verdict{}
 	if len(a.listing.foreign) > 0 {
 		f := a.listing.foreign[0]
 		a.Foreign = &f
@@ -321,17 +325,10 @@ func (a *acquirer) listed(entries []lockEntry) {
 		return
 	}
 	a.pending = a.listing.open(a.mine)
-	a.verdicts = map[string]verdict{}
-	if !contains(a.listing.tickets, a.mine) {
+	if a.phase == phList && !contains(a.listing.tickets, a.mine) {
 		// My own ticket is not listed: deleted by unlock --force or a takeover since it was
-		// written. Start again with a new one (a back-off).
-		a.mine = ""
-		if a.backOffs >= a.bounds.maxBackOffs {
-			a.fail()
-			return
-		}
-		a.backOffs++
-		a.phase = phPauseAdm
+		// written. Start again with a new one.
+		a.restart()
 		return
 	}
 	a.judgeNext()
@@ -356,7 +353,11 @@ func (a *acquirer) judged(v verdict) {
 // judgeNext asks for the next verdict, or decides once every open ticket is judged.
 func (a *acquirer) judgeNext() {
 	if len(a.pending) > 0 {
-		a.phase = phJudge
+		if a.phase == phLook {
+			a.phase = phLookJudge
+		} else if a.phase == phList {
+			a.phase = phJudge
+		}
 		return
 	}
 	a.decide()
@@ -369,7 +370,8 @@ func (a *acquirer) decide() {
 		ids = append(ids, id)
 	}
 	sort.Strings(ids)
-	var below, above *verdict
+	look := a.mine == ""
+	var above *verdict
 	var dead []verdict
 	for _, id := range ids {
 		v := a.verdicts[id]
@@ -380,27 +382,16 @@ func (a *acquirer) decide() {
 		case v.State == StateStale || v.State == StateGone:
 			dead = append(dead, v)
 		case v.Fits:
-		case a.listing.beats[id] || a.listing.legacy[id]:
-			a.refuse(v) // an admitted holder (a legacy ticket is one by its rule)
+		case look || id < a.mine || a.listing.beats[id] || a.listing.legacy[id]:
+			a.refuse(v) // it came first, or holds the table
 			return
-		case id < a.mine:
-			if below == nil {
-				below = &v
-			}
-		default:
-			if above == nil {
-				above = &v
-			}
+		case above == nil:
+			above = &v
 		}
 	}
 	switch {
-	case below != nil:
-		if a.backOffs >= a.bounds.maxBackOffs {
-			a.refuse(*below)
-			return
-		}
-		a.backOffs++
-		a.phase = phBackOff
+	case look:
+		a.phase = phPut
 	case above != nil:
 		if a.waits >= a.bounds.maxWaits {
 			a.refuse(*above)
@@ -414,46 +405,6 @@ func (a *acquirer) decide() {
 	}
 }
 
-func (a *acquirer) refuse(v verdict) {
-	a.Refusal, a.outcome, a.phase = v, acqRefused, phGiveUp
-}
-
-func (a *acquirer) fail() { a.outcome, a.phase = acqFailed, phDone }
-
-// deleted: the delete asked for is done.
-func (a *acquirer) deleted() {
-	switch a.phase {
-	case phTakeover:
-		a.outcome, a.phase = acqAdmitted, phDone
-	case phBackOff:
-		a.mine, a.phase = "", phPauseAdm
-	case phGiveUp:
-		a.mine, a.phase = "", phDone
-	}
-}
-
-// paused: the pause asked for is over.
-func (a *acquirer) paused() {
-	switch a.phase {
-	case phPauseAdm:
-		a.phase = phPut
-	case phWait:
-		a.phase = phList
-	}
-}
-
-// expire: the process was away (stopped, suspended) for longer than its ticket's lease, so that
-// another process may have taken the ticket for stale and be about to delete it: whatever was
-// listed and judged is no longer evidence. The ticket is given up (deleted, as in a back-off)
-// and a new one taken after the pause; a takeover in progress is abandoned.
-func (a *acquirer) expire() {
-	switch a.phase {
-	case phList, phJudge, phTakeover, phBeat, phWait:
-		a.TakenOff, a.pending = nil, nil
-		a.phase = phBackOff
-	}
-}
-
 // beaten: the first heartbeat is written: the table is held, once the tickets of the dead are
 // deleted.
 func (a *acquirer) beaten() {
@@ -462,6 +413,68 @@ func (a *acquirer) beaten() {
 		return
 	}
 	a.outcome, a.phase = acqAdmitted, phDone
+}
+
+func (a *acquirer) refuse(v verdict) {
+	a.Refusal, a.outcome = v, acqRefused
+	if a.mine == "" {
+		a.phase = phDone // nothing written
+		return
+	}
+	a.phase = phGiveUp
+}
+
+// restart gives up the ticket of this attempt for a new one.
+func (a *acquirer) restart() {
+	if a.starts >= a.bounds.maxStart {
+		a.outcome = acqFailed
+		if a.mine == "" {
+			a.phase = phDone
+		} else {
+			a.phase = phGiveUp
+		}
+		return
+	}
+	a.starts++
+	a.TakenOff, a.pending = nil, nil
+	if a.mine == "" {
+		a.phase = phPause
+		return
+	}
+	a.phase = phRestart
+}
+
+// deleted: the delete asked for is done.
+func (a *acquirer) deleted() {
+	switch a.phase {
+	case phTakeover:
+		a.outcome, a.phase = acqAdmitted, phDone
+	case phRestart:
+		a.mine, a.phase = "", phPause
+	case phGiveUp:
+		a.mine, a.phase = "", phDone
+	}
+}
+
+// paused: the pause asked for is over.
+func (a *acquirer) paused() {
+	switch a.phase {
+	case phPause:
+		a.phase = phPut
+	case phWait:
+		a.phase = phList
+	}
+}
+
+// expire: the process was away (stopped, suspended) for longer than its ticket's lease, so that
+// another process may have taken the ticket for stale and be about to delete it: whatever was
+// listed and judged since it was written is no evidence now. The ticket is given up and a new
+// one taken after a pause; a takeover in progress is abandoned.
+func (a *acquirer) expire() {
+	switch a.phase {
+	case phList, phJudge, phBeat, phTakeover, phWait:
+		a.restart()
+	}
 }
 
 // confirmStep is the step by which a holder shows it still holds the table: its ticket is

@@ -12,7 +12,6 @@ import (
 	"github.com/deltavacuum/deltavacuum/deltalog"
 	"github.com/deltavacuum/deltavacuum/storage"
 	"github.com/deltavacuum/deltavacuum/storage/mem"
-	"github.com/deltavacuum/deltavacuum/undo"
 	"github.com/deltavacuum/deltavacuum/vacuum"
 )
 
@@ -100,7 +99,7 @@ func TestHeartbeatLostStopsTheRun(t *testing.T) {
 			if res == nil || res.Status != want {
 				t.Fatalf("result %+v, want status %s", res, want)
 			}
-			rec, err := undo.Read(ctx, store, res.RunID)
+			rec, err := ReadRecord(ctx, store, res.RunID)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -181,7 +180,7 @@ func TestForcedUnlockStopsTheRun(t *testing.T) {
 			if res == nil || res.Status != vacuum.StatusFailed {
 				t.Fatalf("result %+v, want FAILED", res)
 			}
-			rec, err := undo.Read(ctx, store, res.RunID)
+			rec, err := ReadRecord(ctx, store, res.RunID)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/deltavacuum/deltavacuum/storage"
-	"github.com/deltavacuum/deltavacuum/undo"
 	"github.com/deltavacuum/deltavacuum/vacuum"
 )
 
@@ -18,7 +17,7 @@ import (
 // they are read, never held as a list of entries of their own.
 type recorder struct {
 	store storage.Store
-	rec   undo.Record
+	rec   Record
 	plan  *vacuum.Plan
 
 	mu      sync.Mutex
@@ -26,8 +25,8 @@ type recorder struct {
 }
 
 func newRecorder(store storage.Store, id string, plan *vacuum.Plan, rc storage.Recovery, trash string, now time.Time) (*recorder, error) {
-	r := &recorder{store: store, plan: plan, deleted: map[string]struct{}{}, rec: undo.Record{
-		ID: id, Table: store.Location(), Status: undo.StatusRunning, StartedAt: now.UTC(),
+	r := &recorder{store: store, plan: plan, deleted: map[string]struct{}{}, rec: Record{
+		ID: id, Table: store.Location(), Status: StatusRunning, StartedAt: now.UTC(),
 		Mode: string(plan.Mode), SnapshotVersion: plan.Version, RetentionHours: plan.RetentionHours,
 		Recovery: rc,
 	}}
@@ -45,16 +44,16 @@ func newRecorder(store storage.Store, id string, plan *vacuum.Plan, rc storage.R
 
 // companionEntry is the record's entry of f's checksum companion: its size as listed, or -1
 // (any size matches on a restore) when the plan does not know it.
-func companionEntry(f vacuum.File) undo.Entry {
+func companionEntry(f vacuum.File) Entry {
 	size := f.ChecksumSize
 	if size <= 0 {
 		size = -1
 	}
-	return undo.Entry{Path: f.Checksum, Size: size}
+	return Entry{Path: f.Checksum, Size: size}
 }
 
-func entryOf(path string, size int64, mod time.Time) undo.Entry {
-	e := undo.Entry{Path: path, Size: size}
+func entryOf(path string, size int64, mod time.Time) Entry {
+	e := Entry{Path: path, Size: size}
 	if !mod.IsZero() {
 		e.ModTime = mod.UnixMilli()
 	}
@@ -64,8 +63,8 @@ func entryOf(path string, size int64, mod time.Time) undo.Entry {
 // write writes rec with the entries of the files of plan that keep(path) accepts (all when
 // keep is nil), each with its size and time as planned, and its checksum companion
 // (companionEntry). An error reading the plan back is returned as planErr, apart from those of the record.
-func (r *recorder) write(ctx context.Context, rec *undo.Record, plan *vacuum.Plan, keep func(path string) bool) (planErr, err error) {
-	err = undo.WriteFrom(ctx, r.store, rec, func(add func(undo.Entry) error) error {
+func (r *recorder) write(ctx context.Context, rec *Record, plan *vacuum.Plan, keep func(path string) bool) (planErr, err error) {
+	err = WriteRecordFrom(ctx, r.store, rec, func(add func(Entry) error) error {
 		var addErr error
 		planErr = plan.Files.Each(func(f vacuum.File) error {
 			if keep == nil || keep(f.Path) {
@@ -126,13 +125,13 @@ func (r *recorder) finish(ctx context.Context, res *vacuum.Result, endVersion *i
 	fin := now.UTC()
 	rec := r.rec
 	rec.Complete, rec.FinishedAt = true, &fin
-	rec.Status = undo.StatusFailed
+	rec.Status = StatusFailed
 	r.mu.Lock()
 	deleted := r.deleted
 	r.mu.Unlock()
 	if res != nil {
 		if res.Status == vacuum.StatusCompleted {
-			rec.Status = undo.StatusCompleted
+			rec.Status = StatusCompleted
 		}
 		rec.StartVersion = res.StartVersion
 		rec.NumFiles, rec.Bytes, rec.NumDirectories = res.NumDeletedFiles, res.SizeOfDeletedData, res.NumDeletedDirectories

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/deltavacuum/deltavacuum/storage"
-	"github.com/deltavacuum/deltavacuum/undo"
 	"github.com/deltavacuum/deltavacuum/vacuum"
 )
 
@@ -31,7 +30,7 @@ const (
 
 // RunInfo is one run of a table with its state.
 type RunInfo struct {
-	undo.Summary
+	Summary
 	State string `json:"state"`
 	// StateDetail says the state in words: why it failed, how much an undo brought back and
 	// what to do about the rest.
@@ -45,13 +44,13 @@ type RunInfo struct {
 // Runs lists the runs recorded beside the table in store, oldest first, each with its state. A
 // RUNNING record is running only while a live ticket of the table's lock names it.
 func Runs(ctx context.Context, store storage.Store, now time.Time, staleAfter time.Duration) ([]RunInfo, error) {
-	sums, err := undo.List(ctx, store)
+	sums, err := ListRecords(ctx, store)
 	if err != nil {
 		return nil, err
 	}
 	live := map[string]bool{}
 	for _, s := range sums {
-		if s.Err == "" && s.Status == undo.StatusRunning {
+		if s.Err == "" && s.Status == StatusRunning {
 			if live, err = liveRuns(ctx, store, now, staleAfter); err != nil {
 				return nil, err
 			}
@@ -87,7 +86,7 @@ func liveRuns(ctx context.Context, store storage.Store, now time.Time, staleAfte
 }
 
 // InfoOf is the state of the run s (live: a live process holds the table's lock for it).
-func InfoOf(s undo.Summary, live bool) RunInfo {
+func InfoOf(s Summary, live bool) RunInfo {
 	ri := RunInfo{Summary: s}
 	if s.Err != "" {
 		ri.State, ri.StateDetail = StateUnreadable, "its record cannot be read: "+s.Err
@@ -95,13 +94,13 @@ func InfoOf(s undo.Summary, live bool) RunInfo {
 	}
 	ri.Undo = vacuum.NewUndoability(s.Recovery, s.Trash, true)
 	switch {
-	case s.Status == undo.StatusRunning && live:
+	case s.Status == StatusRunning && live:
 		ri.State, ri.StateDetail = StateRunning, "in progress: a live process holds the table's lock for it"
 		return ri
-	case s.Status == undo.StatusRunning:
+	case s.Status == StatusRunning:
 		ri.State, ri.Interrupted = StateFailed, true
 		ri.StateDetail = fmt.Sprintf("interrupted: its record says RUNNING, and no live process holds the table for it; deltavacuum undo TABLE --unfinished --run %s brings back what it deleted", s.ID)
-	case s.Status == undo.StatusCompleted:
+	case s.Status == StatusCompleted:
 		ri.State, ri.StateDetail = StateCompleted, fmt.Sprintf("deleted %d files (%d bytes)", s.NumFiles, s.Bytes)
 	default:
 		ri.State, ri.StateDetail = StateFailed, fmt.Sprintf("ended FAILED after deleting %d files (%d bytes)", s.NumFiles, s.Bytes)
@@ -126,7 +125,7 @@ func InfoOf(s undo.Summary, live bool) RunInfo {
 }
 
 // lostWhy is why files of the run s cannot come back.
-func lostWhy(s undo.Summary) string {
+func lostWhy(s Summary) string {
 	if s.Trash != "" {
 		return "no longer in the trash (purged?)"
 	}

@@ -33,6 +33,9 @@ func newFolderTidier(ctx context.Context, store storage.Store) *folderTidier {
 // restore removes the folders this process made, each only while it is empty (another
 // process's ticket keeps it).
 func (f *folderTidier) restore(ctx context.Context) {
+	if f == nil {
+		return
+	}
 	for _, dir := range f.made {
 		res, err := f.store.Delete(ctx, []string{dir})
 		if err != nil || len(res) != 1 || (res[0].Err != nil && !res[0].Gone) {

@@ -5,20 +5,19 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/deltavacuum/deltavacuum/undo"
 	"github.com/deltavacuum/deltavacuum/vacuum"
 )
 
 // UntrackedOf counts the files of plan that no commit names (vacuum.ReasonUntracked), with the
 // folders holding the most of them: what failed or unfinished writers leave, which a run
-// records (undo.Record.Untracked) and the service watches from run to run. Nil for a LITE plan,
+// records (Record.Untracked) and the service watches from run to run. Nil for a LITE plan,
 // which lists nothing and so cannot see them.
-func UntrackedOf(plan *vacuum.Plan) (*undo.Untracked, error) {
+func UntrackedOf(plan *vacuum.Plan) (*Untracked, error) {
 	if plan == nil || plan.Mode == vacuum.ModeLite {
 		return nil, nil
 	}
-	u := &undo.Untracked{Folders: []undo.FolderCount{}}
-	folders := map[string]*undo.FolderCount{}
+	u := &Untracked{Folders: []FolderCount{}}
+	folders := map[string]*FolderCount{}
 	err := plan.Files.Each(func(f vacuum.File) error {
 		if f.Reason != vacuum.ReasonUntracked {
 			return nil
@@ -31,7 +30,7 @@ func UntrackedOf(plan *vacuum.Plan) (*undo.Untracked, error) {
 		}
 		c, ok := folders[dir]
 		if !ok {
-			c = &undo.FolderCount{Folder: strings.Clone(dir)}
+			c = &FolderCount{Folder: strings.Clone(dir)}
 			folders[c.Folder] = c
 		}
 		c.Files++
@@ -41,11 +40,11 @@ func UntrackedOf(plan *vacuum.Plan) (*undo.Untracked, error) {
 	if err != nil {
 		return nil, err
 	}
-	all := make([]undo.FolderCount, 0, len(folders))
+	all := make([]FolderCount, 0, len(folders))
 	for _, c := range folders {
 		all = append(all, *c)
 	}
-	slices.SortFunc(all, func(a, b undo.FolderCount) int {
+	slices.SortFunc(all, func(a, b FolderCount) int {
 		if c := cmp.Compare(b.Files, a.Files); c != 0 {
 			return c
 		}
@@ -55,6 +54,6 @@ func UntrackedOf(plan *vacuum.Plan) (*undo.Untracked, error) {
 		return strings.Compare(a.Folder, b.Folder)
 	})
 	u.NumFolders = int64(len(all))
-	u.Folders = append(u.Folders, all[:min(len(all), undo.MaxUntrackedFolders)]...)
+	u.Folders = append(u.Folders, all[:min(len(all), MaxUntrackedFolders)]...)
 	return u, nil
 }

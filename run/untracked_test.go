@@ -10,7 +10,6 @@ import (
 
 	"github.com/deltavacuum/deltavacuum/deltalog"
 	"github.com/deltavacuum/deltavacuum/storage/mem"
-	"github.com/deltavacuum/deltavacuum/undo"
 	"github.com/deltavacuum/deltavacuum/vacuum"
 )
 
@@ -40,7 +39,7 @@ func untrackedTable(t *testing.T, files map[string]int) *mem.Store {
 
 // TestRunRecordsUntracked: a real run's record counts the files of its plan that no commit
 // names, and their bytes, and names the folders holding the most of them (most files first,
-// then most bytes, then by name; at most undo.MaxUntrackedFolders, NumFolders counting them
+// then most bytes, then by name; at most MaxUntrackedFolders, NumFolders counting them
 // all); tombstoned files are not counted. The run's result plan gives the same count
 // (UntrackedOf, which the service uses). A LITE run, which lists nothing, records none.
 func TestRunRecordsUntracked(t *testing.T) {
@@ -55,11 +54,11 @@ func TestRunRecordsUntracked(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec, err := undo.Read(ctx, store, res.RunID)
+	rec, err := ReadRecord(ctx, store, res.RunID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := &undo.Untracked{Files: 17, Bytes: 10 + 20 + 40 + 30 + 1 + 12, NumFolders: 16, Folders: []undo.FolderCount{
+	want := &Untracked{Files: 17, Bytes: 10 + 20 + 40 + 30 + 1 + 12, NumFolders: 16, Folders: []FolderCount{
 		{Folder: "a=1", Files: 2, Bytes: 30}, {Folder: "b=2", Files: 1, Bytes: 40}, {Folder: "", Files: 1, Bytes: 30},
 		{Folder: "a=1/c=3", Files: 1, Bytes: 1},
 		{Folder: "spread/d00", Files: 1, Bytes: 1}, {Folder: "spread/d01", Files: 1, Bytes: 1}, {Folder: "spread/d02", Files: 1, Bytes: 1},
@@ -80,7 +79,7 @@ func TestRunRecordsUntracked(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rec, err := undo.Read(ctx, lite, res.RunID); err != nil || rec.Untracked != nil {
+	if rec, err := ReadRecord(ctx, lite, res.RunID); err != nil || rec.Untracked != nil {
 		t.Errorf("a LITE run's record: untracked %+v, %v; want none", rec.Untracked, err)
 	}
 }

@@ -9,7 +9,6 @@ import (
 	"github.com/deltavacuum/deltavacuum/deltalog"
 	"github.com/deltavacuum/deltavacuum/storage"
 	"github.com/deltavacuum/deltavacuum/storage/local"
-	"github.com/deltavacuum/deltavacuum/undo"
 	"github.com/deltavacuum/deltavacuum/vacuum"
 )
 
@@ -28,6 +27,9 @@ type Request struct {
 	// Trash, when set, is a hidden folder of the table (such as _deltavacuum/trash/; see
 	// vacuum.TrashFolder) a real run moves its files into instead of deleting them.
 	Trash string
+	// RunID, when set, is the id of the run's record: a caller that names its runs (the
+	// service: its run, the lock's ticket and the record share one id). Empty: a new one.
+	RunID string
 	// NoRunRecord turns off the run record a real run keeps under _deltavacuum/runs/ (and
 	// with it the undo of the run).
 	NoRunRecord bool
@@ -44,10 +46,10 @@ type Request struct {
 	// version (deltalog.LoadFrom: one listing, then only the commits after it), not from a
 	// second read of the log. A snapshot of another table is refused.
 	From *deltalog.Snapshot
-	// Lock, when set, is the table's lock the caller took for this run (TakeLock; the service
-	// takes it before answering a request): the run uses it and releases it when it ends.
-	// Nil: a real run takes it itself, before planning.
-	Lock *Lock
+	// Purpose is what the run does under the table's lock (Start): PurposeVacuum (the
+	// default), PurposeUndo, PurposePurge or PurposePin. Only a VACUUM plans; the others are
+	// Run.Do's.
+	Purpose string
 	// LiteFallback runs FULL when LITE cannot serve the table (vacuum.ErrCannotVacuumLite: the
 	// log no longer reaches back to the last vacuum), under the same lock; the result's plan
 	// says the mode it ran in. The service's auto mode sets it.
@@ -60,6 +62,9 @@ type Request struct {
 	Heartbeats func() (<-chan time.Time, func())
 
 	notes []string // warnings of the plan, for the result
+	// checked is the snapshot Start read and checked before taking the lock: a real run plans
+	// from it as it is (the re-check reads every commit after it before anything is deleted).
+	checked *deltalog.Snapshot
 }
 
 // retentionNotes are the warnings of a plan's retentions (vacuum.RetentionNote).
@@ -113,11 +118,16 @@ func (r *Request) Validate() error {
 			return &RequestError{Field: "trash", Err: errors.New("--trash needs the run record (it says where each file went): drop --no-run-record")}
 		}
 	}
+	if r.RunID != "" && (!ValidID(r.RunID) || r.NoRunRecord) {
+		return &RequestError{Field: "runId", Err: fmt.Errorf("run id %q is not a run id of a run that keeps a record (such as %s)", r.RunID, IDExample)}
+	}
 	if r.ExpectPlan != "" && !vacuum.ValidDigest(r.ExpectPlan) {
 		return &RequestError{Field: "expectPlan", Err: fmt.Errorf("plan %q is not the digest of a DRY RUN's plan", r.ExpectPlan)}
 	}
-	if r.Lock != nil && r.DryRun {
-		return &RequestError{Field: "lock", Err: errors.New("a DRY RUN takes no lock: it changes nothing")}
+	switch r.Purpose {
+	case "", PurposeVacuum, PurposeUndo, PurposePurge, PurposePin:
+	default:
+		return &RequestError{Field: "purpose", Err: fmt.Errorf("unknown purpose %q", r.Purpose)}
 	}
 	return nil
 }
@@ -147,77 +157,28 @@ func (r *Request) NewRunID(start time.Time) string {
 	if r.NoRunRecord {
 		return ""
 	}
-	return undo.NewID(start)
+	if r.RunID != "" {
+		return r.RunID
+	}
+	return NewID(start)
 }
 
-// TakeLock takes the table's lock for a real run of r (the service, to answer at once when the
-// table is held); pass it in Request.Lock.
-func TakeLock(ctx context.Context, store storage.Store, r Request) (*Lock, error) {
-	start := r.now()
-	return Acquire(ctx, store, r.lockOptions(r.NewRunID(start), start))
-}
-
-// Vacuum plans and, unless DryRun, runs a VACUUM of the table in store. A real run, in order:
-// takes the table's lock (before the log is read), plans, writes its run record, commits VACUUM
-// START, re-reads the log and deletes (vacuum.Execute) through its deleter (the store, or a
-// trash), commits VACUUM END, records in _last_vacuum_info what it covered, writes its record
-// again with what it deleted, and releases the lock.
+// Vacuum plans and, unless DryRun, runs a VACUUM of the table in store: a DRY RUN takes
+// nothing and writes nothing; a real run is Start, then Run.Vacuum.
 func Vacuum(ctx context.Context, store storage.Store, req Request) (*vacuum.Result, error) {
-	if err := req.Validate(); err != nil {
-		if req.Lock != nil {
-			err = errors.Join(err, req.Lock.Release(ctx))
-		}
-		return nil, fmt.Errorf("%s: %w", store.Location(), err)
-	}
-	start := req.now()
-	req.Now = start // the planning instant, read once
-	if req.Commit.Now == nil && req.Clock != nil {
-		req.Commit.Now = req.Clock
-	}
 	if req.DryRun {
+		if err := req.Validate(); err != nil {
+			return nil, fmt.Errorf("%s: %w", store.Location(), err)
+		}
+		start := req.now()
+		req.Now = start // the planning instant, read once
 		return dryRun(ctx, store, req)
 	}
-	lk := req.Lock
-	if lk == nil {
-		var err error
-		if lk, err = Acquire(ctx, store, req.lockOptions(req.NewRunID(start), start)); err != nil {
-			return nil, err
-		}
-	} else if err := lk.fits(store, req); err != nil {
-		return nil, errors.Join(err, lk.Release(ctx))
+	r, err := Start(ctx, store, req)
+	if err != nil {
+		return nil, err
 	}
-	// A run whose lock can no longer be shown to hold is stopped between batches (its cause is
-	// ErrLockLost, in the error of the run).
-	rctx, stop := lk.Bind(ctx)
-	res, err := realRun(rctx, store, req, lk, start)
-	stop()
-	if rerr := lk.Release(ctx); rerr != nil && res != nil {
-		res.Warnings = append(res.Warnings, rerr.Error())
-	}
-	if res != nil {
-		for _, h := range lk.TakenOver() {
-			res.Warnings = append(res.Warnings, TakeoverNote(store.Location(), h))
-		}
-	}
-	return res, err
-}
-
-// fits refuses a lock taken for another table or another shard than req's.
-func (l *Lock) fits(store storage.Store, req Request) error {
-	t := l.ticket
-	want := ""
-	if req.Shard != nil {
-		want = req.Shard.String()
-	}
-	switch {
-	case t.Table != store.Location():
-		return fmt.Errorf("the lock given was taken on %s, not on %s", t.Table, store.Location())
-	case t.Purpose != PurposeVacuum || t.Shard != want:
-		return fmt.Errorf("the lock given on %s was taken for another run (%s %s)", store.Location(), t.Purpose, t.Shard)
-	case (t.Run == "") != req.NoRunRecord:
-		return fmt.Errorf("the lock given on %s names no run record, or one the run keeps none of", store.Location())
-	}
-	return nil
+	return r.Vacuum(ctx)
 }
 
 // TakeoverNote is what to do about the run of a ticket found dead.
@@ -233,6 +194,9 @@ func TakeoverNote(location string, h Holding) string {
 // planner reads the snapshot a run plans from: req.From advanced to the latest version when
 // it is set, the latest read in full otherwise.
 func planner(ctx context.Context, store storage.Store, req Request) (*vacuum.Planner, error) {
+	if req.checked != nil {
+		return vacuum.NewPlannerFor(ctx, store, req.checked, req.Options)
+	}
 	if req.From == nil || req.Version != nil {
 		// A pinned version (--version V) is read at V, never advanced past it.
 		return vacuum.NewPlanner(ctx, store, req.Options)
@@ -308,10 +272,16 @@ func Recovery(ctx context.Context, store storage.Store) storage.Recovery {
 const TrashCopyCost = "--trash on an object store copies each file on the server, then deletes the original: " +
 	"a COPY request (billed as a PUT) and a DELETE per file, and the bytes are stored twice for a moment"
 
-// realRun is a real run of req under the table's lock lk (its ticket names the run record, ""
-// for none).
-func realRun(ctx context.Context, store storage.Store, req Request, lk *Lock, start time.Time) (*vacuum.Result, error) {
+// realRun is the real run r, under the table's lock (its ticket names the run record, "" for
+// none). Until it writes its record (or, without one, commits START or deletes), nothing but
+// the lock is written: r.wrote says when that is no longer so.
+func realRun(ctx context.Context, r *Run) (*vacuum.Result, error) {
+	store, req, lk, start := r.store, r.req, r.lock, r.start
 	id := lk.Ticket().Run
+	// Planned from the snapshot read before the lock: one reading of the log per run. What was
+	// committed since is read by the re-check after START, before anything is deleted
+	// (vacuum.Execute), as what is committed during the run is.
+	req.checked = r.pre
 	pl, p, err := plan(ctx, store, &req)
 	if err != nil {
 		return nil, err
@@ -328,7 +298,7 @@ func realRun(ctx context.Context, store storage.Store, req Request, lk *Lock, st
 		if err := vacuum.CheckTrashPlace(ctx, store, trash); err != nil {
 			return nil, err
 		}
-		ts, err := undo.NewTrashStore(store, trash)
+		ts, err := NewTrashStore(store, trash)
 		if errors.Is(err, storage.ErrUnsupported) {
 			return nil, fmt.Errorf("--trash on %s: %w", store.Location(), err)
 		}
@@ -342,11 +312,13 @@ func realRun(ctx context.Context, store storage.Store, req Request, lk *Lock, st
 		if rec, err = newRecorder(store, id, pl, rc, req.Trash, start); err != nil {
 			return nil, err
 		}
+		r.wrote = true
 		if err := rec.begin(ctx); err != nil {
 			return nil, err
 		}
 		del = rec.deleter(del)
 	}
+	r.wrote = true
 	// Every batch of deletes first confirms that the run still holds the table.
 	del = lk.Guard(del)
 	res, endVersion, err := execute(ctx, store, pl, p.Snapshot(), del, lk, req)

@@ -3,11 +3,17 @@ package run
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io/fs"
 	"math"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/deltavacuum/deltavacuum/deltalog"
 	"github.com/deltavacuum/deltavacuum/storage"
+	"github.com/deltavacuum/deltavacuum/storage/local"
 	"github.com/deltavacuum/deltavacuum/storage/mem"
 	"github.com/deltavacuum/deltavacuum/vacuum"
 )
@@ -40,7 +46,9 @@ func TestValidate(t *testing.T) {
 		{"trash outside", Request{Trash: "../x"}, "trash", vacuum.ErrTrashFolder},
 		{"trash without record", Request{Trash: "_t", NoRunRecord: true}, "trash", nil},
 		{"bad digest", Request{ExpectPlan: "nope"}, "expectPlan", nil},
-		{"lock on a dry run", Request{DryRun: true, Lock: &Lock{}}, "lock", nil},
+		{"a run id that is none", Request{RunID: "../../x"}, "runId", nil},
+		{"a run id without a record", Request{RunID: "20261201T000000Z-0000000a", NoRunRecord: true}, "runId", nil},
+		{"an unknown purpose", Request{Purpose: "reindex"}, "purpose", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := tc.req.Validate()
@@ -50,9 +58,6 @@ func TestValidate(t *testing.T) {
 			}
 			if tc.reason != nil && !errors.Is(err, tc.reason) {
 				t.Errorf("%v does not match %v", err, tc.reason)
-			}
-			if tc.field == "lock" {
-				return // a lock of another store: Vacuum's own refusal is tested in TestLockGiven
 			}
 			store := mem.New("mem://t")
 			if _, err := Vacuum(context.Background(), store, tc.req); !errors.Is(err, ErrInvalidRequest) || !strings.Contains(err.Error(), "mem://t") {
@@ -68,19 +73,94 @@ func TestValidate(t *testing.T) {
 	}
 }
 
-// TestLockGiven: a lock the caller took is used only for the run it was taken for (the table,
-// the shard, a run record), and is released when refused.
-func TestLockGiven(t *testing.T) {
+// TestRefusalWritesNothing: a refused run changes nothing in the table's folder, on local disk
+// where a ticket would make folders: not a Delta table at all, a retention shorter than the
+// table's with the safety check on, an unsupported feature, a broken log, --trash onto a
+// partition folder, a sharded run's version beyond the log, a table another process holds.
+// Each is refused before anything is written (the tree, its sizes and times, is as it was).
+func TestRefusalWritesNothing(t *testing.T) {
 	ctx := context.Background()
-	store, other := mem.New("mem://t"), mem.New("mem://other")
-	lk, err := TakeLock(ctx, other, Request{})
+	v := func(x int64) *int64 { return &x }
+	meta := func(partitions []string, conf map[string]string) map[string]any {
+		return map[string]any{"metaData": map[string]any{"id": "t", "format": map[string]any{"provider": "parquet"},
+			"schemaString": `{"type":"struct","fields":[{"name":"p","type":"string","nullable":true,"metadata":{}}]}`, "partitionColumns": partitions, "configuration": conf}}
+	}
+	proto := map[string]any{"protocol": map[string]any{"minReaderVersion": 1, "minWriterVersion": 2}}
+	one := 1.0
+	for _, tc := range []struct {
+		name  string
+		setup func(t *testing.T, store storage.Store, dir string)
+		req   Request
+		want  string
+	}{
+		{"not a Delta table", func(t *testing.T, store storage.Store, dir string) {
+			put(t, store, "part-0.parquet", "x")
+		}, Request{}, "not a Delta table"},
+		{"a retention shorter than the table's", func(t *testing.T, store storage.Store, dir string) {
+			commit(t, store, 0, proto, meta(nil, map[string]string{}))
+		}, Request{Options: vacuum.Options{RetainHours: &one}}, "retentionDurationCheck"},
+		{"an unsupported feature", func(t *testing.T, store storage.Store, dir string) {
+			commit(t, store, 0, map[string]any{"protocol": map[string]any{"minReaderVersion": 3, "minWriterVersion": 7,
+				"readerFeatures": []string{}, "writerFeatures": []string{"aFeatureOf2030"}}}, meta(nil, map[string]string{}))
+		}, Request{}, "aFeatureOf2030"},
+		{"a gap in the log", func(t *testing.T, store storage.Store, dir string) {
+			commit(t, store, 0, proto, meta(nil, map[string]string{}))
+			commit(t, store, 2, map[string]any{"commitInfo": map[string]any{}})
+		}, Request{}, "1"},
+		{"--trash onto a partition folder", func(t *testing.T, store storage.Store, dir string) {
+			commit(t, store, 0, proto, meta([]string{"_t"}, map[string]string{}))
+		}, Request{Trash: "_t=1"}, "partition column"},
+		{"a shard's version beyond the log", func(t *testing.T, store storage.Store, dir string) {
+			commit(t, store, 0, proto, meta(nil, map[string]string{}))
+		}, Request{Options: vacuum.Options{Shard: &vacuum.Shard{Index: 0, Count: 2}, Version: v(5)}}, "does not exist"},
+		{"a table another process holds", func(t *testing.T, store storage.Store, dir string) {
+			commit(t, store, 0, proto, meta(nil, map[string]string{}))
+			plantLive(t, store, LockOptions{Purpose: PurposeUndo})
+		}, Request{}, "held by"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			store, err := local.New(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tc.setup(t, store, dir)
+			before := tree(t, dir)
+			_, err = Vacuum(ctx, store, tc.req)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("got %v, want a refusal saying %q", err, tc.want)
+			}
+			if after := tree(t, dir); !slices.Equal(before, after) {
+				t.Errorf("the refusal changed the folder:\nbefore %v\nafter  %v", before, after)
+			}
+		})
+	}
+}
+
+func commit(t *testing.T, store storage.Store, v int64, actions ...any) {
+	t.Helper()
+	if err := deltalog.WriteCommit(context.Background(), store, v, actions); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// tree is every entry below dir with its size and modification time.
+func tree(t *testing.T, dir string) []string {
+	t.Helper()
+	var out []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		out = append(out, fmt.Sprintf("%s %d %d", p, fi.Size(), fi.ModTime().UnixNano()))
+		return nil
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Vacuum(ctx, store, Request{Lock: lk}); err == nil || !strings.Contains(err.Error(), "mem://other") {
-		t.Fatalf("a lock of another table: %v", err)
-	}
-	if _, err := Acquire(ctx, other, LockOptions{Purpose: PurposeVacuum}); err != nil {
-		t.Errorf("the refused lock was not released: %v", err)
-	}
+	return out
 }

@@ -19,7 +19,6 @@ import (
 	"github.com/deltavacuum/deltavacuum/run"
 	"github.com/deltavacuum/deltavacuum/service/config"
 	"github.com/deltavacuum/deltavacuum/service/state"
-	"github.com/deltavacuum/deltavacuum/undo"
 )
 
 // Fabric's Table Maintenance job API, as deltavacuum serve answers it (docs/fabric.md): the
@@ -461,7 +460,7 @@ func (s *Server) startFabricJob(w http.ResponseWriter, r *http.Request, needJobT
 	switch {
 	case errors.Is(err, ErrBusy) || errors.Is(err, state.ErrTableBusy):
 		// Fabric's Deduped: a job of the table is in progress, and this one is skipped.
-		id = undo.NewID(s.now())
+		id = run.NewID(s.now())
 		s.fabric.add(id, unranJob{workspace: l.WorkspaceID, lakehouse: l.LakehouseID, table: t.cfg.ID, created: s.now(), ended: s.now(), status: fabricDeduped,
 			reason: FabricError{ErrorCode: fabricDeduped, Message: s.red.String(fmt.Sprintf("table %s was being maintained, and this job was skipped: %s", t.cfg.ID, err))}})
 		s.log.Info("fabric job deduplicated: the table is being maintained", "job", id, "table", t.cfg.ID, "why", s.red.String(err.Error()))
@@ -472,7 +471,7 @@ func (s *Server) startFabricJob(w http.ResponseWriter, r *http.Request, needJobT
 			refused(err)
 			return
 		}
-		id = undo.NewID(s.now())
+		id = run.NewID(s.now())
 		if err := s.runner.enqueue(s.queuedJob(id, l, t, o)); err != nil {
 			s.fabricFail(w, r, err, "")
 			return

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"fmt"
+	"github.com/deltavacuum/deltavacuum/run"
 	"net/http"
 	"net/url"
 	"slices"
@@ -13,12 +14,11 @@ import (
 	"time"
 
 	"github.com/deltavacuum/deltavacuum/service/config"
-	"github.com/deltavacuum/deltavacuum/undo"
 )
 
 // The ids of job instances, and List Item Job Instances.
 //
-// A job instance's id is its run's id: a version 7 UUID (undo.NewID), a GUID as Fabric's
+// A job instance's id is its run's id: a version 7 UUID (run.NewID), a GUID as Fabric's
 // specification declares every job instance id and as typed clients (.NET Guid, Go uuid.Parse,
 // generated SDKs) insist. Runs of earlier builds have ids that are no GUIDs
 // (20261201T153000Z-1a2b3c4d, and serve- before one of those); the job API shows each as a
@@ -28,7 +28,7 @@ import (
 // serveFlag marks, in a legacy job id, a run id that starts with serve-.
 const serveFlag = 1
 
-// fabricJobID is the job instance id of run id (run ids are read by undo.ValidID).
+// fabricJobID is the job instance id of run id (run ids are read by run.ValidID).
 func fabricJobID(id string) string {
 	if legacy, ok := legacyJobID(id); ok {
 		return legacy
@@ -45,10 +45,10 @@ func legacyJobID(id string) (string, bool) {
 	if rest, ok := strings.CutPrefix(id, "serve-"); ok {
 		id, flag = rest, serveFlag
 	}
-	if !undo.ValidID(id) || config.ValidGUID(id) {
+	if !run.ValidID(id) || config.ValidGUID(id) {
 		return "", false
 	}
-	at, ok := undo.IDTime(id)
+	at, ok := run.IDTime(id)
 	suffix, err := hex.DecodeString(id[len(id)-8:])
 	if !ok || err != nil || at.Before(time.Unix(0, 0)) {
 		return "", false
@@ -69,17 +69,17 @@ func legacyJobID(id string) (string, bool) {
 // id of the older form, which the Location of an earlier build named), or the legacy GUID of
 // one. False for anything else.
 func runIDOfJob(job string) (string, bool) {
-	if undo.ValidID(job) {
+	if run.ValidID(job) {
 		return job, true
 	}
-	if rest, ok := strings.CutPrefix(job, "serve-"); ok && undo.ValidID(rest) && !config.ValidGUID(rest) {
+	if rest, ok := strings.CutPrefix(job, "serve-"); ok && run.ValidID(rest) && !config.ValidGUID(rest) {
 		return job, true
 	}
 	if !config.ValidGUID(job) {
 		return "", false
 	}
 	g := strings.ToLower(job)
-	if undo.ValidID(g) {
+	if run.ValidID(g) {
 		return g, true
 	}
 	b, err := hex.DecodeString(strings.ReplaceAll(g, "-", ""))

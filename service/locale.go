@@ -1,6 +1,7 @@
 package service
 
 import (
+	"github.com/deltavacuum/deltavacuum/run"
 	"html/template"
 	"net/http"
 	"net/url"
@@ -11,7 +12,6 @@ import (
 	"golang.org/x/text/language"
 
 	"github.com/deltavacuum/deltavacuum/insight"
-	"github.com/deltavacuum/deltavacuum/undo"
 )
 
 // The language of a page: the switch on the page (?lang=en, ?lang=pt-BR), which the cookie
@@ -148,7 +148,7 @@ func (l *locale) funcs() template.FuncMap {
 		"add":        func(a, b int) int { return a + b },
 		"sub":        func(a, b int) int { return a - b },
 		"pathEsc":    url.PathEscape,
-		"isRunID":    undo.ValidID,
+		"isRunID":    run.ValidID,
 		"scriptText": l.scriptMessagesJSON,
 		"hold":       l.holdHTML,
 		"nowrap":     nowrapHTML,
@@ -162,7 +162,7 @@ const foldersShown = 3
 
 // foldersText names the folders holding the most of u's files, with their counts: "p=1 (3),
 // the table's root (1)".
-func (l *locale) foldersText(u *undo.Untracked) string {
+func (l *locale) foldersText(u *run.Untracked) string {
 	var out []string
 	for i, f := range u.Folders {
 		if i == foldersShown {

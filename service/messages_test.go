@@ -23,7 +23,6 @@ import (
 	"github.com/deltavacuum/deltavacuum/run"
 	"github.com/deltavacuum/deltavacuum/service/config"
 	"github.com/deltavacuum/deltavacuum/storage"
-	"github.com/deltavacuum/deltavacuum/undo"
 	"github.com/deltavacuum/deltavacuum/vacuum"
 )
 
@@ -103,13 +102,13 @@ func TestCatalogue(t *testing.T) {
 	for _, s := range []string{run.StatePlanned, run.StateRunning, run.StateCompleted, run.StateFailed, run.StatePartiallyUndone, run.StateUndone, run.StateUnreadable} {
 		need("state."+s, "stateHTML")
 	}
-	for _, o := range []string{undo.OutcomeRestored, undo.OutcomeWouldRestore, undo.OutcomePresent, undo.OutcomeLost, undo.OutcomeFailed} {
+	for _, o := range []string{run.OutcomeRestored, run.OutcomeWouldRestore, run.OutcomePresent, run.OutcomeLost, run.OutcomeFailed} {
 		need("outcome."+o, "run.html")
 	}
-	for _, o := range []string{undo.OutcomePresent, undo.OutcomeLost, undo.OutcomeFailed} {
+	for _, o := range []string{run.OutcomePresent, run.OutcomeLost, run.OutcomeFailed} {
 		need("undo.summary."+o, "undoSummary")
 	}
-	for _, v := range []string{undo.ViaTrash, undo.ViaRecovery} {
+	for _, v := range []string{run.ViaTrash, run.ViaRecovery} {
 		need("via."+v, "run.html")
 	}
 	for _, p := range []string{vacuum.UndoYes, vacuum.UndoNo, vacuum.UndoUnknown} {

@@ -15,7 +15,6 @@ import (
 	"github.com/deltavacuum/deltavacuum/storage/counting"
 	"github.com/deltavacuum/deltavacuum/storage/s3"
 	"github.com/deltavacuum/deltavacuum/storage/storagetest"
-	"github.com/deltavacuum/deltavacuum/undo"
 )
 
 // remote is a fresh prefix of an object-store test server, with the URI and the storage
@@ -150,11 +149,11 @@ tables:
 			if !gone(t, r.store, "t/stray.parquet") || !gone(t, r.store, "t/old.parquet") || gone(t, r.store, "t/live.parquet") {
 				t.Error("after the run: stray and old must be gone from the table, live kept")
 			}
-			if gone(t, r.store, "t/"+undo.RunTrash(undo.DefaultTrash, rec)+"stray.parquet") {
+			if gone(t, r.store, "t/"+run.RunTrash(run.DefaultTrash, rec)+"stray.parquet") {
 				t.Error("the trashed file is not in the trash")
 			}
-			recs, err := undo.List(ctx, r.sub(t, "t/"))
-			if err != nil || len(recs) != 1 || recs[0].ID != rec || recs[0].Status != undo.StatusCompleted {
+			recs, err := run.ListRecords(ctx, r.sub(t, "t/"))
+			if err != nil || len(recs) != 1 || recs[0].ID != rec || recs[0].Status != run.StatusCompleted {
 				t.Errorf("run records %+v %v", recs, err)
 			}
 			if lr, err := run.Unlock(ctx, r.sub(t, "t/"), run.UnlockOptions{DryRun: true}); err != nil || len(lr.Tickets) != 0 {

@@ -26,7 +26,6 @@ import (
 	"github.com/deltavacuum/deltavacuum/service/config"
 	"github.com/deltavacuum/deltavacuum/service/state"
 	"github.com/deltavacuum/deltavacuum/storage/local"
-	"github.com/deltavacuum/deltavacuum/undo"
 	"github.com/deltavacuum/deltavacuum/vacuum"
 )
 
@@ -234,7 +233,7 @@ func holdTable(t *testing.T, dir string, started, beat time.Time) string {
 	var mu sync.Mutex
 	clock := started
 	ticks := make(chan time.Time)
-	id := undo.NewID(started)
+	id := run.NewID(started)
 	l, err := run.Acquire(ctx, store, run.LockOptions{Purpose: run.PurposeVacuum, Run: id,
 		Now:   func() time.Time { mu.Lock(); defer mu.Unlock(); return clock },
 		Ticks: func() (<-chan time.Time, func()) { return ticks, func() {} }})
@@ -326,8 +325,8 @@ func TestLiveRunBlocksOthers(t *testing.T) {
 	g := gate(t, f)
 	_, body := f.do(t, "POST", "/api/tables/a/runs", "{}")
 	<-g.entered
-	runs, err := undo.List(context.Background(), g.Store)
-	if err != nil || len(runs) != 1 || runs[0].Status != undo.StatusRunning {
+	runs, err := run.ListRecords(context.Background(), g.Store)
+	if err != nil || len(runs) != 1 || runs[0].Status != run.StatusRunning {
 		t.Fatalf("records %v %v", runs, err)
 	}
 	if tk := openTickets(t, a); len(tk) != 1 || tk[0].Ticket.Run != runs[0].ID || tk[0].State != run.StateLive {

@@ -3,13 +3,13 @@ package service
 import (
 	"context"
 	"fmt"
+	"github.com/deltavacuum/deltavacuum/run"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/deltavacuum/deltavacuum/service/config"
 	"github.com/deltavacuum/deltavacuum/service/state"
-	"github.com/deltavacuum/deltavacuum/undo"
 	"github.com/deltavacuum/deltavacuum/vacuum"
 )
 
@@ -75,7 +75,7 @@ type activeRun struct {
 	cancel    context.CancelFunc
 	cancelled string           // why it was cancelled, when it was
 	counters  *vacuum.Counters // the live progress (GET /api/runs/{id}/progress)
-	summary   *undo.Summary    // its run record, once read (RUNNING while it runs; runner_state.go)
+	summary   *run.Summary     // its run record, once read (RUNNING while it runs; runner_state.go)
 }
 
 // newRunner returns the runner of the tables, which records its runs in st.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/deltavacuum/deltavacuum/run"
 	"strings"
 
 	"github.com/deltavacuum/deltavacuum"
@@ -11,7 +12,6 @@ import (
 	"github.com/deltavacuum/deltavacuum/service/config"
 	"github.com/deltavacuum/deltavacuum/service/schedule"
 	"github.com/deltavacuum/deltavacuum/session"
-	"github.com/deltavacuum/deltavacuum/undo"
 	"github.com/deltavacuum/deltavacuum/vacuum"
 )
 
@@ -86,7 +86,7 @@ func (r *runner) request(ctx context.Context, t *table, dt *deltavacuum.Table, d
 		req.Mode = vacuum.ModeFull
 	}
 	if t.cfg.Policy.Trash {
-		req.Trash = undo.DefaultTrash
+		req.Trash = run.DefaultTrash
 	}
 	req.StaleRunAfter, req.LiteFallback = r.staleAfter, true
 	return req, nil

@@ -42,7 +42,7 @@ func (r *runner) purgeTable(ctx context.Context, t *table, now time.Time) {
 		r.log.Warn("trash purge: opening the table", "table", t.cfg.ID, "error", r.red.String(err.Error()))
 		return
 	}
-	rep, err := dt.PurgeTrash(ctx, undo.DefaultTrash, undo.PurgeOptions{OlderThan: t.cfg.Policy.UndoWindow, Now: now, StaleAfter: r.staleAfter})
+	rep, err := dt.PurgeTrash(ctx, run.DefaultTrash, undo.PurgeOptions{OlderThan: t.cfg.Policy.UndoWindow, Now: now, StaleAfter: r.staleAfter})
 	if errors.Is(err, run.ErrLocked) {
 		r.log.Info("trash purge: the table is held by another process; the next tick tries again", "table", t.cfg.ID)
 		return

@@ -5,13 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/deltavacuum/deltavacuum"
 	"github.com/deltavacuum/deltavacuum/run"
 	"github.com/deltavacuum/deltavacuum/service/config"
 	"github.com/deltavacuum/deltavacuum/service/state"
 	"github.com/deltavacuum/deltavacuum/session"
-	"github.com/deltavacuum/deltavacuum/undo"
 	"github.com/deltavacuum/deltavacuum/vacuum"
 )
 
@@ -41,7 +41,7 @@ type Figures struct {
 	PlanDigest  string `json:"planDigest,omitempty"`
 	PlanChanged bool   `json:"planChanged,omitempty"`
 	// Untracked are the untracked files of the run's plan (run.UntrackedOf; none in LITE).
-	Untracked *undo.Untracked `json:"untracked,omitempty"`
+	Untracked *run.Untracked `json:"untracked,omitempty"`
 }
 
 // runOptions are what a run is asked beyond its table's policy.
@@ -84,7 +84,7 @@ func (r *runner) startRun(ctx context.Context, t *table, trigger string, o runOp
 	// deltavacuum runs lists) are all named by it.
 	id := o.ID
 	if id == "" {
-		id = undo.NewID(now)
+		id = run.NewID(now)
 	}
 	if ok, err := r.holdRun(t.cfg.ID, id, o.MaxRunning); err != nil {
 		return "", err
@@ -107,24 +107,28 @@ func (r *runner) startRun(ctx context.Context, t *table, trigger string, o runOp
 		r.noteHealth(ctx, t, err)
 		return "", err
 	}
-	// The table's lock, taken now (a table held by another process is refused at once), is
-	// the run's: it releases it when it ends.
-	lk, err := r.lock(ctx, t, dt, run.PurposeVacuum, id)
-	if err != nil {
-		return "", fmt.Errorf("table %s: %w", t.cfg.ID, err)
-	}
-	locked := true
-	defer func() {
-		if locked {
-			// A ticket a failed release leaves behind goes stale without its heartbeat.
-			_ = lk.Release(ctx)
-		}
-	}()
 	req, err := r.request(ctx, t, dt, false, o.RetainHours)
 	if err != nil {
 		return "", err
 	}
-	req.ExpectPlan, req.Counters, req.Lock = o.Plan, vacuum.NewCounters(), lk
+	req.ExpectPlan, req.Counters, req.RunID = o.Plan, vacuum.NewCounters(), id
+	// The run starts now (run.Start: the table checked, its lock taken): a table held by
+	// another process is refused at once, and a refusal writes nothing.
+	started, err := r.startLocked(ctx, t, dt, req)
+	if errors.Is(err, ErrBusy) {
+		return "", err
+	}
+	if err != nil {
+		// Refused before anything was written (the table's retention check, its features, its
+		// log): the run is kept here, FAILED, with the refusal, as a run that failed.
+		return id, r.refused(ctx, t, id, trigger, req, now, err)
+	}
+	running := false
+	defer func() {
+		if !running {
+			_ = started.Close(ctx)
+		}
+	}()
 	if err := r.st.StartRun(ctx, state.Run{ID: id, Table: t.cfg.ID, Trigger: trigger, Mode: string(req.Mode), Started: now}); err != nil {
 		return "", err
 	}
@@ -135,20 +139,43 @@ func (r *runner) startRun(ctx context.Context, t *table, trigger string, o runOp
 	r.mu.Unlock()
 	r.m.inProgress.Inc()
 	r.log.Info("run started", "run", id, "table", t.cfg.ID, "trigger", trigger, "mode", req.Mode)
-	held, locked = false, false
+	held, running = false, true
 	r.life.wg.Add(1)
-	go r.execute(runCtx, ar, t, dt, req, trigger, o)
+	go r.execute(runCtx, ar, t, started, req, trigger, o)
 	return id, nil
+}
+
+// refused records run id of t, which the library refused before writing anything, as started
+// and ended FAILED with the refusal: the page, the API and Fabric's job show it as a failed run.
+func (r *runner) refused(ctx context.Context, t *table, id, trigger string, req session.VacuumRequest, now time.Time, why error) error {
+	bg := context.WithoutCancel(ctx)
+	if err := r.st.StartRun(bg, state.Run{ID: id, Table: t.cfg.ID, Trigger: trigger, Mode: string(req.Mode), Started: now}); err != nil {
+		return err
+	}
+	msg := r.red.String(why.Error())
+	if err := r.st.EndRun(bg, id, state.StatusFailed, r.now(), nil, "", msg); err != nil {
+		r.log.Error("recording the end of the run", "run", id, "error", err.Error())
+	}
+	r.m.runs.WithLabelValues(t.cfg.ID, trigger, state.StatusFailed).Inc()
+	r.log.Info("run refused", "run", id, "table", t.cfg.ID, "trigger", trigger, "error", msg)
+	r.inspectLater(t, "after run "+id, false)
+	r.notifyFailed(id, t)
+	return nil
 }
 
 // vacuum runs req (a DRY RUN for a preview, a real run for start); a LITE the log cannot serve
 // runs FULL (run.Request.LiteFallback).
 func (r *runner) vacuum(ctx context.Context, t *table, dt *deltavacuum.Table, req session.VacuumRequest, id string) (*vacuum.Result, error) {
 	res, err := t.session.Vacuum(ctx, dt, req)
+	r.noteFallback(t, req, res, id)
+	return res, err
+}
+
+// noteFallback logs a LITE run the log could not serve, which ran FULL.
+func (r *runner) noteFallback(t *table, req session.VacuumRequest, res *vacuum.Result, id string) {
 	if req.Mode == vacuum.ModeLite && res != nil && res.Plan != nil && res.Plan.Mode == vacuum.ModeFull {
 		r.log.Info("LITE cannot serve the table; ran FULL", "run", id, "table", t.cfg.ID, "dryRun", req.DryRun)
 	}
-	return res, err
 }
 
 // dryRun is the DRY RUN of t's policy now (at the one-off retention oneOff, when set), each
@@ -177,10 +204,11 @@ func (r *runner) dryRun(ctx context.Context, t *table, observe func(vacuum.Verdi
 // execute runs the run ar in the background and records its end: the state database, the
 // metrics, the mode it ran in, the last FULL run of an auto policy; then it releases the
 // table, inspects it, and posts a failed run to the webhook.
-func (r *runner) execute(ctx context.Context, ar *activeRun, t *table, dt *deltavacuum.Table, req session.VacuumRequest, trigger string, o runOptions) {
+func (r *runner) execute(ctx context.Context, ar *activeRun, t *table, started *session.Started, req session.VacuumRequest, trigger string, o runOptions) {
 	defer r.life.wg.Done()
 	defer ar.cancel()
-	res, err := r.vacuum(ctx, t, dt, req, ar.id)
+	res, err := started.Vacuum(ctx)
+	r.noteFallback(t, req, res, ar.id)
 	status, msg := state.StatusCompleted, ""
 	r.mu.Lock()
 	why := ar.cancelled
@@ -202,7 +230,7 @@ func (r *runner) execute(ctx context.Context, ar *activeRun, t *table, dt *delta
 		r.log.Info("run completed before the cancellation took effect", "run", ar.id)
 	}
 	var figs []byte
-	var untracked *undo.Untracked
+	var untracked *run.Untracked
 	recordID := ""
 	mode := ranMode(req, res)
 	if res != nil {

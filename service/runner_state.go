@@ -9,7 +9,6 @@ import (
 	"github.com/deltavacuum/deltavacuum/run"
 	"github.com/deltavacuum/deltavacuum/service/state"
 	"github.com/deltavacuum/deltavacuum/storage"
-	"github.com/deltavacuum/deltavacuum/undo"
 	"github.com/deltavacuum/deltavacuum/vacuum"
 )
 
@@ -30,7 +29,7 @@ type RunDoc struct {
 	// (vacuum.NewUndoability); nil when the table keeps no record of the run.
 	Undo *vacuum.Undoability `json:"undo,omitempty"`
 	// LastUndo is what the last undo of the run did.
-	LastUndo *undo.UndoOutcome `json:"lastUndo,omitempty"`
+	LastUndo *run.UndoOutcome `json:"lastUndo,omitempty"`
 	// Trash is the folder the run moved its files into instead of deleting them ("" when it
 	// deleted them).
 	Trash string `json:"trash,omitempty"`
@@ -50,7 +49,7 @@ func recordOf(sr state.Run) string {
 	if sr.RecordID != "" {
 		return sr.RecordID
 	}
-	if undo.ValidID(sr.ID) {
+	if run.ValidID(sr.ID) {
 		return sr.ID
 	}
 	return ""
@@ -62,12 +61,12 @@ func (r *runner) doc(ctx context.Context, sr state.Run) RunDoc {
 	d := RunDoc{Run: sr}
 	r.mu.Lock()
 	ar := r.holds.active[sr.ID]
-	var cached *undo.Summary
+	var cached *run.Summary
 	if ar != nil {
 		cached = ar.summary
 	}
 	r.mu.Unlock()
-	var sum undo.Summary
+	var sum run.Summary
 	switch {
 	case cached != nil:
 		sum = *cached
@@ -82,9 +81,9 @@ func (r *runner) doc(ctx context.Context, sr state.Run) RunDoc {
 		}
 		if err != nil {
 			// A record written and gone (the table removed?) is unreadable, not "none".
-			sum = undo.Summary{Record: undo.Record{ID: recordOf(sr)}, Err: err.Error()}
+			sum = run.Summary{Record: run.Record{ID: recordOf(sr)}, Err: err.Error()}
 		}
-		if ar != nil && sum.Err == "" && sum.Status == undo.StatusRunning {
+		if ar != nil && sum.Err == "" && sum.Status == run.StatusRunning {
 			r.mu.Lock()
 			ar.summary = &sum // RUNNING until the run's end rewrites it: read once
 			r.mu.Unlock()
@@ -127,20 +126,20 @@ func (d *RunDoc) unrecorded() {
 
 // summary reads the summary of sr's run record from its table: ErrNotExist (wrapped) when
 // the table keeps none.
-func (r *runner) summary(ctx context.Context, sr state.Run) (undo.Summary, error) {
+func (r *runner) summary(ctx context.Context, sr state.Run) (run.Summary, error) {
 	id := recordOf(sr)
 	if id == "" {
-		return undo.Summary{}, fmt.Errorf("run %s: %w", sr.ID, storage.ErrNotExist)
+		return run.Summary{}, fmt.Errorf("run %s: %w", sr.ID, storage.ErrNotExist)
 	}
 	t, ok := r.tables.lookup(sr.Table)
 	if !ok {
-		return undo.Summary{}, fmt.Errorf("its table %s is no longer in the configuration", sr.Table)
+		return run.Summary{}, fmt.Errorf("its table %s is no longer in the configuration", sr.Table)
 	}
 	dt, err := r.tables.open(ctx, t)
 	if err != nil {
-		return undo.Summary{}, err
+		return run.Summary{}, err
 	}
-	return undo.SummaryOf(ctx, dt.Store, id)
+	return run.SummaryOf(ctx, dt.Store, id)
 }
 
 // trashPurged reports whether the service has purged the trash of run sr: its table's undo
@@ -157,7 +156,7 @@ func (r *runner) trashPurged(sr state.Run) bool {
 }
 
 // lastUndo reads the report of the last undo of run sr from its table.
-func (r *runner) lastUndo(ctx context.Context, sr state.Run) (*undo.Report, error) {
+func (r *runner) lastUndo(ctx context.Context, sr state.Run) (*run.UndoReport, error) {
 	t, ok := r.tables.lookup(sr.Table)
 	if !ok {
 		return nil, of(errNotFound, fmt.Errorf("its table %s is no longer in the configuration", sr.Table))
@@ -166,7 +165,7 @@ func (r *runner) lastUndo(ctx context.Context, sr state.Run) (*undo.Report, erro
 	if err != nil {
 		return nil, of(errTable, err)
 	}
-	rep, err := undo.ReadReport(ctx, dt.Store, recordOf(sr))
+	rep, err := run.ReadUndoReport(ctx, dt.Store, recordOf(sr))
 	return rep, of(errTable, err)
 }
 

@@ -43,7 +43,7 @@ func (r *runner) cancel(ctx context.Context, id string) error {
 // record, is errConflict; a table held here or by another process, ErrBusy. When the undo
 // fails its report, if any, is returned with the error. After a real undo the table is
 // inspected, as after a run: its figures move with the files.
-func (r *runner) undo(ctx context.Context, id string, dryRun bool) (*undo.Report, error) {
+func (r *runner) undo(ctx context.Context, id string, dryRun bool) (*run.UndoReport, error) {
 	sr, err := r.st.Run(ctx, id)
 	if err != nil {
 		return nil, err
@@ -64,9 +64,9 @@ func (r *runner) undo(ctx context.Context, id string, dryRun bool) (*undo.Report
 	if err != nil {
 		return nil, of(errTable, err)
 	}
-	sum := undo.Summary{}
+	sum := run.Summary{}
 	if rid != "" {
-		sum, err = undo.SummaryOf(ctx, dt.Store, rid)
+		sum, err = run.SummaryOf(ctx, dt.Store, rid)
 	}
 	switch {
 	case rid == "" || errors.Is(err, storage.ErrNotExist):
@@ -74,7 +74,7 @@ func (r *runner) undo(ctx context.Context, id string, dryRun bool) (*undo.Report
 	case err != nil:
 		return nil, of(errTable, err)
 	}
-	unfinished := sum.Err == "" && sum.Status == undo.StatusRunning
+	unfinished := sum.Err == "" && sum.Status == run.StatusRunning
 	rep, err := dt.Undo(ctx, rid, undo.Options{DryRun: dryRun, Unfinished: unfinished, Now: r.now(), StaleAfter: r.staleAfter})
 	if !dryRun && rep != nil {
 		r.inspectLater(t, "after the undo of "+sr.ID, false)

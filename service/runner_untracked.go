@@ -4,10 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/deltavacuum/deltavacuum/run"
 	"strings"
 	"time"
-
-	"github.com/deltavacuum/deltavacuum/undo"
 )
 
 // The writers' health (issue 29, item 4): files no commit names are what failed or unfinished
@@ -24,12 +23,12 @@ const previousRuns = 50
 type counted struct {
 	id      string
 	started time.Time
-	u       *undo.Untracked
+	u       *run.Untracked
 }
 
 // noteUntracked records the untracked files u of run id of t (nil: the run did not list the
 // table) and alerts when they grew.
-func (r *runner) noteUntracked(ctx context.Context, t *table, id string, u *undo.Untracked) {
+func (r *runner) noteUntracked(ctx context.Context, t *table, id string, u *run.Untracked) {
 	if u == nil {
 		return
 	}
@@ -108,7 +107,7 @@ func (r *runner) countedRuns(ctx context.Context, table, id string) (counted, []
 
 // untrackedGrewEvent is the webhook's body for run id of t, whose untracked files u are more
 // than prev, those of run prevID.
-func untrackedGrewEvent(t *table, id, prevID string, u, prev undo.Untracked) UntrackedGrewEvent {
+func untrackedGrewEvent(t *table, id, prevID string, u, prev run.Untracked) UntrackedGrewEvent {
 	before := map[string]int64{}
 	for _, f := range prev.Folders {
 		before[f.Folder] = f.Files

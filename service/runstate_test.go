@@ -14,7 +14,6 @@ import (
 	"github.com/deltavacuum/deltavacuum/service/state"
 	"github.com/deltavacuum/deltavacuum/storage"
 	"github.com/deltavacuum/deltavacuum/storage/local"
-	"github.com/deltavacuum/deltavacuum/undo"
 	"github.com/deltavacuum/deltavacuum/vacuum"
 )
 
@@ -70,7 +69,7 @@ func TestRunStateAfterRunAndUndo(t *testing.T) {
 	f := newFixture(t, "tables:\n  - {id: a, path: TABLES/a, policy: {trash: true, inspectEvery: off}}\n", nil, nil)
 	a := filepath.Join(f.dir, "a")
 	code, body := f.do(t, "POST", "/api/tables/a/runs", "{}")
-	if code != 202 || body["state"] != "planned" || !undo.ValidID(body["id"].(string)) {
+	if code != 202 || body["state"] != "planned" || !run.ValidID(body["id"].(string)) {
 		t.Fatalf("start: %d %v, want 202, state planned and a run id", code, body)
 	}
 	id := body["id"].(string)
@@ -305,11 +304,11 @@ func TestRunStateInterrupted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	id := undo.NewID(t0)
-	trash := vacuum.RunTrash(undo.DefaultTrash, id)
-	rec := &undo.Record{ID: id, Table: store.Location(), Status: undo.StatusRunning, StartedAt: t0, Mode: "FULL", Trash: trash,
-		NumFiles: 1, Bytes: 4, Files: []undo.Entry{{Path: "stray.parquet", Size: 4}}}
-	if err := undo.Write(ctx, store, rec); err != nil {
+	id := run.NewID(t0)
+	trash := vacuum.RunTrash(run.DefaultTrash, id)
+	rec := &run.Record{ID: id, Table: store.Location(), Status: run.StatusRunning, StartedAt: t0, Mode: "FULL", Trash: trash,
+		NumFiles: 1, Bytes: 4, Files: []run.Entry{{Path: "stray.parquet", Size: 4}}}
+	if err := run.WriteRecord(ctx, store, rec); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.MkdirAll(filepath.Join(a, filepath.FromSlash(trash)), 0o755); err != nil {
@@ -364,10 +363,10 @@ func TestUndoOfferOf(t *testing.T) {
 		{"completed, nothing deleted", RunDoc{State: run.StateCompleted, recorded: true, Undo: yes}, "", offerNothingDeleted},
 		{"failed", RunDoc{State: run.StateFailed, recorded: true, Undo: yes, deleted: 1}, "undo", offerPossible},
 		{"interrupted", RunDoc{State: run.StateFailed, Interrupted: true, recorded: true, Undo: yes, deleted: 1}, "undo", offerInterrupted},
-		{"undone", RunDoc{State: run.StateUndone, recorded: true, Undo: yes, deleted: 3, LastUndo: &undo.UndoOutcome{NumRestored: 3}}, "", offerUndone},
-		{"partially undone, failed", RunDoc{State: run.StatePartiallyUndone, recorded: true, Undo: yes, deleted: 3, LastUndo: &undo.UndoOutcome{NumRestored: 2, NumFailed: 1}}, "undo again", offerRetry},
-		{"partially undone, failed and lost", RunDoc{State: run.StatePartiallyUndone, recorded: true, Undo: yes, deleted: 3, LastUndo: &undo.UndoOutcome{NumRestored: 1, NumFailed: 1, NumLost: 1}}, "undo again", offerRetry},
-		{"partially undone, lost", RunDoc{State: run.StatePartiallyUndone, recorded: true, Undo: yes, deleted: 3, LastUndo: &undo.UndoOutcome{NumRestored: 2, NumLost: 1}}, "", offerRestLost},
+		{"undone", RunDoc{State: run.StateUndone, recorded: true, Undo: yes, deleted: 3, LastUndo: &run.UndoOutcome{NumRestored: 3}}, "", offerUndone},
+		{"partially undone, failed", RunDoc{State: run.StatePartiallyUndone, recorded: true, Undo: yes, deleted: 3, LastUndo: &run.UndoOutcome{NumRestored: 2, NumFailed: 1}}, "undo again", offerRetry},
+		{"partially undone, failed and lost", RunDoc{State: run.StatePartiallyUndone, recorded: true, Undo: yes, deleted: 3, LastUndo: &run.UndoOutcome{NumRestored: 1, NumFailed: 1, NumLost: 1}}, "undo again", offerRetry},
+		{"partially undone, lost", RunDoc{State: run.StatePartiallyUndone, recorded: true, Undo: yes, deleted: 3, LastUndo: &run.UndoOutcome{NumRestored: 2, NumLost: 1}}, "", offerRestLost},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			o := undoOfferOf(c.d)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/deltavacuum/deltavacuum/run"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -16,7 +17,6 @@ import (
 
 	"github.com/deltavacuum/deltavacuum/service/state"
 	"github.com/deltavacuum/deltavacuum/storage/local"
-	"github.com/deltavacuum/deltavacuum/undo"
 )
 
 // operations returns the operations of the commits of the table at dir, in version order.
@@ -182,12 +182,12 @@ func TestSoak(t *testing.T) {
 			}
 		}
 		store, _ := local.New(dir)
-		recs, err := undo.List(ctx, store)
+		recs, err := run.ListRecords(ctx, store)
 		if err != nil || len(recs) != perTable[id] {
 			t.Errorf("%s: %d run records (%v), %d runs", id, len(recs), err, perTable[id])
 		}
 		for _, r := range recs {
-			if r.Status != undo.StatusCompleted {
+			if r.Status != run.StatusCompleted {
 				t.Errorf("%s: record %s is %s", id, r.ID, r.Status)
 			}
 		}
@@ -246,7 +246,7 @@ func soakUntrackedAlerts(t *testing.T, f *fixture, hook *hookServer, runs []stat
 		sort.Slice(rs, func(i, j int) bool { return rs[i].Started.Before(rs[j].Started) })
 		var n []int64 // the untracked files of each run, oldest first
 		for i, r := range rs {
-			rec, err := undo.Read(ctx, store, r.RecordID)
+			rec, err := run.ReadRecord(ctx, store, r.RecordID)
 			if err != nil || rec.Untracked == nil {
 				t.Fatalf("%s: the record of run %s: %v", id, r.ID, err)
 			}

@@ -2,6 +2,7 @@ package service
 
 import (
 	"encoding/json"
+	"github.com/deltavacuum/deltavacuum/run"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,15 +10,13 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/deltavacuum/deltavacuum/undo"
 )
 
 // TestUntrackedGrew: the rule of the untracked.grew alert (more files than the run before, at
 // least twice as many per second), one row a case.
 func TestUntrackedGrew(t *testing.T) {
 	at := func(min int, files int64) counted {
-		return counted{id: "r", started: t0.Add(time.Duration(min) * time.Minute), u: &undo.Untracked{Files: files}}
+		return counted{id: "r", started: t0.Add(time.Duration(min) * time.Minute), u: &run.Untracked{Files: files}}
 	}
 	for _, c := range []struct {
 		name   string
@@ -83,9 +82,9 @@ func TestUntrackedGrewWebhook(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := UntrackedGrewEvent{Event: "untracked.grew", Table: "a", Location: filepath.Join(f.dir, "a"), Run: second, PreviousRun: first,
-			Untracked: undo.Untracked{Files: 3, Bytes: 3, NumFolders: 1, Folders: []undo.FolderCount{{Folder: "p=1", Files: 3, Bytes: 3}}},
-			Previous:  undo.Untracked{Files: 1, Bytes: 4, NumFolders: 1, Folders: []undo.FolderCount{{Folder: "", Files: 1, Bytes: 4}}}, // stray.parquet
-			Folders:   []UntrackedFolder{{FolderCount: undo.FolderCount{Folder: "p=1", Files: 3, Bytes: 3}}},
+			Untracked: run.Untracked{Files: 3, Bytes: 3, NumFolders: 1, Folders: []run.FolderCount{{Folder: "p=1", Files: 3, Bytes: 3}}},
+			Previous:  run.Untracked{Files: 1, Bytes: 4, NumFolders: 1, Folders: []run.FolderCount{{Folder: "", Files: 1, Bytes: 4}}}, // stray.parquet
+			Folders:   []UntrackedFolder{{FolderCount: run.FolderCount{Folder: "p=1", Files: 3, Bytes: 3}}},
 			Text:      ev.Text}
 		if diff := cmp.Diff(want, ev); diff != "" {
 			t.Errorf("event (-want +got):\n%s", diff)

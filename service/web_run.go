@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/deltavacuum/deltavacuum/run"
-	"github.com/deltavacuum/deltavacuum/undo"
 )
 
 // undoFilesShown is how many files of an undo report the run page lists.
@@ -16,11 +15,11 @@ const undoFilesShown = 200
 
 // undoFiles are the first files of an undo report, for the page's list.
 type undoFiles struct {
-	Rows []undo.FileResult
+	Rows []run.UndoFile
 	More int
 }
 
-func undoFilesOf(rep *undo.Report) undoFiles {
+func undoFilesOf(rep *run.UndoReport) undoFiles {
 	uf := undoFiles{Rows: rep.Files}
 	if len(uf.Rows) > undoFilesShown {
 		uf.Rows, uf.More = uf.Rows[:undoFilesShown], len(rep.Files)-undoFilesShown
@@ -34,7 +33,7 @@ func undoFilesOf(rep *undo.Report) undoFiles {
 type outcomeCount struct{ files, companions int64 }
 
 // undoCounts counts a report's files by outcome, companions apart.
-func undoCounts(rep *undo.Report) map[string]outcomeCount {
+func undoCounts(rep *run.UndoReport) map[string]outcomeCount {
 	out := map[string]outcomeCount{}
 	for _, f := range rep.Files {
 		c := out[f.Outcome]
@@ -50,15 +49,15 @@ func undoCounts(rep *undo.Report) map[string]outcomeCount {
 
 // undoSummary says what an undo did (or, dry, would do), in the same files and companions
 // the run counts.
-func (l *locale) undoSummary(rep *undo.Report) template.HTML {
+func (l *locale) undoSummary(rep *run.UndoReport) template.HTML {
 	c := undoCounts(rep)
-	restored := c[undo.OutcomeRestored]
+	restored := c[run.OutcomeRestored]
 	id := "undo.summary.done"
 	if rep.DryRun {
-		restored, id = c[undo.OutcomeWouldRestore], "undo.summary.dry"
+		restored, id = c[run.OutcomeWouldRestore], "undo.summary.dry"
 	}
 	rest := []template.HTML{}
-	for _, o := range []string{undo.OutcomePresent, undo.OutcomeLost, undo.OutcomeFailed} {
+	for _, o := range []string{run.OutcomePresent, run.OutcomeLost, run.OutcomeFailed} {
 		if n := c[o]; n.files+n.companions > 0 {
 			rest = append(rest, l.markup("undo.summary."+o, "files", l.filesHTML(n.files, n.companions)))
 		}
@@ -75,15 +74,15 @@ func (l *locale) undoSummary(rep *undo.Report) template.HTML {
 }
 
 // restoreLabel is the label of the button that restores what a dry run would restore.
-func (l *locale) restoreLabel(rep *undo.Report) template.HTML {
-	c := undoCounts(rep)[undo.OutcomeWouldRestore]
+func (l *locale) restoreLabel(rep *run.UndoReport) template.HTML {
+	c := undoCounts(rep)[run.OutcomeWouldRestore]
 	return l.markup("undo.restore", "files", l.filesHTML(c.files, c.companions))
 }
 
 // runDetail says the state of the run page's run in words: how many files it deleted (or
 // moved to the trash), and what its undo brought back (from the last undo's report, whose
 // counts are the run's files and companions).
-func (l *locale) runDetail(rr runRow, last *undo.Report) template.HTML {
+func (l *locale) runDetail(rr runRow, last *run.UndoReport) template.HTML {
 	switch rr.State {
 	case run.StatePlanned:
 		return l.markup("detail.planned")
@@ -96,14 +95,14 @@ func (l *locale) runDetail(rr runRow, last *undo.Report) template.HTML {
 			return rawHTML(rr.StateDetail)
 		}
 		c := undoCounts(last)
-		back := c[undo.OutcomeRestored]
-		back.files += c[undo.OutcomePresent].files
-		back.companions += c[undo.OutcomePresent].companions
+		back := c[run.OutcomeRestored]
+		back.files += c[run.OutcomePresent].files
+		back.companions += c[run.OutcomePresent].companions
 		if rr.State == run.StateUndone {
 			return l.markup("detail.undone", "at", last.At, "files", l.filesHTML(back.files, back.companions))
 		}
 		all := back
-		for _, o := range []string{undo.OutcomeLost, undo.OutcomeFailed} {
+		for _, o := range []string{run.OutcomeLost, run.OutcomeFailed} {
 			all.files += c[o].files
 			all.companions += c[o].companions
 		}
@@ -146,7 +145,7 @@ func (s *Server) runPage(w http.ResponseWriter, r *http.Request) {
 	if t, ok := s.tables.lookup(d.Table); ok && t.cfg.Policy.UndoWindow > 0 {
 		body["UndoWindow"] = l.durationText(t.cfg.Policy.UndoWindow)
 	}
-	var last *undo.Report
+	var last *run.UndoReport
 	if d.LastUndo != nil {
 		if last, err = s.runner.lastUndo(r.Context(), d.Run); err == nil {
 			body["Last"], body["LastSummary"], body["LastFiles"] = last, l.undoSummary(last), undoFilesOf(last)
@@ -180,7 +179,7 @@ func (l *locale) holdHTML(what string) template.HTML {
 		return template.HTML(`<a href="/runs/`+html.EscapeString(url.PathEscape(id))+`">`) + l.markup("status.run", "id", id) + `</a>`
 	}
 	switch {
-	case undo.ValidID(what):
+	case run.ValidID(what):
 		return link(what)
 	case strings.HasPrefix(what, holdUndo):
 		return l.markup("status.undo", "run", link(strings.TrimPrefix(what, holdUndo)))

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/deltavacuum/deltavacuum/run"
 	"io"
 	"net/http"
 	"net/url"
@@ -16,7 +17,6 @@ import (
 
 	"github.com/deltavacuum/deltavacuum/service/config"
 	"github.com/deltavacuum/deltavacuum/service/state"
-	"github.com/deltavacuum/deltavacuum/undo"
 )
 
 // webhook posts events to a URL: failed runs (run.failed) and runs that found more untracked
@@ -98,8 +98,8 @@ type UntrackedGrewEvent struct {
 	Run         string `json:"run"`
 	PreviousRun string `json:"previousRun"`
 	// Untracked are the untracked files of the run's plan, Previous those of the run before.
-	Untracked undo.Untracked `json:"untracked"`
-	Previous  undo.Untracked `json:"previous"`
+	Untracked run.Untracked `json:"untracked"`
+	Previous  run.Untracked `json:"previous"`
 	// Folders are the folders holding the most of them now, each with the files the run before
 	// found there (0 also when that folder was not among the run before's folders).
 	Folders []UntrackedFolder `json:"folders"`
@@ -109,7 +109,7 @@ type UntrackedGrewEvent struct {
 
 // UntrackedFolder is a folder of an untracked.grew event.
 type UntrackedFolder struct {
-	undo.FolderCount
+	run.FolderCount
 	PreviousFiles int64 `json:"previousFiles"`
 }
 

@@ -389,9 +389,72 @@ func (s *Session) execVacuum(ctx context.Context, st *sql.Vacuum, r *Result) (*R
 }
 
 // Vacuum runs a VACUUM of t with the session's settings. The request is validated before the
-// inventory is opened or the table read (run.Request.Validate).
+// inventory is opened or the table read (run.Request.Validate); a real run is Start, then the
+// run's Vacuum.
 func (s *Session) Vacuum(ctx context.Context, t *deltavacuum.Table, req VacuumRequest) (*vacuum.Result, error) {
-	opts := req.Request
+	opts, closeInv, err := s.prepare(ctx, t, req)
+	if err != nil {
+		return nil, err
+	}
+	defer closeInv()
+	if opts.DryRun {
+		return t.Vacuum(ctx, opts)
+	}
+	r, err := t.Start(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	return r.Vacuum(ctx)
+}
+
+// Started is a real VACUUM started with a session's settings: it holds the table's lock.
+type Started struct {
+	run      *deltavacuum.VacuumRun
+	closeInv func()
+}
+
+// ID is the run's record id ("" when it keeps none).
+func (st *Started) ID() string { return st.run.ID() }
+
+// TakenOver are the lock tickets of dead processes the run deleted to take the table.
+func (st *Started) TakenOver() []run.Holding { return st.run.TakenOver() }
+
+// Vacuum does the run's work and ends it (the table's lock released, the inventory closed).
+func (st *Started) Vacuum(ctx context.Context) (*vacuum.Result, error) {
+	defer st.closeInv()
+	return st.run.Vacuum(ctx)
+}
+
+// Close ends a run that was started and will not be run; its lock is released and the table
+// left as it was found.
+func (st *Started) Close(ctx context.Context) error {
+	defer st.closeInv()
+	return st.run.Close(ctx)
+}
+
+// Start prepares a real VACUUM of t with the session's settings and starts it (run.Start): the
+// request is validated, the table checked, its lock taken. A refusal writes nothing. The
+// service starts a run this way, so that it answers at once when the table is held.
+func (s *Session) Start(ctx context.Context, t *deltavacuum.Table, req VacuumRequest) (*Started, error) {
+	if req.DryRun {
+		return nil, fmt.Errorf("%s: a DRY RUN is not started: it takes no lock and writes nothing", t.Location)
+	}
+	opts, closeInv, err := s.prepare(ctx, t, req)
+	if err != nil {
+		return nil, err
+	}
+	r, err := t.Start(ctx, opts)
+	if err != nil {
+		closeInv()
+		return nil, err
+	}
+	return &Started{run: r, closeInv: closeInv}, nil
+}
+
+// prepare is req with the session's settings, validated, its inventory opened (closeInv closes
+// it, and its temporary file if it spilled).
+func (s *Session) prepare(ctx context.Context, t *deltavacuum.Table, req VacuumRequest) (opts run.Request, closeInv func(), err error) {
+	opts = req.Request
 	opts.Mode = vacuum.Mode(strings.ToUpper(string(opts.Mode)))
 	if opts.Mode == "" && s.boolSetting(SettingLite, false) {
 		opts.Mode = vacuum.ModeLite
@@ -412,23 +475,18 @@ func (s *Session) Vacuum(ctx context.Context, t *deltavacuum.Table, req VacuumRe
 		check.Inventory = unopenedInventory{}
 	}
 	if err := check.Validate(); err != nil {
-		if opts.Lock != nil {
-			err = errors.Join(err, opts.Lock.Release(ctx))
-		}
-		return nil, fmt.Errorf("%s: %w", t.Location, err)
+		return opts, nil, fmt.Errorf("%s: %w", t.Location, err)
 	}
+	closeInv = func() {}
 	if req.Inventory != nil {
 		listing, err := s.openInventory(ctx, t, req.Inventory, req.InventoryFormat)
 		if err != nil {
-			if opts.Lock != nil {
-				err = errors.Join(err, opts.Lock.Release(ctx))
-			}
-			return nil, err
+			return opts, nil, err
 		}
-		defer listing.Close() // its temporary file, if it spilled
+		closeInv = func() { listing.Close() }
 		opts.Inventory = listing
 	}
-	return t.Vacuum(ctx, opts)
+	return opts, closeInv, nil
 }
 
 // unopenedInventory stands for an inventory a statement names, while the request is validated

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/deltavacuum/deltavacuum/run"
 	"os"
 	"path/filepath"
 	"strings"
@@ -59,7 +60,7 @@ func TestTrashStoreTrashFolderIsAFile(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			files := map[string]string{"a.parquet": "aaa", "p=1/b.parquet": "bbb", tc.file: "a file, not a folder"}
 			s, root := localWith(t, files)
-			ts, err := NewTrashStore(s, tc.folder)
+			ts, err := run.NewTrashStore(s, tc.folder)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -104,7 +105,7 @@ func TestTrashStoreConfirmsGone(t *testing.T) {
 	if err := s.Put(ctx, "a.parquet", []byte("aaa")); err != nil {
 		t.Fatal(err)
 	}
-	ts, err := NewTrashStore(s, "_t/r1/")
+	ts, err := run.NewTrashStore(s, "_t/r1/")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,16 +129,16 @@ const testRun = "20261201T153000Z-1a2b3c4d"
 
 // writeTrashedRun records the completed run testRun, which moved files into its trash
 // _t/testRun/.
-func writeTrashedRun(t *testing.T, s storage.Store, files ...string) *Record {
+func writeTrashedRun(t *testing.T, s storage.Store, files ...string) *run.Record {
 	t.Helper()
-	at, _ := IDTime(testRun)
+	at, _ := run.IDTime(testRun)
 	fin := at.Add(time.Minute)
-	rec := &Record{ID: testRun, Table: s.Location(), Status: StatusCompleted, Complete: true, StartedAt: at, FinishedAt: &fin, Mode: "FULL",
+	rec := &run.Record{ID: testRun, Table: s.Location(), Status: run.StatusCompleted, Complete: true, StartedAt: at, FinishedAt: &fin, Mode: "FULL",
 		Recovery: storage.Recovery{Kind: storage.RecoveryNone, Detail: "test"}, Trash: "_t/" + testRun + "/"}
 	for _, f := range files {
-		rec.Files = append(rec.Files, Entry{Path: f, Size: 3})
+		rec.Files = append(rec.Files, run.Entry{Path: f, Size: 3})
 	}
-	if err := Write(context.Background(), s, rec); err != nil {
+	if err := run.WriteRecord(context.Background(), s, rec); err != nil {
 		t.Fatal(err)
 	}
 	return rec
@@ -165,7 +166,7 @@ func TestUndoFromTrashFileWhereFolderWas(t *testing.T) {
 				t.Fatalf("undo: %v, want ErrIncomplete", err)
 			}
 			f := rep.Files[0]
-			if f.Outcome != OutcomeFailed || rep.NumFailed != 1 || rep.NumLost != 0 {
+			if f.Outcome != run.OutcomeFailed || rep.NumFailed != 1 || rep.NumLost != 0 {
 				t.Errorf("%s: %+v (failed %d, not restorable %d); want failed", tc.path, f, rep.NumFailed, rep.NumLost)
 			}
 			if !strings.Contains(f.Why, "a file stands where a folder is needed") || !strings.Contains(f.Why, "nothing was moved") || strings.Contains(f.Why, "not in the trash") {
@@ -188,11 +189,11 @@ func TestUndoFromTrashConfirmsLost(t *testing.T) {
 	if !errors.Is(err, ErrIncomplete) {
 		t.Fatalf("undo: %v, want ErrIncomplete", err)
 	}
-	if f := rep.Files[0]; f.Outcome != OutcomeFailed {
+	if f := rep.Files[0]; f.Outcome != run.OutcomeFailed {
 		t.Errorf("a/x.parquet, in the trash: %+v; want failed, not %q", f, f.Outcome)
 	}
-	if f := rep.Files[1]; f.Outcome != OutcomeLost {
-		t.Errorf("b/y.parquet, in the trash no more: %+v; want %q", f, OutcomeLost)
+	if f := rep.Files[1]; f.Outcome != run.OutcomeLost {
+		t.Errorf("b/y.parquet, in the trash no more: %+v; want %q", f, run.OutcomeLost)
 	}
 	if b, err := storage.ReadAll(ctx, s, rec.Trash+"a/x.parquet"); err != nil || string(b) != "xxx" {
 		t.Errorf("the trashed copy: %q, %v; want it in the trash", b, err)
@@ -212,17 +213,17 @@ func (s fileInTheWay) Restore(ctx context.Context, d storage.Deleted) error {
 func TestUndoFromRecoveryFileWhereFolderWas(t *testing.T) {
 	ctx := context.Background()
 	s := fileInTheWay{mem.New("mem://t")}
-	at, _ := IDTime(testRun)
-	rec := &Record{ID: testRun, Table: s.Location(), Status: StatusCompleted, Complete: true, StartedAt: at, Mode: "FULL",
-		Recovery: storage.Recovery{Kind: storage.RecoverySoftDelete, Days: 7, Detail: "test"}, Files: []Entry{{Path: "a/x.parquet", Size: 3}}}
-	if err := Write(ctx, s, rec); err != nil {
+	at, _ := run.IDTime(testRun)
+	rec := &run.Record{ID: testRun, Table: s.Location(), Status: run.StatusCompleted, Complete: true, StartedAt: at, Mode: "FULL",
+		Recovery: storage.Recovery{Kind: storage.RecoverySoftDelete, Days: 7, Detail: "test"}, Files: []run.Entry{{Path: "a/x.parquet", Size: 3}}}
+	if err := run.WriteRecord(ctx, s, rec); err != nil {
 		t.Fatal(err)
 	}
 	rep, err := Undo(ctx, s, testRun, Options{Snapshot: tableSnap(t, s)})
 	if !errors.Is(err, ErrIncomplete) {
 		t.Fatalf("undo: %v, want ErrIncomplete", err)
 	}
-	if f := rep.Files[0]; f.Outcome != OutcomeFailed || !strings.Contains(f.Why, "a file stands where a folder is needed") || !strings.Contains(f.Why, "nothing was moved") {
+	if f := rep.Files[0]; f.Outcome != run.OutcomeFailed || !strings.Contains(f.Why, "a file stands where a folder is needed") || !strings.Contains(f.Why, "nothing was moved") {
 		t.Errorf("a/x.parquet: %+v; want failed, saying that a file stands where a folder is needed", f)
 	}
 }

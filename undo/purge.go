@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/deltavacuum/deltavacuum/run"
 	"slices"
 	"strings"
 	"time"
@@ -60,16 +61,16 @@ func Purge(ctx context.Context, store storage.Store, snap *deltalog.Snapshot, fo
 		return nil, fmt.Errorf("--older-than %s is negative", olderThan)
 	}
 	rep := &PurgeReport{Trash: folder, Cutoff: now.Add(-olderThan).UTC(), DryRun: dryRun, Runs: []string{}, Kept: []string{}}
-	runs, err := List(ctx, store)
+	runs, err := run.ListRecords(ctx, store)
 	if err != nil {
 		return nil, fmt.Errorf("trash purge of %s: %w; nothing was purged", store.Location(), err)
 	}
 	var due []string
 	for _, r := range runs {
-		if r.Err != "" || r.Trash != RunTrash(folder, r.ID) {
+		if r.Err != "" || r.Trash != run.RunTrash(folder, r.ID) {
 			continue // not a run of this trash (an unreadable record names none)
 		}
-		if t, ok := IDTime(r.ID); ok && t.Before(rep.Cutoff) && r.StartedAt.Before(rep.Cutoff) {
+		if t, ok := run.IDTime(r.ID); ok && t.Before(rep.Cutoff) && r.StartedAt.Before(rep.Cutoff) {
 			due = append(due, r.ID)
 		} else {
 			rep.Kept = append(rep.Kept, r.ID)
@@ -100,7 +101,7 @@ func Purge(ctx context.Context, store storage.Store, snap *deltalog.Snapshot, fo
 // purgeRun deletes the trash of run id: the files its record names that are in its trash.
 // found is false when the run has no trash folder any more (purged before).
 func purgeRun(ctx context.Context, store storage.Store, id string, referenced map[string]bool, rep *PurgeReport, dryRun bool) (found bool, err error) {
-	rec, err := Read(ctx, store, id)
+	rec, err := run.ReadRecord(ctx, store, id)
 	if err != nil {
 		return false, fmt.Errorf("trash purge of %s: %w; the trash of that run was left as it is", store.Location(), err)
 	}

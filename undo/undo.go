@@ -4,11 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/deltavacuum/deltavacuum/run"
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/go-json-experiment/json"
 
 	"github.com/deltavacuum/deltavacuum/deltalog"
 	"github.com/deltavacuum/deltavacuum/storage"
@@ -36,53 +35,6 @@ type Options struct {
 	Snapshot *deltalog.Snapshot
 }
 
-// How a file was, or would be, brought back.
-const (
-	ViaTrash    = "trash"
-	ViaRecovery = "store recovery"
-)
-
-// Outcome of one file.
-const (
-	OutcomeRestored     = "restored"
-	OutcomeWouldRestore = "would restore"
-	OutcomePresent      = "present"
-	OutcomeLost         = "not restorable"
-	OutcomeFailed       = "failed"
-)
-
-// FileResult is what the undo did with one file of the run.
-type FileResult struct {
-	Path    string `json:"path"`
-	Size    int64  `json:"size"`
-	Outcome string `json:"outcome"`
-	// Why explains an outcome other than restored.
-	Why string `json:"why,omitempty"`
-	// Companion is set for a Hadoop checksum companion deleted with its file: the run counts
-	// its files without them, and so does every report of it.
-	Companion bool `json:"checksumCompanion,omitempty"`
-}
-
-// Report is the result of an undo.
-type Report struct {
-	Run    string    `json:"run"`
-	Table  string    `json:"table"`
-	At     time.Time `json:"at"`
-	DryRun bool      `json:"dryRun"`
-	Via    string    `json:"via"`
-	// Restored counts the files brought back (or, in a dry run, that would be tried).
-	NumRestored   int64 `json:"numRestored"`
-	BytesRestored int64 `json:"bytesRestored"`
-	// NumCompanions counts the Hadoop checksum companions among the files restored.
-	NumCompanions int64 `json:"numChecksumCompanions"`
-	// NumPresent are files that are there already (restored before, or written again: left
-	// as they are); NumLost those nothing can bring back; NumFailed those a request failed.
-	NumPresent int64        `json:"numPresent"`
-	NumLost    int64        `json:"numNotRestorable"`
-	NumFailed  int64        `json:"numFailed"`
-	Files      []FileResult `json:"files"`
-}
-
 // ErrIncomplete is returned (wrapped) when an undo could not restore every file.
 var ErrIncomplete = errors.New("not every file of the run was restored")
 
@@ -90,15 +42,15 @@ var ErrIncomplete = errors.New("not every file of the run was restored")
 // moved back; otherwise the store's recovery (versioning, soft delete) brings each file back.
 // A file that is at its path now is never replaced. The report lists every file; unless a
 // dry run, it is also kept beside the record (deltavacuum runs shows the run as undone).
-func Undo(ctx context.Context, store storage.Store, id string, opts Options) (*Report, error) {
-	rec, err := Read(ctx, store, id)
+func Undo(ctx context.Context, store storage.Store, id string, opts Options) (*run.UndoReport, error) {
+	rec, err := run.ReadRecord(ctx, store, id)
 	if err != nil {
 		return nil, err
 	}
 	if opts.Snapshot == nil {
 		return nil, errors.New("undo: no snapshot of the table")
 	}
-	if rec.Status == StatusRunning && !opts.Unfinished {
+	if rec.Status == run.StatusRunning && !opts.Unfinished {
 		return nil, fmt.Errorf("run %s of %s has not finished: it is running, or it was interrupted. If no vacuum runs on this table now, undo it with --unfinished (a real undo takes the table's lock, which a live run holds)", id, store.Location())
 	}
 	if opts.Now.IsZero() {
@@ -107,8 +59,8 @@ func Undo(ctx context.Context, store storage.Store, id string, opts Options) (*R
 	if opts.Concurrency <= 0 {
 		opts.Concurrency = 16
 	}
-	rep := &Report{Run: id, Table: store.Location(), At: opts.Now.UTC(), DryRun: opts.DryRun, Files: make([]FileResult, len(rec.Files))}
-	var restore func(ctx context.Context, e Entry) (string, string)
+	rep := &run.UndoReport{Run: id, Table: store.Location(), At: opts.Now.UTC(), DryRun: opts.DryRun, Files: make([]run.UndoFile, len(rec.Files))}
+	var restore func(ctx context.Context, e run.Entry) (string, string)
 	if rec.Trash != "" {
 		if _, err := vacuum.TrashFolder(opts.Snapshot, strings.TrimSuffix(rec.Trash, id+"/")); err != nil {
 			return nil, fmt.Errorf("run %s of %s names %s as its trash: %w; the record is not used", id, store.Location(), rec.Trash, err)
@@ -116,20 +68,20 @@ func Undo(ctx context.Context, store storage.Store, id string, opts Options) (*R
 	}
 	switch {
 	case rec.Trash != "":
-		rep.Via = ViaTrash
+		rep.Via = run.ViaTrash
 		mover, ok := store.(storage.Mover)
 		if !ok {
 			return nil, fmt.Errorf("%s cannot move files back from the trash %s", store.Location(), rec.Trash)
 		}
-		restore = func(ctx context.Context, e Entry) (string, string) {
+		restore = func(ctx context.Context, e run.Entry) (string, string) {
 			return fromTrash(ctx, store, mover, rec.Trash+e.Path, e, opts.DryRun)
 		}
 	default:
-		rep.Via = ViaRecovery
+		rep.Via = run.ViaRecovery
 		r, ok := store.(storage.Restorer)
-		restore = func(ctx context.Context, e Entry) (string, string) {
+		restore = func(ctx context.Context, e run.Entry) (string, string) {
 			if !ok || !rec.Recovery.Restorable() && rec.Recovery.Kind != storage.RecoveryUnknown {
-				return OutcomeLost, "the store kept nothing of it (" + rec.Recovery.Detail + "); a run with --trash can be undone on such a store"
+				return run.OutcomeLost, "the store kept nothing of it (" + rec.Recovery.Detail + "); a run with --trash can be undone on such a store"
 			}
 			return fromRecovery(ctx, store, r, e, opts.DryRun)
 		}
@@ -142,17 +94,17 @@ func Undo(ctx context.Context, store storage.Store, id string, opts Options) (*R
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			out, why := OutcomeFailed, ctx.Err()
+			out, why := run.OutcomeFailed, ctx.Err()
 			if dir := storage.Dir(e.Path); why == nil && dir != "" && vacuum.HiddenIn(opts.Snapshot, dir) {
 				why = fmt.Errorf("refused: VACUUM never deletes in the hidden folder %s, so no run can have deleted it", dir)
 			}
 			if why == nil {
 				var w string
 				out, w = restore(ctx, e)
-				rep.Files[i] = FileResult{Path: e.Path, Size: e.Size, Outcome: out, Why: w}
+				rep.Files[i] = run.UndoFile{Path: e.Path, Size: e.Size, Outcome: out, Why: w}
 				return
 			}
-			rep.Files[i] = FileResult{Path: e.Path, Size: e.Size, Outcome: out, Why: why.Error()}
+			rep.Files[i] = run.UndoFile{Path: e.Path, Size: e.Size, Outcome: out, Why: why.Error()}
 		}()
 	}
 	wg.Wait()
@@ -166,22 +118,22 @@ func Undo(ctx context.Context, store storage.Store, id string, opts Options) (*R
 		f := &rep.Files[i]
 		f.Companion = f.Size < 0 || companion[f.Path]
 		switch f.Outcome {
-		case OutcomeRestored, OutcomeWouldRestore:
+		case run.OutcomeRestored, run.OutcomeWouldRestore:
 			rep.NumRestored++
 			rep.BytesRestored += max(f.Size, 0)
 			if f.Companion {
 				rep.NumCompanions++
 			}
-		case OutcomePresent:
+		case run.OutcomePresent:
 			rep.NumPresent++
-		case OutcomeLost:
+		case run.OutcomeLost:
 			rep.NumLost++
 		default:
 			rep.NumFailed++
 		}
 	}
 	if !opts.DryRun {
-		if err := writeReport(ctx, store, rep); err != nil {
+		if err := run.WriteUndoReport(ctx, store, rep); err != nil {
 			return rep, err
 		}
 	}
@@ -192,41 +144,41 @@ func Undo(ctx context.Context, store storage.Store, id string, opts Options) (*R
 }
 
 // fromTrash moves a file back from the trash.
-func fromTrash(ctx context.Context, store storage.Store, m storage.Mover, trashed string, e Entry, dryRun bool) (string, string) {
+func fromTrash(ctx context.Context, store storage.Store, m storage.Mover, trashed string, e run.Entry, dryRun bool) (string, string) {
 	if dryRun {
 		if _, err := store.Stat(ctx, trashed); err != nil {
 			if _, err := store.Stat(ctx, e.Path); err == nil {
-				return OutcomePresent, "it is at its path, not in the trash"
+				return run.OutcomePresent, "it is at its path, not in the trash"
 			}
-			return OutcomeLost, "not in the trash (purged?): " + err.Error()
+			return run.OutcomeLost, "not in the trash (purged?): " + err.Error()
 		}
 		if _, err := store.Stat(ctx, e.Path); err == nil {
-			return OutcomePresent, "a file is at its path now; it would be left as it is"
+			return run.OutcomePresent, "a file is at its path now; it would be left as it is"
 		}
-		return OutcomeWouldRestore, ""
+		return run.OutcomeWouldRestore, ""
 	}
 	err := m.Move(ctx, trashed, e.Path)
 	switch {
 	case err == nil:
-		return OutcomeRestored, ""
+		return run.OutcomeRestored, ""
 	case errors.Is(err, storage.ErrNotDir):
-		return OutcomeFailed, notDirWhy(err)
+		return run.OutcomeFailed, notDirWhy(err)
 	case errors.Is(err, storage.ErrExist):
-		return OutcomePresent, "a file is at its path now; it is left as it is, and the trashed copy stays at " + trashed
+		return run.OutcomePresent, "a file is at its path now; it is left as it is, and the trashed copy stays at " + trashed
 	case errors.Is(err, storage.ErrNotExist):
 		if _, err := store.Stat(ctx, e.Path); err == nil {
-			return OutcomePresent, "already back at its path"
+			return run.OutcomePresent, "already back at its path"
 		}
 		// Lost only when the trashed copy is not there either: a move answers for two names.
 		switch _, serr := store.Stat(ctx, trashed); {
 		case serr == nil:
-			return OutcomeFailed, "not moved back (" + err.Error() + "), although it is in the trash at " + trashed + ", where it stays: undo again"
+			return run.OutcomeFailed, "not moved back (" + err.Error() + "), although it is in the trash at " + trashed + ", where it stays: undo again"
 		case !errors.Is(serr, storage.ErrNotExist):
-			return OutcomeFailed, "not moved back (" + err.Error() + "), and whether it is still in the trash at " + trashed + " could not be told: " + serr.Error()
+			return run.OutcomeFailed, "not moved back (" + err.Error() + "), and whether it is still in the trash at " + trashed + " could not be told: " + serr.Error()
 		}
-		return OutcomeLost, "not in the trash any more (trash purge removed it?)"
+		return run.OutcomeLost, "not in the trash any more (trash purge removed it?)"
 	}
-	return OutcomeFailed, err.Error()
+	return run.OutcomeFailed, err.Error()
 }
 
 // notDirWhy explains a restore refused because a file stands where a folder on the way to the
@@ -236,12 +188,12 @@ func notDirWhy(err error) string {
 }
 
 // fromRecovery brings a file back through the store's versioning or soft delete.
-func fromRecovery(ctx context.Context, store storage.Store, r storage.Restorer, e Entry, dryRun bool) (string, string) {
+func fromRecovery(ctx context.Context, store storage.Store, r storage.Restorer, e run.Entry, dryRun bool) (string, string) {
 	if dryRun {
 		if _, err := store.Stat(ctx, e.Path); err == nil {
-			return OutcomePresent, "a file is at its path now; it would be left as it is"
+			return run.OutcomePresent, "a file is at its path now; it would be left as it is"
 		}
-		return OutcomeWouldRestore, ""
+		return run.OutcomeWouldRestore, ""
 	}
 	d := storage.Deleted{Key: e.Path, Size: e.Size}
 	if e.ModTime != 0 {
@@ -250,44 +202,15 @@ func fromRecovery(ctx context.Context, store storage.Store, r storage.Restorer, 
 	err := r.Restore(ctx, d)
 	switch {
 	case err == nil:
-		return OutcomeRestored, ""
+		return run.OutcomeRestored, ""
 	case errors.Is(err, storage.ErrNotDir):
-		return OutcomeFailed, notDirWhy(err)
+		return run.OutcomeFailed, notDirWhy(err)
 	case errors.Is(err, storage.ErrExist):
-		return OutcomePresent, "a file is at its path now (restored before, or written again); it is left as it is"
+		return run.OutcomePresent, "a file is at its path now (restored before, or written again); it is left as it is"
 	case errors.Is(err, storage.ErrNotExist):
-		return OutcomeLost, err.Error()
+		return run.OutcomeLost, err.Error()
 	case errors.Is(err, storage.ErrUnsupported):
-		return OutcomeLost, err.Error()
+		return run.OutcomeLost, err.Error()
 	}
-	return OutcomeFailed, err.Error()
-}
-
-func reportKey(id string) string { return RunsDir + id + undoSuffix }
-
-func writeReport(ctx context.Context, store storage.Store, rep *Report) error {
-	data, err := json.Marshal(rep)
-	if err != nil {
-		return err
-	}
-	if err := store.Put(ctx, reportKey(rep.Run), data); err != nil {
-		return fmt.Errorf("the undo ran, but its report could not be kept at %s: %w", reportKey(rep.Run), err)
-	}
-	return nil
-}
-
-// ReadReport reads the report of the last undo of run id.
-func ReadReport(ctx context.Context, store storage.Store, id string) (*Report, error) {
-	data, err := storage.ReadAll(ctx, store, reportKey(id))
-	if err != nil {
-		return nil, err
-	}
-	var rep Report
-	if err := json.Unmarshal(data, &rep); err != nil {
-		return nil, fmt.Errorf("%s: %w", reportKey(id), err)
-	}
-	if rep.Run != id || !strings.HasPrefix(reportKey(id), RunsDir) {
-		return nil, fmt.Errorf("%s names run %q", reportKey(id), rep.Run)
-	}
-	return &rep, nil
+	return run.OutcomeFailed, err.Error()
 }

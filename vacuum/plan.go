@@ -200,15 +200,37 @@ func NewPlanner(ctx context.Context, store storage.Store, opts Options) (*Planne
 	return NewPlannerFor(ctx, store, snap, opts)
 }
 
-// NewPlannerFor is NewPlanner for a snapshot already loaded.
-func NewPlannerFor(ctx context.Context, store storage.Store, snap *deltalog.Snapshot, opts Options) (*Planner, error) {
+// LoadSnapshot reads the snapshot a run of opts plans from: the latest, or the version a
+// sharded run is pinned to (refused when the log no longer reaches it, or does not yet).
+func LoadSnapshot(ctx context.Context, store storage.Store, opts Options) (*deltalog.Snapshot, error) {
 	if err := opts.Validate(); err != nil {
-		return nil, fmt.Errorf("table %s: %w", snap.Location, err)
+		return nil, fmt.Errorf("table %s: %w", store.Location(), err)
+	}
+	return loadSnapshot(ctx, store, opts.Version)
+}
+
+// Check refuses a run of opts on snap for what snap alone decides, before anything is listed:
+// the version a sharded run is pinned to, the table's features (deltalog.Snapshot.CheckVacuum)
+// and the retention with its safety check. A run checks it before it takes the table's lock
+// (package run), so that such a refusal writes nothing; the planner checks it again on the
+// snapshot it plans from.
+func Check(snap *deltalog.Snapshot, opts Options) error {
+	if err := opts.Validate(); err != nil {
+		return fmt.Errorf("table %s: %w", snap.Location, err)
 	}
 	if opts.Version != nil && *opts.Version != snap.Version {
-		return nil, fmt.Errorf("table %s: the snapshot given is version %d, the run is pinned to version %d", snap.Location, snap.Version, *opts.Version)
+		return fmt.Errorf("table %s: the snapshot given is version %d, the run is pinned to version %d", snap.Location, snap.Version, *opts.Version)
 	}
 	if err := snap.CheckVacuum(); err != nil {
+		return err
+	}
+	_, _, err := retention(snap, opts)
+	return err
+}
+
+// NewPlannerFor is NewPlanner for a snapshot already loaded.
+func NewPlannerFor(ctx context.Context, store storage.Store, snap *deltalog.Snapshot, opts Options) (*Planner, error) {
+	if err := Check(snap, opts); err != nil {
 		return nil, err
 	}
 	if opts.Mode == "" {

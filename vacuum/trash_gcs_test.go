@@ -2,14 +2,14 @@ package vacuum_test
 
 import (
 	"context"
+	"github.com/deltavacuum/deltavacuum/run"
 	"testing"
 
 	"github.com/deltavacuum/deltavacuum/storage"
-	"github.com/deltavacuum/deltavacuum/undo"
 	"github.com/deltavacuum/deltavacuum/vacuum"
 )
 
-// TestTrashKeepsTheGenerationCheck: with --trash (undo.TrashStore), a GCS file written again
+// TestTrashKeepsTheGenerationCheck: with --trash (run.TrashStore), a GCS file written again
 // since the listing stays at its live path and is reported as changed since listing, as
 // without a trash.
 func TestTrashKeepsTheGenerationCheck(t *testing.T) {
@@ -18,7 +18,7 @@ func TestTrashKeepsTheGenerationCheck(t *testing.T) {
 	if err := st.Put(ctx, "p=1/old.parquet", []byte("second")); err != nil {
 		t.Fatal(err)
 	}
-	ts, err := undo.NewTrashStore(st, "_deltavacuum/trash/run1/")
+	ts, err := run.NewTrashStore(st, "_deltavacuum/trash/run1/")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -257,7 +257,7 @@ func TestVacuumInventoryFlag(t *testing.T) {
 		t.Fatalf("query inventory: exit %d: %s", code, errs)
 	}
 	code, _, errs = run(t, "vacuum", dir, "--inventory", inv, "--lite")
-	// A request wrong whatever the table: a usage error (run.ErrInvalidRequest), refused
+	// A request wrong whatever the table: a usage error (dvrun.ErrInvalidRequest), refused
 	// before the inventory is opened.
 	if code != ExitUsage || !strings.Contains(errs, "Inventory option is not compatible with LITE") {
 		t.Errorf("LITE with inventory: exit %d %s", code, errs)

@@ -104,8 +104,8 @@ served works again; a later VACUUM deletes them again unless the retention is ra
   deltavacuum undo s3://bucket/sales --run 0196f5a2-3c41-7d2e-9b1a-5c3e8f7a6b21 --json`,
 		Args: exactArgs(1, "one TABLE"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if runID != "" && !undo.ValidID(runID) {
-				return usagef("--run %q is not a run id (they look like %s; deltavacuum runs TABLE lists them)", runID, undo.IDExample)
+			if runID != "" && !dvrun.ValidID(runID) {
+				return usagef("--run %q is not a run id (they look like %s; deltavacuum runs TABLE lists them)", runID, dvrun.IDExample)
 			}
 			t, err := sf.openTable(cmd, args[0])
 			if err != nil {
@@ -133,9 +133,9 @@ served works again; a later VACUUM deletes them again unless the retention is ra
 	return cmd
 }
 
-func printUndo(w io.Writer, rep *undo.Report) {
+func printUndo(w io.Writer, rep *dvrun.UndoReport) {
 	for _, f := range rep.Files {
-		if f.Outcome == undo.OutcomeRestored {
+		if f.Outcome == dvrun.OutcomeRestored {
 			continue
 		}
 		fmt.Fprintf(w, "%s\t%s\t%s\n", f.Outcome, displayPath(f.Path), displayPath(f.Why))
@@ -214,7 +214,7 @@ DURATION ago (30d, 72h, 90m; 0 empties the whole trash). Those runs can no longe
 		},
 	}
 	f := purge.Flags()
-	f.StringVar(&folder, "trash", undo.DefaultTrash, "the trash folder the runs used")
+	f.StringVar(&folder, "trash", dvrun.DefaultTrash, "the trash folder the runs used")
 	f.StringVar(&olderThan, "older-than", "", "purge the runs that started longer ago than this (30d, 72h, 90m, 0)")
 	f.BoolVar(&dryRun, "dry-run", false, "say what would be deleted; delete nothing")
 	f.BoolVar(&asJSON, "json", false, "print one JSON document on standard output")

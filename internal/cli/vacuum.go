@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	dvrun "github.com/deltavacuum/deltavacuum/run"
 	"github.com/deltavacuum/deltavacuum/session"
 	"io"
 	"math"
@@ -16,7 +17,6 @@ import (
 
 	"github.com/deltavacuum/deltavacuum/internal/redact"
 	"github.com/deltavacuum/deltavacuum/sql"
-	"github.com/deltavacuum/deltavacuum/undo"
 	"github.com/deltavacuum/deltavacuum/vacuum"
 )
 
@@ -71,7 +71,7 @@ Kubernetes: a Job with completionMode: Indexed, completions: N and parallelism u
   deltavacuum vacuum file:///data/sales --retain-hours 0 --conf spark.databricks.delta.retentionDurationCheck.enabled=false --json
   deltavacuum vacuum s3://bucket/sales --shard 3/8 --version 1042`,
 		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 2 && cmd.Flags().Changed("trash") && trash == undo.DefaultTrash {
+			if len(args) == 2 && cmd.Flags().Changed("trash") && trash == dvrun.DefaultTrash {
 				return usagef("expects one TABLE (got 2 arguments): to name the trash folder, write --trash=%s", args[1])
 			}
 			return exactArgs(1, "one TABLE")(cmd, args)
@@ -91,7 +91,7 @@ Kubernetes: a Job with completionMode: Indexed, completions: N and parallelism u
 			req.DryRun, req.Trash, req.NoRunRecord = dryRun, trash, noRecord
 			if cmd.Flags().Changed("trash") {
 				if trash == "" {
-					return usagef("--trash needs a folder of the table, such as %s", undo.DefaultTrash)
+					return usagef("--trash needs a folder of the table, such as %s", dvrun.DefaultTrash)
 				}
 				if _, err := vacuum.TrashFolder(nil, trash); err != nil {
 					return &UsageError{Err: err}
@@ -184,8 +184,8 @@ Kubernetes: a Job with completionMode: Indexed, completions: N and parallelism u
 	f.StringVar(&progressArg, "progress", "auto", "progress on standard error: auto (on a terminal), json (one event per line), none")
 	_ = cmd.RegisterFlagCompletionFunc("inventory-format", completeWords(inventoryFormats...))
 	_ = cmd.RegisterFlagCompletionFunc("progress", completeWords(progressModes...))
-	f.StringVar(&trash, "trash", "", "move the files into this hidden folder of the table instead of deleting them (undo moves them back; trash purge empties it); --trash alone: "+undo.DefaultTrash)
-	f.Lookup("trash").NoOptDefVal = undo.DefaultTrash
+	f.StringVar(&trash, "trash", "", "move the files into this hidden folder of the table instead of deleting them (undo moves them back; trash purge empties it); --trash alone: "+dvrun.DefaultTrash)
+	f.Lookup("trash").NoOptDefVal = dvrun.DefaultTrash
 	f.StringVar(&shardArg, "shard", "", "vacuum only shard `I/N` of the table (0 <= I < N; needs --version): N workers together do one run")
 	f.Int64Var(&version, "version", 0, "plan on snapshot version `V` instead of the latest (every shard of one run gives the same V)")
 	f.BoolVar(&noRecord, "no-run-record", false, "keep no run record under _deltavacuum/runs/ (the run cannot be undone)")

@@ -1,4 +1,4 @@
-package undo
+package run
 
 import (
 	"bytes"
@@ -59,11 +59,11 @@ func TestWriteFromIsWrite(t *testing.T) {
 	viaWrite, viaFrom := mem.New("mem://t"), mem.New("mem://t")
 	r1 := rec
 	r1.Files = files
-	if err := Write(ctx, viaWrite, &r1); err != nil {
+	if err := WriteRecord(ctx, viaWrite, &r1); err != nil {
 		t.Fatal(err)
 	}
 	r2 := rec
-	err := WriteFrom(ctx, viaFrom, &r2, func(add func(Entry) error) error {
+	err := WriteRecordFrom(ctx, viaFrom, &r2, func(add func(Entry) error) error {
 		for _, e := range files {
 			if err := add(e); err != nil {
 				return err
@@ -74,11 +74,11 @@ func TestWriteFromIsWrite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := Read(ctx, viaWrite, id)
+	a, err := ReadRecord(ctx, viaWrite, id)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := Read(ctx, viaFrom, id)
+	b, err := ReadRecord(ctx, viaFrom, id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,10 +91,10 @@ func TestWriteFromIsWrite(t *testing.T) {
 	failed := errors.New("the plan no longer reads back")
 	r3 := rec
 	r3.Status = StatusCompleted
-	if err := WriteFrom(ctx, viaFrom, &r3, func(add func(Entry) error) error { _ = add(files[0]); return failed }); !errors.Is(err, failed) {
+	if err := WriteRecordFrom(ctx, viaFrom, &r3, func(add func(Entry) error) error { _ = add(files[0]); return failed }); !errors.Is(err, failed) {
 		t.Fatalf("WriteFrom with failing files: %v", err)
 	}
-	if c, err := Read(ctx, viaFrom, id); err != nil || c.Status != StatusRunning || len(c.Files) != len(files) {
+	if c, err := ReadRecord(ctx, viaFrom, id); err != nil || c.Status != StatusRunning || len(c.Files) != len(files) {
 		t.Fatalf("the earlier record was not kept: %+v, %v", c, err)
 	}
 }
@@ -114,7 +114,7 @@ func BenchmarkWriteRecord(b *testing.B) {
 	}
 	s := mem.New("mem://t")
 	for b.Loop() {
-		if err := Write(ctx, s, &rec); err != nil {
+		if err := WriteRecord(ctx, s, &rec); err != nil {
 			b.Fatal(err)
 		}
 	}

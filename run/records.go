@@ -1,12 +1,12 @@
-// Package undo keeps a record of every real VACUUM run beside the table, and takes a run back:
-// from the store's own recovery (S3 and GCS versioning, Azure and GCS soft delete, OneLake's
-// seven days), or from a trash the run moved its files into instead of deleting them.
+// The run record: what a real run planned and deleted, kept beside the table, and the one
+// source of a run's state (state.go) for every front end. Package undo reads it to take a run
+// back.
 //
 // A run record is a gzip-compressed JSON Lines file under _deltavacuum/runs/ in the table
 // (<id>.jsonl.gz, zcat reads it): a header line (Record), then one line per file (Entry). It is written twice: before the first delete,
 // with the files planned (Complete false), and when the run ends, with the files it deleted.
 // The folder's name starts with '_', so readers and VACUUM leave it alone.
-package undo
+package run
 
 import (
 	"bufio"
@@ -42,8 +42,8 @@ const (
 	undoSuffix   = ".undo.json"
 )
 
-// FormatVersion is the version of the record format this package writes and reads.
-const FormatVersion = 1
+// RecordFormat is the version of the record format this package writes and reads.
+const RecordFormat = 1
 
 // Statuses of a run record.
 const (
@@ -232,9 +232,9 @@ func compareRuns(a, b Summary) int {
 
 func recordKey(id string) string { return RunsDir + id + recordSuffix }
 
-// Write stores the record (header and files) at its key, replacing an earlier one.
-func Write(ctx context.Context, store storage.Store, r *Record) error {
-	return WriteFrom(ctx, store, r, func(add func(Entry) error) error {
+// WriteRecord stores the record (header and files) at its key, replacing an earlier one.
+func WriteRecord(ctx context.Context, store storage.Store, r *Record) error {
+	return WriteRecordFrom(ctx, store, r, func(add func(Entry) error) error {
 		for _, e := range r.Files {
 			if err := add(e); err != nil {
 				return err
@@ -244,10 +244,10 @@ func Write(ctx context.Context, store storage.Store, r *Record) error {
 	})
 }
 
-// WriteFrom is Write with the files given one at a time by files, which calls add with each
+// WriteRecordFrom is WriteRecord with the files given one at a time by files, which calls add with each
 // (and returns add's error) instead of r.Files: a run of a million files need not hold an
 // Entry for each to record them. An error of files leaves the record as it was.
-func WriteFrom(ctx context.Context, store storage.Store, r *Record, files func(add func(Entry) error) error) error {
+func WriteRecordFrom(ctx context.Context, store storage.Store, r *Record, files func(add func(Entry) error) error) error {
 	if !ValidID(r.ID) {
 		return fmt.Errorf("run record: invalid id %q", r.ID)
 	}
@@ -258,7 +258,7 @@ func WriteFrom(ctx context.Context, store storage.Store, r *Record, files func(a
 	var buf bytes.Buffer
 	zw, _ := fastgzip.NewWriterLevel(&buf, fastgzip.BestSpeed)
 	w := bufio.NewWriterSize(zw, 64<<10)
-	r.Format = FormatVersion
+	r.Format = RecordFormat
 	if err := json.MarshalWrite(w, r); err != nil {
 		return err
 	}
@@ -287,8 +287,8 @@ func WriteFrom(ctx context.Context, store storage.Store, r *Record, files func(a
 	return nil
 }
 
-// Read reads the record of run id, files included, and checks every line.
-func Read(ctx context.Context, store storage.Store, id string) (*Record, error) {
+// ReadRecord reads the record of run id, files included, and checks every line.
+func ReadRecord(ctx context.Context, store storage.Store, id string) (*Record, error) {
 	if !ValidID(id) {
 		return nil, fmt.Errorf("%q is not a run id (they look like 20261201T153000Z-1a2b3c4d; deltavacuum runs TABLE lists them)", id)
 	}
@@ -346,8 +346,8 @@ func parse(id string, compressed io.Reader, files bool) (*Record, error) {
 
 func (r *Record) check(id string) error {
 	switch {
-	case r.Format != FormatVersion:
-		return fmt.Errorf("format %d, this deltavacuum reads format %d", r.Format, FormatVersion)
+	case r.Format != RecordFormat:
+		return fmt.Errorf("format %d, this deltavacuum reads format %d", r.Format, RecordFormat)
 	case r.ID != id:
 		return fmt.Errorf("it names run %q, its file name run %q", r.ID, id)
 	case r.Status != StatusRunning && r.Status != StatusCompleted && r.Status != StatusFailed:
@@ -424,8 +424,8 @@ type UndoOutcome struct {
 // Complete reports whether every file is back (restored now or before, or in place).
 func (o *UndoOutcome) Complete() bool { return o != nil && o.NumLost+o.NumFailed == 0 }
 
-// List returns the runs of the table in store, oldest first, from their headers.
-func List(ctx context.Context, store storage.Store) ([]Summary, error) {
+// ListRecords returns the runs of the table in store, oldest first, from their headers.
+func ListRecords(ctx context.Context, store storage.Store) ([]Summary, error) {
 	var ids []string
 	undone := map[string]bool{}
 	err := store.Walk(ctx, RunsDir, func(o storage.Object) error {
@@ -459,7 +459,7 @@ func List(ctx context.Context, store storage.Store) ([]Summary, error) {
 	return out, nil
 }
 
-// SummaryOf returns the summary of run id alone, as List has it, reading its header and the
+// SummaryOf returns the summary of run id alone, as ListRecords has it, reading its header and the
 // report of its last undo only (not every record of the table, nor the files of this one).
 // ErrNotExist (wrapped) when the table has no record of that run.
 func SummaryOf(ctx context.Context, store storage.Store, id string) (Summary, error) {
@@ -476,8 +476,8 @@ func SummaryOf(ctx context.Context, store storage.Store, id string) (Summary, er
 	default:
 		s.Record = *r
 	}
-	// A report that cannot be read is passed over, as List passes it over.
-	if rep, err := ReadReport(ctx, store, id); err == nil {
+	// A report that cannot be read is passed over, as ListRecords passes it over.
+	if rep, err := ReadUndoReport(ctx, store, id); err == nil {
 		s.setUndo(rep)
 	}
 	return s, nil
@@ -493,7 +493,7 @@ func summaryOf(ctx context.Context, store storage.Store, id string, undone bool)
 		s.Record = *r
 	}
 	if undone {
-		if rep, err := ReadReport(ctx, store, id); err == nil {
+		if rep, err := ReadUndoReport(ctx, store, id); err == nil {
 			s.setUndo(rep)
 		}
 	}
@@ -501,7 +501,7 @@ func summaryOf(ctx context.Context, store storage.Store, id string, undone bool)
 }
 
 // setUndo sets what the last undo of the run did, from its report.
-func (s *Summary) setUndo(rep *Report) {
+func (s *Summary) setUndo(rep *UndoReport) {
 	s.LastUndo = &UndoOutcome{At: rep.At, Via: rep.Via, NumRestored: rep.NumRestored, NumPresent: rep.NumPresent, NumLost: rep.NumLost, NumFailed: rep.NumFailed}
 	if s.UndoComplete = s.LastUndo.Complete(); s.UndoComplete {
 		t := rep.At
