@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"sync"
 
 	"github.com/hamba/avro/v2"
 	"github.com/klauspost/compress/snappy"
@@ -18,9 +19,12 @@ import (
 // An Avro object container file (the Avro specification, "Object Container Files"): the
 // magic "Obj\x01", a header map (the schema, the codec), a 16-byte sync marker, then blocks of
 // (count, size, data, sync). The container is read here, block by block, with every length
-// checked against a limit before anything is allocated; the records of each block are decoded
-// by hamba/avro against the file's own schema. So a manifest list of any length is read in
-// constant memory, and a hostile length cannot allocate.
+// checked against a limit before anything is allocated. hamba/avro parses the file's schema;
+// the records are walked here, against that schema, keeping the few fields Iceberg's paths
+// are in: hamba's own decoder skips an array by looping over the count the file gives, so a
+// hostile count of 2^62 in a skipped field would loop for ever, where every count here is
+// checked against the bytes left. So a manifest list of any length is read in constant memory,
+// and no length or count in a file can allocate or loop past its bytes.
 
 var avroMagic = []byte{'O', 'b', 'j', 1}
 
@@ -37,10 +41,9 @@ type container struct {
 	codec  string
 	sync   [16]byte
 	limit  int64
-	api    avro.API
 
 	left int64 // records left in the current block
-	dec  *avro.Decoder
+	w    walker
 	zstd *zstd.Decoder
 }
 
@@ -100,24 +103,35 @@ func newOCF(r io.Reader, limit int64) (*container, error) {
 	switch o.codec {
 	case "", "null", "deflate", "snappy":
 	case "zstandard":
-		if o.zstd, err = zstd.NewReader(nil, zstd.WithDecoderMaxMemory(uint64(limit)), zstd.WithDecoderConcurrency(1)); err != nil {
+		if o.zstd, err = zstdDecoder(limit); err != nil {
 			return nil, err
 		}
 	default:
 		return nil, fmt.Errorf("%w: unknown codec %q", errNotAvro, o.codec)
 	}
-	o.api = avro.Config{
-		MaxByteSliceSize:  int(min(limit, 1<<30)),
-		MaxSliceAllocSize: int(min(limit, 1<<30)),
-	}.Freeze()
 	return o, nil
 }
 
-// close releases the codec.
-func (o *container) close() {
-	if o.zstd != nil {
-		o.zstd.Close()
+// close releases what the file holds (nothing yet: the decoders are shared).
+func (o *container) close() {}
+
+// zstdDecoders are shared by every file, one per limit: making one costs more than reading a
+// small manifest, and DecodeAll may be called concurrently.
+var zstdDecoders sync.Map // int64 -> *zstd.Decoder
+
+func zstdDecoder(limit int64) (*zstd.Decoder, error) {
+	if d, ok := zstdDecoders.Load(limit); ok {
+		return d.(*zstd.Decoder), nil
 	}
+	d, err := zstd.NewReader(nil, zstd.WithDecoderMaxMemory(uint64(limit)), zstd.WithDecoderConcurrency(1))
+	if err != nil {
+		return nil, err
+	}
+	if prev, loaded := zstdDecoders.LoadOrStore(limit, d); loaded {
+		d.Close()
+		return prev.(*zstd.Decoder), nil
+	}
+	return d, nil
 }
 
 // long reads one zig-zag varint (at most ten bytes).
@@ -158,8 +172,10 @@ func noEOF(err error) error {
 	return err
 }
 
-// next decodes the next record into v. It returns false at the end of the file.
-func (o *container) next(v any) (bool, error) {
+// next reads the next record, keeping in v the values of the leaves v names (dotted paths
+// through records: "data_file.file_path"); a string or bytes leaf is kept as a string, an int
+// or long as an int64, through any union. It returns false at the end of the file.
+func (o *container) next(v record) (bool, error) {
 	for o.left == 0 {
 		if _, err := o.r.Peek(1); err == io.EOF {
 			return false, nil
@@ -191,10 +207,13 @@ func (o *container) next(v any) (bool, error) {
 			return false, fmt.Errorf("%w: %d records in %d bytes", errNotAvro, count, len(data))
 		}
 		o.left = count
-		o.dec = o.api.NewDecoder(o.schema, bytes.NewReader(data))
+		o.w = walker{b: data}
 	}
 	o.left--
-	if err := o.dec.Decode(v); err != nil {
+	for k := range v {
+		v[k] = nil
+	}
+	if err := o.w.value(o.schema, "", v, 0); err != nil {
 		return false, fmt.Errorf("%w: a record: %v", errNotAvro, err)
 	}
 	return true, nil
@@ -277,4 +296,201 @@ func splitDot(p string) []string {
 		}
 	}
 	return out
+}
+
+// record holds the leaves of one record that a caller wants: their paths are its keys, set to
+// nil before the read; a leaf the record lacks stays nil.
+type record map[string]any
+
+func newRecord(paths ...string) record {
+	r := record{}
+	for _, p := range paths {
+		r[p] = nil
+	}
+	return r
+}
+
+func (r record) str(p string) (string, bool) {
+	s, ok := r[p].(string)
+	return s, ok
+}
+
+func (r record) num(p string) (int64, bool) {
+	n, ok := r[p].(int64)
+	return n, ok
+}
+
+// maxDepth bounds the nesting of a value: a recursive schema (a record that holds itself)
+// cannot recurse past it.
+const maxDepth = 64
+
+// walker reads Avro's binary encoding (the specification, "Binary Encoding") from one
+// inflated block.
+type walker struct {
+	b   []byte
+	off int
+}
+
+var errShort = errors.New("truncated value")
+
+func (w *walker) long() (int64, error) {
+	var u uint64
+	for shift := uint(0); shift < 70; shift += 7 {
+		if w.off >= len(w.b) {
+			return 0, errShort
+		}
+		c := w.b[w.off]
+		w.off++
+		u |= uint64(c&0x7f) << shift
+		if c < 0x80 {
+			return int64(u>>1) ^ -int64(u&1), nil
+		}
+	}
+	return 0, errors.New("a number longer than ten bytes")
+}
+
+func (w *walker) take(n int64) ([]byte, error) {
+	if n < 0 || n > int64(len(w.b)-w.off) {
+		return nil, fmt.Errorf("a length of %d with %d bytes left", n, len(w.b)-w.off)
+	}
+	b := w.b[w.off : w.off+int(n)]
+	w.off += int(n)
+	return b, nil
+}
+
+// value reads one value of schema s found at path p, keeping it in out when out wants p.
+func (w *walker) value(s avro.Schema, p string, out record, depth int) error {
+	if depth > maxDepth {
+		return fmt.Errorf("values nested deeper than %d", maxDepth)
+	}
+	_, want := out[p]
+	switch s := s.(type) {
+	case *avro.RefSchema:
+		return w.value(s.Schema(), p, out, depth+1)
+	case *avro.RecordSchema:
+		for _, f := range s.Fields() {
+			fp := f.Name()
+			if p != "" {
+				fp = p + "." + fp
+			}
+			if err := w.value(f.Type(), fp, out, depth+1); err != nil {
+				return err
+			}
+		}
+		return nil
+	case *avro.UnionSchema:
+		i, err := w.long()
+		if err != nil {
+			return err
+		}
+		types := s.Types()
+		if i < 0 || i >= int64(len(types)) {
+			return fmt.Errorf("union branch %d of %d", i, len(types))
+		}
+		return w.value(types[i], p, out, depth+1)
+	case *avro.ArraySchema:
+		return w.blocks(p, func() error { return w.value(s.Items(), p+"[]", out, depth+1) }, zeroSize(s.Items(), 0))
+	case *avro.MapSchema:
+		return w.blocks(p, func() error {
+			if err := w.value(avro.NewPrimitiveSchema(avro.String, nil), p+"{}", out, depth+1); err != nil {
+				return err
+			}
+			return w.value(s.Values(), p+"{}", out, depth+1)
+		}, false)
+	case *avro.FixedSchema:
+		_, err := w.take(int64(s.Size()))
+		return err
+	case *avro.EnumSchema:
+		i, err := w.long()
+		if err == nil && (i < 0 || i >= int64(len(s.Symbols()))) {
+			err = fmt.Errorf("enum symbol %d of %d", i, len(s.Symbols()))
+		}
+		return err
+	}
+	switch s.Type() {
+	case avro.Null:
+		return nil
+	case avro.Boolean:
+		_, err := w.take(1)
+		return err
+	case avro.Int, avro.Long:
+		n, err := w.long()
+		if err == nil && want {
+			out[p] = n
+		}
+		return err
+	case avro.Float:
+		_, err := w.take(4)
+		return err
+	case avro.Double:
+		_, err := w.take(8)
+		return err
+	case avro.String, avro.Bytes:
+		n, err := w.long()
+		if err != nil {
+			return err
+		}
+		b, err := w.take(n)
+		if err == nil && want {
+			out[p] = string(b)
+		}
+		return err
+	}
+	return fmt.Errorf("an unknown type %s", s.Type())
+}
+
+// blocks reads the blocks of an array or map. Every item that takes a byte or more must fit
+// in the bytes left, so that a hostile count cannot make it loop; items that take no byte at
+// all (nulls) are not iterated.
+func (w *walker) blocks(p string, item func() error, empty bool) error {
+	for {
+		n, err := w.long()
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			return nil
+		}
+		if n < 0 {
+			if n == -n { // the smallest int64 has no positive
+				return fmt.Errorf("%s: a block count of %d", p, n)
+			}
+			n = -n
+			if _, err := w.long(); err != nil { // the block's size in bytes
+				return err
+			}
+		}
+		if empty {
+			continue
+		}
+		if n > int64(len(w.b)-w.off) {
+			return fmt.Errorf("%s: %d items with %d bytes left", p, n, len(w.b)-w.off)
+		}
+		for ; n > 0; n-- {
+			if err := item(); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// zeroSize reports whether every value of s is encoded in no byte at all.
+func zeroSize(s avro.Schema, depth int) bool {
+	if depth > maxDepth {
+		return false
+	}
+	switch s := s.(type) {
+	case *avro.RefSchema:
+		return zeroSize(s.Schema(), depth+1)
+	case *avro.RecordSchema:
+		for _, f := range s.Fields() {
+			if !zeroSize(f.Type(), depth+1) {
+				return false
+			}
+		}
+		return true
+	case *avro.FixedSchema:
+		return s.Size() == 0
+	}
+	return s.Type() == avro.Null
 }

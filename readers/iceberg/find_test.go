@@ -1,6 +1,7 @@
 package iceberg
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"sort"
@@ -231,6 +232,46 @@ func TestDataFilesUnreadable(t *testing.T) {
 			err = it.DataFiles(context.Background(), tb.s, func(DataFile) error { return nil })
 			if !errors.Is(err, ErrUnreadable) || !strings.Contains(err.Error(), tt.wantText) {
 				t.Fatalf("DataFiles: %v; want an error matching ErrUnreadable naming %q", err, tt.wantText)
+			}
+		})
+	}
+}
+
+// TestHostileCounts: counts and lengths inside a block are checked against the bytes left, so
+// a hostile count in a field nobody reads cannot make the reader loop or allocate.
+func TestHostileCounts(t *testing.T) {
+	schema := `{"type":"record","name":"manifest_file","fields":[{"name":"manifest_path","type":"string"},
+	 {"name":"junk","type":{"type":"array","items":"long"}},{"name":"nulls","type":{"type":"array","items":"null"}}]}`
+	good := writeOCF(t, schema, ocf.Null, []any{map[string]any{"manifest_path": "x", "junk": []int64{1}, "nulls": []any{nil, nil}}})
+	// One record: "x" (02 78), junk [1] (02 02 00), two nulls (04 00).
+	rec := []byte{0x02, 0x78, 0x02, 0x02, 0x00, 0x04, 0x00}
+	tests := []struct {
+		name string
+		rec  []byte
+		ok   bool
+	}{
+		{"as written", rec, true},
+		{"an array count of 2^62", []byte{0x02, 0x78, 0xfe, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f}, false},
+		{"2^62 nulls take no byte: not iterated", []byte{0x02, 0x78, 0x00, 0xfe, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f, 0x00}, true},
+		{"a block with its size in bytes (a negative count)", []byte{0x02, 0x78, 0x01, 0x02, 0x02, 0x00, 0x00}, true},
+		{"a string longer than the block", []byte{0x0a, 0x78}, false},
+		{"a path length of 2^62", []byte{0xfe, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f}, false},
+		{"the smallest int64 as a block count", []byte{0x02, 0x78, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := walker{b: tt.rec}
+			o, err := newOCF(bytes.NewReader(good), 1<<20)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := newRecord("manifest_path")
+			err = w.value(o.schema, "", out, 0)
+			if (err == nil) != tt.ok {
+				t.Fatalf("value: %v, want ok=%v", err, tt.ok)
+			}
+			if tt.ok && out["manifest_path"] != "x" {
+				t.Errorf("manifest_path = %v, want x", out["manifest_path"])
 			}
 		})
 	}

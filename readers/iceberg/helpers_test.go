@@ -57,10 +57,10 @@ type entryRec struct {
 	SnapshotID     *int64 `avro:"snapshot_id"`
 	SequenceNumber *int64 `avro:"sequence_number"`
 	DataFile       struct {
-		Content     int32  `avro:"content"`
-		FilePath    string `avro:"file_path"`
-		FileFormat  string `avro:"file_format"`
-		Partition   struct {
+		Content    int32  `avro:"content"`
+		FilePath   string `avro:"file_path"`
+		FileFormat string `avro:"file_format"`
+		Partition  struct {
 			P *string `avro:"p"`
 		} `avro:"partition"`
 		RecordCount int64         `avro:"record_count"`
@@ -143,18 +143,18 @@ func meta(t testing.TB, loc string, updated int64, current int64, snaps []snap, 
 	m := map[string]any{
 		"format-version": 2, "table-uuid": "9c12d441-03fe-4693-9a96-a0705ddf69c1", "location": loc,
 		"last-sequence-number": 1, "last-updated-ms": updated, "last-column-id": 1,
-		"schemas":            []any{map[string]any{"type": "struct", "schema-id": 0, "fields": []any{map[string]any{"id": 1, "name": "x", "required": false, "type": "long"}}}},
-		"current-schema-id":  0,
-		"partition-specs":    []any{map[string]any{"spec-id": 0, "fields": []any{}}},
-		"default-spec-id":    0,
-		"last-partition-id":  999,
-		"sort-orders":        []any{map[string]any{"order-id": 0, "fields": []any{}}},
+		"schemas":               []any{map[string]any{"type": "struct", "schema-id": 0, "fields": []any{map[string]any{"id": 1, "name": "x", "required": false, "type": "long"}}}},
+		"current-schema-id":     0,
+		"partition-specs":       []any{map[string]any{"spec-id": 0, "fields": []any{}}},
+		"default-spec-id":       0,
+		"last-partition-id":     999,
+		"sort-orders":           []any{map[string]any{"order-id": 0, "fields": []any{}}},
 		"default-sort-order-id": 0,
-		"properties":         props,
-		"current-snapshot-id": current,
-		"snapshots":          ss,
-		"snapshot-log":       []any{},
-		"metadata-log":       []any{},
+		"properties":            props,
+		"current-snapshot-id":   current,
+		"snapshots":             ss,
+		"snapshot-log":          []any{},
+		"metadata-log":          []any{},
 	}
 	if props == nil {
 		m["properties"] = map[string]string{}

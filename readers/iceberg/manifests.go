@@ -12,21 +12,18 @@ import (
 )
 
 // manifestFile is what is read of one record of a manifest list (the table spec, "Manifest
-// Lists"): the manifest's path, and whether it lists data or delete files.
+// Lists"): the manifest's path.
 type manifestFile struct {
-	ManifestPath string `avro:"manifest_path"`
-	Content      int32  `avro:"content"`
+	ManifestPath string
 }
 
-// manifestEntry is what is read of one record of a manifest (the table spec, "Manifests").
-type manifestEntry struct {
-	Status   int32 `avro:"status"`
-	DataFile struct {
-		Content  int32  `avro:"content"`
-		FilePath string `avro:"file_path"`
-		FileSize int64  `avro:"file_size_in_bytes"`
-	} `avro:"data_file"`
-}
+// The fields read of a manifest entry (the table spec, "Manifests").
+const (
+	fieldStatus   = "status"
+	fieldPath     = "data_file.file_path"
+	fieldContent  = "data_file.content"
+	fieldFileSize = "data_file.file_size_in_bytes"
+)
 
 // Manifest entry statuses: a DELETED entry records a file removed by this very snapshot.
 const statusDeleted = 2
@@ -132,19 +129,20 @@ func (t *Table) collect(ctx context.Context, store storage.Store, keep map[strin
 // readManifestList streams the records of a manifest list.
 func readManifestList(ctx context.Context, store storage.Store, key string, limit int64, fn func(manifestFile) error) error {
 	return readAvro(ctx, store, key, limit, "manifest list", []string{"manifest_path"}, func(o *container) error {
+		rec := newRecord("manifest_path")
 		for {
-			var mf manifestFile
-			ok, err := o.next(&mf)
+			ok, err := o.next(rec)
 			if err != nil {
 				return err
 			}
 			if !ok {
 				return nil
 			}
-			if mf.ManifestPath == "" {
+			p, _ := rec.str("manifest_path")
+			if p == "" {
 				return fmt.Errorf("%w: a manifest without a path", errNotAvro)
 			}
-			if err := fn(mf); err != nil {
+			if err := fn(manifestFile{ManifestPath: p}); err != nil {
 				return err
 			}
 		}
@@ -232,22 +230,29 @@ func (t *Table) DataFiles(ctx context.Context, store storage.Store, fn func(Data
 			return fmt.Errorf("%w: manifest %s of the current snapshot lies outside the table %s: it cannot be read here", ErrUnreadable, p, t.res.location)
 		}
 		err = readAvro(ctx, store, k, t.limitBlock, "manifest", []string{"status", "data_file.file_path"}, func(o *container) error {
+			rec := newRecord(fieldStatus, fieldPath, fieldContent, fieldFileSize)
 			for {
-				var e manifestEntry
-				ok, err := o.next(&e)
+				ok, err := o.next(rec)
 				if err != nil {
 					return err
 				}
 				if !ok {
 					return nil
 				}
-				if e.Status == statusDeleted {
+				status, ok := rec.num(fieldStatus)
+				if !ok {
+					return fmt.Errorf("%w: an entry without a status", errNotAvro)
+				}
+				if status == statusDeleted {
 					continue
 				}
-				if e.Status < 0 || e.Status > statusDeleted {
-					return fmt.Errorf("%w: an entry of status %d", errNotAvro, e.Status)
+				if status < 0 || status > statusDeleted {
+					return fmt.Errorf("%w: an entry of status %d", errNotAvro, status)
 				}
-				df := DataFile{Path: e.DataFile.FilePath, Content: int(e.DataFile.Content), Size: e.DataFile.FileSize, Manifest: k}
+				path, _ := rec.str(fieldPath)
+				content, _ := rec.num(fieldContent)
+				size, _ := rec.num(fieldFileSize)
+				df := DataFile{Path: path, Content: int(content), Size: size, Manifest: k}
 				if df.Path == "" {
 					return fmt.Errorf("%w: an entry without a file_path", errNotAvro)
 				}
