@@ -25,6 +25,7 @@ variant s3 storage/s3
 variant azure storage/azure
 variant gcs storage/gcs
 variant all storage/location/all
+variant readers readers/iceberg readers/streaming readers/converted
 build() { # package, tags
   local out="$work/bin.$RANDOM"
   CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" ${2:+-tags "$2"} -o "$out" "$1"
@@ -45,6 +46,7 @@ for v in s3 azure gcs; do
   row "library + \`storage/$v\`" "$(build ./$work/$v "")"
 done
 row "library + \`storage/gcs\`, \`-tags disable_grpc_modules\`" "$(build ./$work/gcs disable_grpc_modules)"
+row "library + \`readers/iceberg\`, \`readers/streaming\`, \`readers/converted\` (hamba/avro)" "$(build ./$work/readers "")"
 row "library + \`storage/location/all\` (the three)" "$(build ./$work/all "")"
 row "library + \`storage/location/all\`, \`-tags disable_grpc_modules\`" "$(build ./$work/all disable_grpc_modules)"
 row "command line (\`cmd/deltavacuum\`: every backend, serve with SQLite and Prometheus)" "$(build ./cmd/deltavacuum "")"
