@@ -35,7 +35,16 @@
 // Not Iceberg (Find returns nil, nil): no metadata folder, or no file in it that parses as
 // Iceberg metadata. Iceberg but unreadable (an error matching ErrUnreadable, which the caller
 // turns into a refusal): the current metadata file cannot be chosen or read, its current
-// snapshot's manifest list is missing or not Avro, a manifest of the current snapshot is
-// missing or not Avro, a path in them cannot be read as a path (a '..' component, a control
-// character), a file larger than the limits. Every error names the file and says what to do.
+// snapshot's manifest list is missing, outside the table or not Avro (Find), a manifest of the
+// current snapshot is missing or not Avro (DataFiles), a path in them cannot be read as a path
+// (a '..' component, a control character), a file larger than the limits. Every error names
+// the file and says what to do. An older snapshot's missing manifest list is only reported
+// (Table.Missing): Iceberg readers fail only when they travel back to it.
+//
+// # Cost
+//
+// Find lists the metadata folders and reads every *.metadata.json in them (so that each is
+// recognised by its content; converters that clean up keep about a hundred), and the manifest
+// list of every snapshot of the current file (for the manifests to keep). DataFiles reads the
+// current snapshot's manifests, one at a time, block by block.
 package iceberg
