@@ -11,7 +11,6 @@ import (
 	"io"
 	"sync"
 
-	"github.com/hamba/avro/v2"
 	"github.com/klauspost/compress/snappy"
 	"github.com/klauspost/compress/zstd"
 )
@@ -19,12 +18,11 @@ import (
 // An Avro object container file (the Avro specification, "Object Container Files"): the
 // magic "Obj\x01", a header map (the schema, the codec), a 16-byte sync marker, then blocks of
 // (count, size, data, sync). The container is read here, block by block, with every length
-// checked against a limit before anything is allocated. hamba/avro parses the file's schema;
-// the records are walked here, against that schema, keeping the few fields Iceberg's paths
-// are in: hamba's own decoder skips an array by looping over the count the file gives, so a
-// hostile count of 2^62 in a skipped field would loop for ever, where every count here is
+// checked against a limit before anything is allocated, and the records are walked against the
+// file's own schema (schema.go), keeping the few fields Iceberg's paths are in, with every count
 // checked against the bytes left. So a manifest list of any length is read in constant memory,
-// and no length or count in a file can allocate or loop past its bytes.
+// and no length or count in a file can allocate or loop past its bytes. (docs/dependencies.md
+// says why this is not hamba/avro: its decoder loops over a hostile count, and it adds 5.9 MB.)
 
 var avroMagic = []byte{'O', 'b', 'j', 1}
 
@@ -37,7 +35,7 @@ const maxHeaderBytes = 16 << 20
 // container reads the records of one container file.
 type container struct {
 	r      *bufio.Reader
-	schema avro.Schema
+	schema *schema
 	codec  string
 	sync   [16]byte
 	limit  int64
@@ -92,9 +90,7 @@ func newOCF(r io.Reader, limit int64) (*container, error) {
 	if !ok {
 		return nil, fmt.Errorf("%w: no avro.schema in its header", errNotAvro)
 	}
-	// A cache of its own: named types of one file (Iceberg's partition records, r102 and the
-	// like) must not leak into the next.
-	schema, err := avro.ParseBytesWithCache(s, "", &avro.SchemaCache{})
+	schema, err := parseSchema(s)
 	if err != nil {
 		return nil, fmt.Errorf("%w: its schema: %v", errNotAvro, err)
 	}
@@ -263,18 +259,17 @@ func (o *container) inflate(data []byte) ([]byte, error) {
 
 // hasFields reports whether the file's records are records with these fields (a dotted path
 // goes into a nested record).
-func hasFields(s avro.Schema, paths ...string) bool {
+func hasFields(s *schema, paths ...string) bool {
 	for _, p := range paths {
 		cur := s
 		for _, name := range splitDot(p) {
-			rec, ok := cur.(*avro.RecordSchema)
-			if !ok {
+			if cur.kind != "record" {
 				return false
 			}
-			var found avro.Schema
-			for _, f := range rec.Fields() {
-				if f.Name() == name {
-					found = f.Type()
+			var found *schema
+			for _, f := range cur.fields {
+				if f.name == name {
+					found = f.typ
 				}
 			}
 			if found == nil {
@@ -359,73 +354,68 @@ func (w *walker) take(n int64) ([]byte, error) {
 }
 
 // value reads one value of schema s found at path p, keeping it in out when out wants p.
-func (w *walker) value(s avro.Schema, p string, out record, depth int) error {
+func (w *walker) value(s *schema, p string, out record, depth int) error {
 	if depth > maxDepth {
 		return fmt.Errorf("values nested deeper than %d", maxDepth)
 	}
 	_, want := out[p]
-	switch s := s.(type) {
-	case *avro.RefSchema:
-		return w.value(s.Schema(), p, out, depth+1)
-	case *avro.RecordSchema:
-		for _, f := range s.Fields() {
-			fp := f.Name()
+	switch s.kind {
+	case "record":
+		for _, f := range s.fields {
+			fp := f.name
 			if p != "" {
 				fp = p + "." + fp
 			}
-			if err := w.value(f.Type(), fp, out, depth+1); err != nil {
+			if err := w.value(f.typ, fp, out, depth+1); err != nil {
 				return err
 			}
 		}
 		return nil
-	case *avro.UnionSchema:
+	case "union":
 		i, err := w.long()
 		if err != nil {
 			return err
 		}
-		types := s.Types()
-		if i < 0 || i >= int64(len(types)) {
-			return fmt.Errorf("union branch %d of %d", i, len(types))
+		if i < 0 || i >= int64(len(s.branches)) {
+			return fmt.Errorf("union branch %d of %d", i, len(s.branches))
 		}
-		return w.value(types[i], p, out, depth+1)
-	case *avro.ArraySchema:
-		return w.blocks(p, func() error { return w.value(s.Items(), p+"[]", out, depth+1) }, zeroSize(s.Items(), 0))
-	case *avro.MapSchema:
+		return w.value(s.branches[i], p, out, depth+1)
+	case "array":
+		return w.blocks(p, func() error { return w.value(s.items, p+"[]", out, depth+1) }, zeroSize(s.items, 0))
+	case "map":
 		return w.blocks(p, func() error {
-			if err := w.value(avro.NewPrimitiveSchema(avro.String, nil), p+"{}", out, depth+1); err != nil {
+			if err := w.value(stringSchema, p+"{}", out, depth+1); err != nil {
 				return err
 			}
-			return w.value(s.Values(), p+"{}", out, depth+1)
+			return w.value(s.values, p+"{}", out, depth+1)
 		}, false)
-	case *avro.FixedSchema:
-		_, err := w.take(int64(s.Size()))
+	case "fixed":
+		_, err := w.take(int64(s.size))
 		return err
-	case *avro.EnumSchema:
+	case "enum":
 		i, err := w.long()
-		if err == nil && (i < 0 || i >= int64(len(s.Symbols()))) {
-			err = fmt.Errorf("enum symbol %d of %d", i, len(s.Symbols()))
+		if err == nil && (i < 0 || i >= int64(s.symbols)) {
+			err = fmt.Errorf("enum symbol %d of %d", i, s.symbols)
 		}
 		return err
-	}
-	switch s.Type() {
-	case avro.Null:
+	case "null":
 		return nil
-	case avro.Boolean:
+	case "boolean":
 		_, err := w.take(1)
 		return err
-	case avro.Int, avro.Long:
+	case "int", "long":
 		n, err := w.long()
 		if err == nil && want {
 			out[p] = n
 		}
 		return err
-	case avro.Float:
+	case "float":
 		_, err := w.take(4)
 		return err
-	case avro.Double:
+	case "double":
 		_, err := w.take(8)
 		return err
-	case avro.String, avro.Bytes:
+	case "string", "bytes":
 		n, err := w.long()
 		if err != nil {
 			return err
@@ -436,8 +426,10 @@ func (w *walker) value(s avro.Schema, p string, out record, depth int) error {
 		}
 		return err
 	}
-	return fmt.Errorf("an unknown type %s", s.Type())
+	return fmt.Errorf("an unknown type %s", s.kind)
 }
+
+var stringSchema = &schema{kind: "string"}
 
 // blocks reads the blocks of an array or map. Every item that takes a byte or more must fit
 // in the bytes left, so that a hostile count cannot make it loop; items that take no byte at
@@ -475,22 +467,20 @@ func (w *walker) blocks(p string, item func() error, empty bool) error {
 }
 
 // zeroSize reports whether every value of s is encoded in no byte at all.
-func zeroSize(s avro.Schema, depth int) bool {
+func zeroSize(s *schema, depth int) bool {
 	if depth > maxDepth {
 		return false
 	}
-	switch s := s.(type) {
-	case *avro.RefSchema:
-		return zeroSize(s.Schema(), depth+1)
-	case *avro.RecordSchema:
-		for _, f := range s.Fields() {
-			if !zeroSize(f.Type(), depth+1) {
+	switch s.kind {
+	case "record":
+		for _, f := range s.fields {
+			if !zeroSize(f.typ, depth+1) {
 				return false
 			}
 		}
 		return true
-	case *avro.FixedSchema:
-		return s.Size() == 0
+	case "fixed":
+		return s.size == 0
 	}
-	return s.Type() == avro.Null
+	return s.kind == "null"
 }
