@@ -26,7 +26,9 @@
 // changes of that version and later, or, inside an initial snapshot, the snapshot at that
 // version). When commits/N is missing, batch N was planned and not finished: after a restart
 // Spark runs it again from its start, which is batch N-1's end offset, so the pin is that
-// offset's reservoirVersion. Batch 0 planned and not finished starts where the query was
+// offset's reservoirVersion; with asynchronous progress tracking several planned batches may
+// wait for their commits, and the restart starts at the end of the newest committed one.
+// Nothing committed at all: batch 0 planned and not finished starts where the query was
 // told to start: inside an initial snapshot that is the snapshot at offsets/0's version; with
 // startingVersion or startingTimestamp the checkpoint does not say where, and Read fails
 // rather than guess.

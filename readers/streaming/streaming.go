@@ -77,9 +77,12 @@ func Read(ctx context.Context, store storage.Store, tableID string) (Checkpoint,
 	}
 	committed := contains(commits, latest)
 	cp := Checkpoint{LatestBatch: latest, Committed: committed}
-	batch := latest
-	if !committed {
-		batch = latest - 1
+	// The restart starts at the end of the newest committed batch: the batch after the
+	// latest when it is committed, or again the planned batches after the newest commit
+	// (one without asynchronous progress tracking, possibly several with it).
+	batch := int64(-1)
+	if len(commits) > 0 {
+		batch = commits[len(commits)-1]
 	}
 	if batch < 0 {
 		// Batch 0 planned, not finished: it starts where the query was told to.
@@ -94,7 +97,7 @@ func Read(ctx context.Context, store storage.Store, tableID string) (Checkpoint,
 		return cp, nil
 	}
 	if !contains(offsets, batch) {
-		return Checkpoint{}, fmt.Errorf("%w: %s: batch %d has not finished and offsets/%d, where it starts, is missing: the checkpoint is damaged; restore it or start the query on a new checkpoint", ErrCheckpoint, loc, latest, batch)
+		return Checkpoint{}, fmt.Errorf("%w: %s: batch %d has not finished and offsets/%d, where it starts, is missing: the checkpoint is damaged; restore it or start the query on a new checkpoint", ErrCheckpoint, loc, batch+1, batch)
 	}
 	o, n, key, err := readOffsets(ctx, store, batch, tableID)
 	if err != nil {

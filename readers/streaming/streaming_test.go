@@ -47,6 +47,16 @@ func TestRead(t *testing.T) {
 			"offsets/2": offsets(offset(tableID, 9, -1, false)),
 			"commits/0": "v1\n{}", "commits/1": "v1\n{}",
 		}, Checkpoint{Version: 5, BatchID: 1, File: "offsets/1", LatestBatch: 2, Sources: 1}},
+		{"several batches planned after the last commit (asynchronous progress tracking)", map[string]string{
+			"offsets/3": offsets(offset(tableID, 5, 3, false)),
+			"offsets/4": offsets(offset(tableID, 7, -1, false)),
+			"offsets/5": offsets(offset(tableID, 9, -1, false)),
+			"commits/3": "v1\n{}",
+		}, Checkpoint{Version: 5, BatchID: 3, File: "offsets/3", LatestBatch: 5, Sources: 1}},
+		{"nothing committed, several batches planned, inside the initial snapshot", map[string]string{
+			"offsets/0": offsets(offset(tableID, 4, 7, true)),
+			"offsets/1": offsets(offset(tableID, 4, 9, true)),
+		}, Checkpoint{Version: 4, BatchID: 0, File: "offsets/0", LatestBatch: 1, InitialSnapshot: true, Sources: 1}},
 		{"first batch planned inside the initial snapshot", map[string]string{
 			"offsets/0": offsets(offset(tableID, 4, 7, true)),
 		}, Checkpoint{Version: 4, BatchID: 0, File: "offsets/0", LatestBatch: 0, InitialSnapshot: true, Sources: 1}},
