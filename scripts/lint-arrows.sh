@@ -31,6 +31,7 @@ cases=(
   "storage/faulty $M/session library"
   "session $M/service/config session"
   "service net/http service-runner runner_zz_arrow"
+  "readers/streaming net/http readers"
 )
 dirs=()
 for c in "${cases[@]}"; do

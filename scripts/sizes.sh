@@ -25,6 +25,45 @@ variant s3 storage/s3
 variant azure storage/azure
 variant gcs storage/gcs
 variant all storage/location/all
+# The readers (issue 34) called, not only imported: a blank import of packages without init
+# links nothing.
+mkdir -p "$work/readers"
+cat >"$work/readers/main.go" <<'GO'
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/deltavacuum/deltavacuum"
+	"github.com/deltavacuum/deltavacuum/readers/converted"
+	"github.com/deltavacuum/deltavacuum/readers/iceberg"
+	"github.com/deltavacuum/deltavacuum/readers/streaming"
+	"github.com/deltavacuum/deltavacuum/storage/local"
+	"github.com/deltavacuum/deltavacuum/vacuum"
+)
+
+func main() {
+	ctx := context.Background()
+	t, err := deltavacuum.Open(ctx, os.Args[1])
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	p, err := t.Plan(ctx, vacuum.Options{})
+	fmt.Println(p, err)
+	s, _ := local.New(os.Args[1])
+	it, err := iceberg.Find(ctx, s, iceberg.Options{})
+	if it != nil {
+		err = it.DataFiles(ctx, s, func(f iceberg.DataFile) error { fmt.Println(f.Key); return nil })
+	}
+	fmt.Println(err)
+	c, err := converted.Detect(ctx, s, nil)
+	fmt.Println(c, err)
+	fmt.Println(streaming.Read(ctx, s, os.Args[2]))
+}
+GO
 build() { # package, tags
   local out="$work/bin.$RANDOM"
   CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" ${2:+-tags "$2"} -o "$out" "$1"
@@ -45,6 +84,7 @@ for v in s3 azure gcs; do
   row "library + \`storage/$v\`" "$(build ./$work/$v "")"
 done
 row "library + \`storage/gcs\`, \`-tags disable_grpc_modules\`" "$(build ./$work/gcs disable_grpc_modules)"
+row "library + \`readers/iceberg\`, \`readers/streaming\`, \`readers/converted\` called" "$(build ./$work/readers "")"
 row "library + \`storage/location/all\` (the three)" "$(build ./$work/all "")"
 row "library + \`storage/location/all\`, \`-tags disable_grpc_modules\`" "$(build ./$work/all disable_grpc_modules)"
 row "command line (\`cmd/deltavacuum\`: every backend, serve with SQLite and Prometheus)" "$(build ./cmd/deltavacuum "")"
