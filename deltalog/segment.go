@@ -31,7 +31,13 @@ type Segment struct {
 	// UnbackfilledCommits is true when _delta_log/_commits/ (coordinated commits) holds a
 	// commit newer than the latest version in _delta_log/.
 	UnbackfilledCommits bool
+	// Others are the names of the other files the listing found in _delta_log/ (a
+	// converter's conversion log, say), at most maxOthers of them, sorted as listed.
+	Others []string
 }
+
+// maxOthers bounds Segment.Others: a log full of stray files costs no memory.
+const maxOthers = 1000
 
 // ListLog lists _delta_log/ and returns the segment for the latest version. It refuses a table
 // without a log, a gap in the commits after the checkpoint, and a log that starts after 0
@@ -97,6 +103,10 @@ func listLog(ctx context.Context, store storage.Store, maxVersion int64) (*Segme
 				return nil
 			}
 			checkpoints[lf.Version] = append(checkpoints[lf.Version], lf)
+		case KindUnknownFile:
+			if len(seg.Others) < maxOthers {
+				seg.Others = append(seg.Others, o.Name())
+			}
 		}
 		return nil
 	})

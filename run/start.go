@@ -75,8 +75,10 @@ func Start(ctx context.Context, store storage.Store, req Request) (*Run, error) 
 }
 
 // precheck reads the snapshot a VACUUM of req plans from and refuses, before the lock, what it
-// alone decides (vacuum.Check) and a trash folder that cannot be (vacuum.TrashFolder). The
-// snapshot given in req.From is advanced to the newest version instead of read again.
+// alone decides (vacuum.Check), a trash folder that cannot be (vacuum.TrashFolder) and a log
+// another format's converter writes (CheckConverted); it finds the table's readers
+// (FindReaders), whose needs the plan keeps. The snapshot given in req.From is advanced to the
+// newest version instead of read again.
 func precheck(ctx context.Context, store storage.Store, req *Request) (*deltalog.Snapshot, error) {
 	var (
 		snap *deltalog.Snapshot
@@ -98,6 +100,15 @@ func precheck(ctx context.Context, store storage.Store, req *Request) (*deltalog
 			return nil, fmt.Errorf("%s: %w", store.Location(), err)
 		}
 	}
+	if err := CheckConverted(ctx, store, snap); err != nil {
+		return nil, err
+	}
+	found, err := FindReaders(ctx, store, snap, req.Now, req.Discover)
+	if err != nil {
+		return nil, err
+	}
+	req.found = found
+	req.Options.Readers = append(req.Options.Readers, found.Readers...)
 	return snap, nil
 }
 

@@ -46,6 +46,10 @@ type Request struct {
 	// version (deltalog.LoadFrom: one listing, then only the commits after it), not from a
 	// second read of the log. A snapshot of another table is refused.
 	From *deltalog.Snapshot
+	// Discover says where the table's readers are beyond what its folder shows (registered
+	// streaming checkpoints, the tables beside it) and how to open them (FindReaders): what
+	// they need is kept (Options.Readers is set from what is found).
+	Discover ReaderOptions
 	// Purpose is what the run does under the table's lock (Start): PurposeVacuum (the
 	// default), PurposeUndo, PurposePurge or PurposePin. Only a VACUUM plans; the others are
 	// Run.Do's.
@@ -62,6 +66,8 @@ type Request struct {
 	Heartbeats func() (<-chan time.Time, func())
 
 	notes []string // warnings of the plan, for the result
+	// found are the readers found for the plan (FindReaders); their notes go to the result.
+	found *Readers
 	// checked is the snapshot Start read and checked before taking the lock: a real run plans
 	// from it as it is (the re-check reads every commit after it before anything is deleted).
 	checked *deltalog.Snapshot
@@ -244,8 +250,14 @@ func plan(ctx context.Context, store storage.Store, req *Request) (*vacuum.Plan,
 	return pl, p, nil
 }
 
-// dryRun is the DRY RUN: the plan, nothing deleted, nothing written, no lock.
+// dryRun is the DRY RUN: the plan, nothing deleted, nothing written, no lock. It reads and
+// checks the table as a real run does before its lock (precheck), readers included.
 func dryRun(ctx context.Context, store storage.Store, req Request) (*vacuum.Result, error) {
+	snap, err := precheck(ctx, store, &req)
+	if err != nil {
+		return nil, err
+	}
+	req.checked = snap
 	pl, _, err := plan(ctx, store, &req)
 	if err != nil {
 		return nil, err
@@ -253,6 +265,9 @@ func dryRun(ctx context.Context, store storage.Store, req Request) (*vacuum.Resu
 	req.Counters.SetPhase("done")
 	res := vacuum.DryRun(pl)
 	res.Warnings = append(res.Warnings, req.notes...)
+	if req.found != nil {
+		res.Warnings = append(res.Warnings, req.found.Notes...)
+	}
 	rc := Recovery(ctx, store)
 	res.Reclaim = vacuum.NewReclaim(rc, req.Trash, pl.SizeOfDataToDelete)
 	res.Undo = vacuum.NewUndoability(rc, req.Trash, !req.NoRunRecord)
@@ -324,6 +339,9 @@ func realRun(ctx context.Context, r *Run) (*vacuum.Result, error) {
 	res, endVersion, err := execute(ctx, store, pl, p.Snapshot(), del, lk, req)
 	if res != nil {
 		res.Warnings = append(res.Warnings, req.notes...)
+		if req.found != nil {
+			res.Warnings = append(res.Warnings, req.found.Notes...)
+		}
 		res.RunID = id
 		trash := ""
 		if rec != nil {

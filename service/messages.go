@@ -668,6 +668,7 @@ var messagesEN = map[string]string{
 	"rule.not_older_than_cutoff":        "newer than the cutoff",
 	"rule.protected_in_other_spelling":  "a file of the table under another spelling",
 	"rule.protected_path_below":         "on the path of a file of the table",
+	"rule.read_by_reader":               "kept for a reader of the table (a pin, a streaming query, Iceberg, a clone)",
 	"rule.unreferenced":                 "deleted",
 
 	// Why a file is deleted (vacuum.Reason), in plain words.

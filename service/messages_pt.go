@@ -220,6 +220,7 @@ var messagesPT = map[string]string{
 	"rule.not_older_than_cutoff":        "mais novo que a data de corte",
 	"rule.protected_in_other_spelling":  "um arquivo da tabela com outra grafia",
 	"rule.protected_path_below":         "no caminho de um arquivo da tabela",
+	"rule.read_by_reader":               "mantido para um leitor da tabela (um pin, uma consulta de streaming, Iceberg, um clone)",
 	"rule.unreferenced":                 "excluído",
 
 	// Por que um arquivo é excluído (vacuum.Reason), em palavras simples.

@@ -1,12 +1,16 @@
 package vacuum
 
 import (
+	"bytes"
 	"context"
+	"fmt"
+	"slices"
 	"sort"
 	"testing"
 	"time"
 
 	"github.com/deltavacuum/deltavacuum/deltalog"
+	"github.com/deltavacuum/deltavacuum/internal/checkpointwriter"
 	"github.com/deltavacuum/deltavacuum/storage/mem"
 )
 
@@ -146,4 +150,28 @@ func dirs(plan *Plan) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// checkpointWith writes a classic checkpoint of version v holding the table's protocol and
+// metaData and the adds of paths, then deletes the commits up to v, as a log cleanup does.
+func (tb *table) checkpointWith(v int64, paths ...string) {
+	tb.t.Helper()
+	actions := []*deltalog.Action{
+		{Protocol: &deltalog.Protocol{MinReaderVersion: 1, MinWriterVersion: 2}},
+		{Metadata: &deltalog.Metadata{ID: "test-table", Format: deltalog.Format{Provider: "parquet", Options: map[string]string{}},
+			SchemaString: `{"type":"struct","fields":[]}`, PartitionColumns: []string{}, Configuration: map[string]string{}}},
+	}
+	for _, p := range paths {
+		actions = append(actions, &deltalog.Action{Add: &deltalog.Add{Path: p, Size: 1, DataChange: true, PartitionValues: map[string]string{}}})
+	}
+	var buf bytes.Buffer
+	if err := checkpointwriter.Write(&buf, slices.Values(actions)); err != nil {
+		tb.t.Fatal(err)
+	}
+	tb.store.PutAt(fmt.Sprintf("%s%020d.checkpoint.parquet", deltalog.LogDir, v), buf.Bytes(), now.Add(-30*day))
+	for i := int64(0); i <= v; i++ {
+		if _, err := tb.store.Delete(context.Background(), []string{deltalog.CommitKey(i)}); err != nil {
+			tb.t.Fatal(err)
+		}
+	}
 }

@@ -20,6 +20,8 @@ type decision struct {
 	// describe: a file listed without its size and time that the log does not protect; the
 	// walk asks the store for them and classifies it again.
 	describe bool
+	// readers: the readers that keep the entry (RuleRead; rules_readers.go).
+	readers uint64
 }
 
 // classify is the one classification of a listed entry (FULL's listing or an inventory laid
@@ -36,7 +38,9 @@ type decision struct {
 //  6. not older than the cutoff (rules_age.go): kept;
 //  7. a protected key in another spelling (rules_fold.go): kept;
 //  8. a protected path passes through it (rules_protected.go): kept;
-//  9. otherwise deleted, as what rules_reason.go says.
+//  9. a reader still needs it (rules_readers.go): kept, naming the reader (a reader's folder
+//     is not entered);
+//  10. otherwise deleted, as what rules_reason.go says.
 //
 // parent is the key of the folder the entry is listed in ("" for the root). It does no I/O;
 // the walk keeps the folders, the counters and the pairs of checksum companions.
@@ -55,6 +59,11 @@ func (p *Planner) classify(o storage.Object, parent, nested string) (decision, e
 		return decision{rule: RuleHidden, companion: !o.IsDir && p.companionGoes(o.Key, name)}, nil
 	}
 	if o.IsDir {
+		if p.readers != nil {
+			if m := p.readers.inFolder(o.Key); m != 0 {
+				return decision{rule: RuleRead, readers: m}, nil
+			}
+		}
 		return decision{rule: RuleDirectory}, nil
 	}
 	h := p.hash(o.Key)
@@ -74,6 +83,9 @@ func (p *Planner) classify(o storage.Object, parent, nested string) (decision, e
 		return decision{rule: RuleOtherSpelling, h: h}, nil // a live file's key in another spelling (case, normalization)
 	case p.pathBelow(o.Key + "/"):
 		return decision{rule: RuleProtectedBelow, h: h}, nil
+	}
+	if m := p.readBy(o.Key, h); m != 0 {
+		return decision{rule: RuleRead, reason: p.reason(o.Key, h), h: h, readers: m}, nil
 	}
 	return decision{rule: RuleUnreferenced, reason: p.reason(o.Key, h), h: h}, nil
 }

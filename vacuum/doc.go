@@ -103,6 +103,18 @@
 // deletionTimestamp is before the cutoff", "LITE: on local disk, a candidate written again
 // since is too new, a companion goes with its file".
 //
+// Readers (section 15; rules_readers.go, protectReaders, readBy, keepForReaders): a reader
+// pinned at V keeps every file a commit after V names, whatever its age, and what it names
+// itself: "readers: a file a commit after a reader's version names is kept, whatever its age",
+// "readers: a file removed at or before a reader's version follows the retention", "readers: a
+// kept file names the readers whose version is older than the commit that names it",
+// "readers: a reader's deletion vectors and change data after its version are kept",
+// "readers: a reader's files and folders are kept, in every spelling, its folders never
+// entered"; a reader the log cannot serve refuses the run (ErrReaderTooOld): "readers: a
+// reader whose commits the log no longer holds refuses the run", "readers: a reader beyond the
+// log refuses the run"; in every mode: "readers: LITE keeps what a reader needs", "readers: an
+// inventory run keeps what a reader needs".
+//
 // Inventory (section 10): rows outside the table root are ignored (package inventory,
 // root.key), then the rules above decide: "inventory: rows outside the table root are ignored".
 //

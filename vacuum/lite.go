@@ -50,12 +50,21 @@ func (p *Planner) planLite(ctx context.Context, plan *Plan, times []deltalog.Com
 		}
 		h := p.hash(key)
 		if rule := p.liteKeeps(key, h); rule != "" {
+			if rule == RuleRead {
+				if _, ok := index[h]; !ok {
+					index[h] = -1 // kept: told once
+					p.keepForReaders(plan, storage.Object{Key: key, Size: size}, reason, p.readBy(key, h))
+				}
+				return nil
+			}
 			p.observeCandidate(storage.Object{Key: key, Size: size}, h, rule, reason, removed)
 			return nil
 		}
 		eligible := p.eligible(h, at)
 		if i, ok := index[h]; ok {
-			plan.Files.raiseEligible(i, eligible)
+			if i >= 0 {
+				plan.Files.raiseEligible(i, eligible)
+			}
 			return nil
 		}
 		index[h] = plan.Files.Len()

@@ -72,6 +72,10 @@ type Options struct {
 	FilesInMemory int
 	// SpillDir is the folder of that temporary file; "" is os.TempDir() ($TMPDIR).
 	SpillDir string
+	// Readers are the table's readers (section 15; rules_readers.go): what each still needs
+	// is kept, whatever its age. Package run finds them (pins, registered streaming queries,
+	// Iceberg metadata, shallow clones).
+	Readers []Reader
 }
 
 // File is one file the plan deletes.
@@ -154,6 +158,11 @@ type Plan struct {
 	Trash string `json:"trash,omitempty"`
 	// Shard is the part of the table this plan covers (Options.Shard); nil: all of it.
 	Shard *Shard `json:"shard,omitempty"`
+	// Readers are the readers the plan honoured, each with what it keeps that nothing else
+	// would (rules_readers.go); KeptForReaders every file they keep that the plan would
+	// otherwise delete, with the readers that keep it.
+	Readers        []ReaderKept `json:"readers"`
+	KeptForReaders []KeptFile   `json:"keptForReaders"`
 
 	// now is the clock of the plan; run and table are the retentions as durations (the hours
 	// above are rounded for display). The executor's re-check needs them exactly.
@@ -183,6 +192,7 @@ type Planner struct {
 	keepDir    keySet    // ancestors of protected files
 	expired    tombList  // files named by expired tombstones, with the newest deletion time
 	why        whyList   // why each protected key is protected; only with Options.Observe
+	readers    *readerKeys // what the readers keep (rules_readers.go); nil without readers
 	logFiles   *logFiles // the snapshot's files for an observer of LITE (Options.ObserveLog)
 }
 
@@ -252,6 +262,9 @@ func NewPlannerFor(ctx context.Context, store storage.Store, snap *deltalog.Snap
 	}
 	opts.Counters.SetPhase("reading the log")
 	if err := p.protect(ctx); err != nil {
+		return nil, err
+	}
+	if err := p.protectReaders(ctx); err != nil {
 		return nil, err
 	}
 	return p, nil
@@ -347,6 +360,8 @@ func (p *Planner) newPlan() *Plan {
 		TotalDirectories:      1,
 		Protected:             int64(p.keep.len()),
 		Shard:                 p.opts.Shard,
+		Readers:               p.readerSummaries(),
+		KeptForReaders:        []KeptFile{},
 		now:                   p.now,
 		run:                   p.run,
 		table:                 p.table,
@@ -427,8 +442,17 @@ func (p *Planner) planListing(ctx context.Context, plan *Plan, walker Walker) (*
 			stack = append(stack, &dirState{key: o.Key, modTime: o.ModTime, files: plan.Files.Len(), size: plan.SizeOfDataToDelete,
 				crcs: plan.NumChecksumFiles, crcSize: plan.SizeOfChecksumFiles})
 			return nil
+		case RuleRead:
+			if o.IsDir {
+				p.observeRead(o, d.readers, "")
+				return storage.SkipDir // a reader's folder, kept whole
+			}
 		}
 		plan.Listed++
+		if d.rule == RuleRead {
+			p.keepForReaders(plan, o, d.reason, d.readers)
+			return nil
+		}
 		if d.rule != RuleUnreferenced {
 			p.observe(o, d.h, d.kept, d.rule, "")
 			return nil

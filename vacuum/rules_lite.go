@@ -59,6 +59,8 @@ func (p *Planner) liteKeeps(key string, h uint64) Rule {
 		return RuleOtherSpelling
 	case p.pathBelow(key + "/"):
 		return RuleProtectedBelow // a folder that is a link
+	case p.readBy(key, h) != 0:
+		return RuleRead
 	}
 	return ""
 }

@@ -51,6 +51,9 @@ type rule struct {
 	wantDropped []Dropped
 	// check, when set, proves a rule that decides no plan (the trash, the coverage).
 	check func(t *testing.T)
+	// wantKept, when set, are the files readers keep (Plan.KeptForReaders), each with the
+	// kind and version of the first reader that keeps it ("pin@3").
+	wantKept map[string]string
 }
 
 // ruleCases has one case per rule that decides what VACUUM deletes (VACUUM-SPEC.md sections
@@ -572,6 +575,127 @@ func ruleCases() []rule {
 			wantDirs:  []string{"y"},
 		},
 		{
+			name: "readers: a file a commit after a reader's version names is kept, whatever its age",
+			setup: func(tb *table) {
+				tb.commit(add("a.parquet"), add("b.parquet"), add("c.parquet")) // 1
+				tb.commit(remove("a.parquet", 20*day))                          // 2: at the pin
+				tb.commit(remove("b.parquet", 20*day), add("d.parquet"))        // 3: after it
+				tb.commit(remove("d.parquet", 20*day))                          // 4: added and removed after it
+				for _, k := range []string{"a.parquet", "b.parquet", "c.parquet", "d.parquet"} {
+					tb.file(k, 30*day)
+				}
+			},
+			opts:     Options{Readers: []Reader{pinAt(2)}},
+			want:     map[string]Reason{"a.parquet": ReasonTombstone},
+			wantKept: map[string]string{"b.parquet": "pin@2", "d.parquet": "pin@2"},
+		},
+		{
+			name: "readers: a file removed at or before a reader's version follows the retention",
+			setup: func(tb *table) {
+				tb.commit(add("a.parquet"), add("b.parquet")) // 1
+				tb.commit(remove("a.parquet", 20*day))        // 2
+				tb.commit(remove("b.parquet", day))           // 3: inside the retention
+				tb.file("a.parquet", 30*day)
+				tb.file("b.parquet", 30*day)
+				tb.file("untracked.parquet", 30*day)
+			},
+			opts: Options{Readers: []Reader{pinAt(3), pinAt(4)}},
+			want: map[string]Reason{"a.parquet": ReasonTombstone, "untracked.parquet": ReasonUntracked},
+		},
+		{
+			name: "readers: a kept file names the readers whose version is older than the commit that names it",
+			setup: func(tb *table) {
+				tb.commit(add("a.parquet"), add("b.parquet")) // 1
+				tb.commit(remove("a.parquet", 20*day))        // 2
+				tb.commit(remove("b.parquet", 20*day))        // 3
+				tb.file("a.parquet", 30*day)
+				tb.file("b.parquet", 30*day)
+			},
+			opts:     Options{Readers: []Reader{pinAt(2), pinAt(1)}},
+			want:     map[string]Reason{},
+			wantKept: map[string]string{"a.parquet": "pin@1", "b.parquet": "pin@2"},
+		},
+		{
+			name: "readers: a reader's deletion vectors and change data after its version are kept",
+			setup: func(tb *table) {
+				tb.commit(addDV("a.parquet", dvU("", z85)))                                                             // 1
+				tb.commit(removeDV("a.parquet", 20*day, dvU("", z85)), add("a.parquet"), cdc("_change_data/c.parquet")) // 2
+				tb.commit(remove("a.parquet", 20*day))                                                                  // 3
+				for _, k := range []string{"a.parquet", dvFile, "_change_data/c.parquet"} {
+					tb.file(k, 30*day)
+				}
+			},
+			opts:     Options{Readers: []Reader{pinAt(1)}},
+			want:     map[string]Reason{},
+			wantKept: map[string]string{"a.parquet": "pin@1", dvFile: "pin@1", "_change_data/c.parquet": "pin@1"},
+		},
+		{
+			name: "readers: a reader's files and folders are kept, in every spelling, its folders never entered",
+			setup: func(tb *table) {
+				tb.file("iceberg-named.parquet", 30*day)
+				tb.file("Other-Case.parquet", 30*day)
+				tb.file("metadata/v1.metadata.json", 30*day)
+				tb.file("metadata/snap-1.avro", 30*day)
+				tb.dir("metadata/empty", 30*day)
+				tb.file("stray.parquet", 30*day)
+			},
+			opts: Options{Readers: []Reader{{Kind: ReaderIceberg, Name: "metadata/v1.metadata.json", Folders: []string{"metadata/"},
+				Files: func(_ context.Context, fn func(string) error) error {
+					if err := fn("iceberg-named.parquet"); err != nil {
+						return err
+					}
+					return fn("other-case.parquet")
+				}}}},
+			want:     map[string]Reason{"stray.parquet": ReasonUntracked},
+			wantKept: map[string]string{"iceberg-named.parquet": "iceberg@-", "Other-Case.parquet": "iceberg@-"},
+		},
+		{
+			name: "readers: a reader whose commits the log no longer holds refuses the run",
+			setup: func(tb *table) {
+				tb.commit(add("a.parquet")) // 1
+				tb.commit(add("b.parquet")) // 2
+				tb.commit(add("c.parquet")) // 3
+				tb.checkpointWith(2, "a.parquet", "b.parquet")
+			},
+			opts: Options{Readers: []Reader{pinAt(1)}},
+			err:  errIs(ErrReaderTooOld),
+		},
+		{
+			name: "readers: a reader beyond the log refuses the run",
+			setup: func(tb *table) {
+				tb.commit(add("a.parquet")) // 1
+			},
+			opts: Options{Readers: []Reader{pinAt(3)}},
+			err:  errIs(ErrReaderTooOld),
+		},
+		{
+			name: "readers: LITE keeps what a reader needs",
+			setup: func(tb *table) {
+				tb.commit(add("a.parquet"), add("b.parquet")) // 1
+				tb.commit(remove("a.parquet", 20*day))        // 2
+				tb.commit(remove("b.parquet", 20*day))        // 3
+				tb.file("a.parquet", 30*day)
+				tb.file("b.parquet", 30*day)
+			},
+			opts:     Options{Mode: ModeLite, Readers: []Reader{pinAt(2)}},
+			want:     map[string]Reason{"a.parquet": ReasonTombstone},
+			wantKept: map[string]string{"b.parquet": "pin@2"},
+		},
+		{
+			name: "readers: an inventory run keeps what a reader needs",
+			setup: func(tb *table) {
+				tb.commit(add("a.parquet"), add("b.parquet")) // 1
+				tb.commit(remove("a.parquet", 20*day))        // 2
+				tb.commit(remove("b.parquet", 20*day))        // 3
+				tb.file("a.parquet", 30*day)
+				tb.file("b.parquet", 30*day)
+			},
+			inventoryCSV: fmt.Sprintf("path,length,isDir,modificationTime\nmem://bucket/table/a.parquet,1,false,%[1]d\nmem://bucket/table/b.parquet,1,false,%[1]d\n", now.Add(-30*day).UnixMilli()),
+			opts:         Options{Readers: []Reader{pinAt(2)}},
+			want:         map[string]Reason{"a.parquet": ReasonTombstone},
+			wantKept:     map[string]string{"b.parquet": "pin@2"},
+		},
+		{
 			name: "LITE: the candidates are the removes, their deletion vectors and the cdc files of the log, less what it protects",
 			spec: tableSpec{partitionColumns: []string{"p"}},
 			setup: func(tb *table) {
@@ -904,6 +1028,12 @@ func TestRules(t *testing.T) {
 			if diff := cmp.Diff(orEmpty(tt.wantNested), orEmpty(plan.NestedTables)); diff != "" {
 				t.Errorf("nested tables (-want +got):\n%s", diff)
 			}
+			if tt.wantKept == nil {
+				tt.wantKept = map[string]string{}
+			}
+			if diff := cmp.Diff(tt.wantKept, keptFor(plan, tt.opts.Readers)); diff != "" {
+				t.Errorf("kept for readers (-want +got):\n%s", diff)
+			}
 			if tt.after == nil {
 				return
 			}
@@ -950,6 +1080,31 @@ func TestRulesDocumented(t *testing.T) {
 	for name := range named {
 		t.Errorf("doc.go names %q, which is no case of TestRules", name)
 	}
+}
+
+// keptFor is what the plan keeps for readers: each file with its first reader, "kind@version".
+func keptFor(plan *Plan, readers []Reader) map[string]string {
+	out := map[string]string{}
+	for _, f := range plan.KeptForReaders {
+		for _, r := range readers {
+			if len(f.KeptBy) > 0 && f.KeptBy[0] == r.Describe() {
+				v := "-"
+				if r.Version != nil {
+					v = fmt.Sprint(*r.Version)
+				}
+				out[f.Path] = r.Kind + "@" + v
+				break
+			}
+		}
+		if _, ok := out[f.Path]; !ok {
+			out[f.Path] = "?" + strings.Join(f.KeptBy, "|")
+		}
+	}
+	return out
+}
+
+func pinAt(v int64) Reader {
+	return Reader{Kind: ReaderPin, Name: fmt.Sprintf("p%d", v), Version: &v}
 }
 
 func errIs(target error) func(error) bool {

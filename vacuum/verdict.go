@@ -38,6 +38,9 @@ const (
 	// RuleProtectedBelow: a protected path passes through it (a symbolic link to a folder, a
 	// key that is also a folder).
 	RuleProtectedBelow Rule = "protected_path_below"
+	// RuleRead: not protected by the log and old enough, but a reader of the table still needs
+	// it (section 15; rules_readers.go): kept; the Verdict's Readers say which.
+	RuleRead Rule = "read_by_reader"
 	// RuleUnreferenced: deleted; the Verdict's Reason says as what.
 	RuleUnreferenced Rule = "unreferenced"
 )
@@ -52,6 +55,8 @@ type Verdict struct {
 	// NewestRemoval is the newest deletionTimestamp (ms) of the removes naming the file,
 	// inside the retention or not; -1 when no remove names it.
 	NewestRemoval int64
+	// Readers are the readers that keep the file (RuleRead), the first of them first.
+	Readers []Reader
 }
 
 // Deletes reports whether the plan deletes the entry. A nested table found later in the walk

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/deltavacuum/deltavacuum/deltalog"
 	"github.com/deltavacuum/deltavacuum/internal/strictjson"
@@ -43,9 +45,9 @@ type xtableMetadata struct {
 // failed), and then only the file is looked for.
 func Detect(ctx context.Context, store storage.Store, snap *deltalog.Snapshot) (*Conversion, error) {
 	var c *Conversion
-	o, err := store.Stat(ctx, OneLakeConversionLog)
+	found, err := conversionLogListed(ctx, store, snap)
 	switch {
-	case err == nil && !o.IsDir:
+	case err == nil && found:
 		c = &Conversion{
 			Engine:       "OneLake",
 			SourceFormat: "ICEBERG",
@@ -53,7 +55,7 @@ func Detect(ctx context.Context, store storage.Store, snap *deltalog.Snapshot) (
 			Advice:       "this Delta log is OneLake's virtual translation of an Iceberg table: vacuum it in the engine that writes that table (expire its snapshots, remove its orphan files), not through the shortcut",
 			Evidence:     []string{OneLakeConversionLog},
 		}
-	case err != nil && !errors.Is(err, storage.ErrNotExist):
+	case err != nil:
 		return nil, fmt.Errorf("looking for %s in %s: %w", OneLakeConversionLog, store.Location(), err)
 	}
 	if snap == nil {
@@ -90,4 +92,21 @@ func Detect(ctx context.Context, store storage.Store, snap *deltalog.Snapshot) (
 		Advice:       "this Delta log is Apache XTable's sync of " + src + ": vacuum it in the engine that writes that table, then let XTable sync again; a Delta VACUUM here would delete files the source still reads",
 		Evidence:     []string{ev},
 	}, nil
+}
+
+// conversionLogListed reports whether OneLake's conversion log is in the log: from the listing
+// the snapshot was read from (deltalog.Segment.Others: no request), or, without a snapshot, by
+// looking for it.
+func conversionLogListed(ctx context.Context, store storage.Store, snap *deltalog.Snapshot) (bool, error) {
+	if snap != nil && snap.Segment != nil {
+		return slices.Contains(snap.Segment.Others, strings.TrimPrefix(OneLakeConversionLog, deltalog.LogDir)), nil
+	}
+	o, err := store.Stat(ctx, OneLakeConversionLog)
+	switch {
+	case errors.Is(err, storage.ErrNotExist):
+		return false, nil
+	case err != nil:
+		return false, err
+	}
+	return !o.IsDir, nil
 }
