@@ -106,3 +106,18 @@ func (t *Table) PurgeTrash(ctx context.Context, folder string, opts undo.PurgeOp
 func (t *Table) Unlock(ctx context.Context, opts run.UnlockOptions) (*run.UnlockReport, error) {
 	return run.Unlock(ctx, t.Store, opts)
 }
+
+// Pin pins a version of the table for a reader (run.CreatePin): every snapshot from it to the
+// newest is kept by every VACUUM of this tool until the pin ends. A Spark or delta-rs VACUUM
+// of the table does not honour it.
+func (t *Table) Pin(ctx context.Context, req run.PinRequest) (*run.Pin, error) {
+	return run.CreatePin(ctx, t.Store, req)
+}
+
+// Pins lists the table's pins at now, each with its state (run.ListPins).
+func (t *Table) Pins(ctx context.Context, now time.Time, maxPin time.Duration) ([]run.PinState, error) {
+	return run.ListPins(ctx, t.Store, now, maxPin)
+}
+
+// Unpin removes pin id of the table (run.Unpin).
+func (t *Table) Unpin(ctx context.Context, id string) error { return run.Unpin(ctx, t.Store, id) }

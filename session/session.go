@@ -477,6 +477,15 @@ func (s *Session) prepare(ctx context.Context, t *deltavacuum.Table, req VacuumR
 	if err := check.Validate(); err != nil {
 		return opts, nil, fmt.Errorf("%s: %w", t.Location, err)
 	}
+	if opts.Discover.Open == nil {
+		opts.Discover.Open = s.openStore
+	}
+	if opts.Discover.Siblings == nil {
+		// A shallow clone among the warehouse's tables names files of this one.
+		if opts.Discover.Siblings, err = s.WarehouseTables(ctx); err != nil {
+			return opts, nil, fmt.Errorf("%s: looking for shallow clones of the table in the warehouse: %w", t.Location, err)
+		}
+	}
 	closeInv = func() {}
 	if req.Inventory != nil {
 		listing, err := s.openInventory(ctx, t, req.Inventory, req.InventoryFormat)

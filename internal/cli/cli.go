@@ -128,7 +128,7 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		}
 		return &UsageError{Err: fmt.Errorf("%w (see %s --help)", err, c.CommandPath())}
 	})
-	root.AddCommand(newVacuumCmd(), newInspectCmd(), newExplainCmd(), newSQLCmd(), newHistoryCmd(), newRunsCmd(), newUndoCmd(), newTrashCmd(), newUnlockCmd(), newStorageOptionsCmd(), newDemoCmd(), newServeCmd(), newVersionCmd())
+	root.AddCommand(newVacuumCmd(), newInspectCmd(), newExplainCmd(), newSQLCmd(), newHistoryCmd(), newRunsCmd(), newUndoCmd(), newTrashCmd(), newUnlockCmd(), newPinCmd(), newPinsCmd(), newUnpinCmd(), newStorageOptionsCmd(), newDemoCmd(), newServeCmd(), newVersionCmd())
 	return root
 }
 

@@ -45,6 +45,7 @@ func newVacuumCmd() *cobra.Command {
 		noRecord    bool
 		shardArg    string
 		version     int64
+		checkpoints []string
 	)
 	cmd := &cobra.Command{
 		Use:   "vacuum TABLE",
@@ -146,6 +147,7 @@ Kubernetes: a Job with completionMode: Indexed, completions: N and parallelism u
 			} else if cmd.Flags().Changed("inventory-format") {
 				return usagef("--inventory-format needs --inventory")
 			}
+			req.Discover.StreamingCheckpoints = checkpoints
 			ctx := cmd.Context()
 			t, err := s.OpenArg(ctx, args[0])
 			if err != nil {
@@ -189,6 +191,7 @@ Kubernetes: a Job with completionMode: Indexed, completions: N and parallelism u
 	f.StringVar(&shardArg, "shard", "", "vacuum only shard `I/N` of the table (0 <= I < N; needs --version): N workers together do one run")
 	f.Int64Var(&version, "version", 0, "plan on snapshot version `V` instead of the latest (every shard of one run gives the same V)")
 	f.BoolVar(&noRecord, "no-run-record", false, "keep no run record under _deltavacuum/runs/ (the run cannot be undone)")
+	f.StringArrayVar(&checkpoints, "streaming-checkpoint", nil, "checkpoint `LOCATION` of a Structured Streaming query that reads the table: what it reads next is kept (repeatable; the table property "+dvrun.StreamingCheckpointsProperty+" lists them too)")
 	sf.add(cmd, vacuumSettings...)
 	return cmd
 }
@@ -209,6 +212,7 @@ func printResult(w io.Writer, res *vacuum.Result) error {
 		for _, d := range res.Dirs {
 			fmt.Fprintf(w, "directory\t\t\t%s\n", displayPath(d.Path+"/"))
 		}
+		printKeptForReaders(w, res.Plan)
 		fmt.Fprintf(w, "Found %d files (%d bytes) and %d directories in a total of %d directories that are safe to delete.\n",
 			res.NumFilesToDelete, res.SizeOfDataToDelete, len(res.Dirs), res.TotalDirectories)
 		printCompanions(w, "go", res.NumChecksumFiles, res.SizeOfChecksumFiles)
@@ -216,6 +220,7 @@ func printResult(w io.Writer, res *vacuum.Result) error {
 		printUndoability(w, res)
 		return nil
 	}
+	printKeptForReaders(w, res.Plan)
 	fmt.Fprintf(w, "Deleted %d files (%d bytes) and %d directories in a total of %d directories.\n",
 		res.NumDeletedFiles, res.SizeOfDeletedData, res.NumDeletedDirectories, res.TotalDirectories)
 	printCompanions(w, "went", res.NumDeletedChecksumFiles, res.SizeOfDeletedChecksumFiles)
@@ -238,6 +243,24 @@ func printResult(w io.Writer, res *vacuum.Result) error {
 	printReclaim(w, res)
 	printUndoability(w, res)
 	return nil
+}
+
+// printKeptForReaders prints each file the retention would delete that a reader of the table
+// keeps, with the reader, then one line per reader.
+func printKeptForReaders(w io.Writer, pl *vacuum.Plan) {
+	if pl == nil {
+		return
+	}
+	for _, f := range pl.KeptForReaders {
+		fmt.Fprintf(w, "kept\t%d\t%s\t%s\tread by %s\n", f.Size, fileTime(f.ModificationTime), displayPath(f.Path), displayPath(strings.Join(f.KeptBy, "; ")))
+	}
+	for _, r := range pl.Readers {
+		until := ""
+		if !r.Until.IsZero() {
+			until = ", until " + r.Until.UTC().Format(time.RFC3339)
+		}
+		fmt.Fprintf(w, "Reader: %s keeps %s (%d bytes) that nothing else keeps%s.\n", displayPath(r.Describe()), filesPhrase(r.NumFilesKept), r.SizeKept, until)
+	}
 }
 
 // fileTime is a modification time as the DRY RUN prints it: "-" when the plan does not know
