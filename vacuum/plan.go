@@ -189,11 +189,11 @@ type Planner struct {
 	keep   hashList // protected files: live, unexpired tombstones, their DV files
 	// keepFolded: the folded forms of protected keys that differ from them (rules_fold.go)
 	keepFolded foldedKeys
-	keepDir    keySet    // ancestors of protected files
-	expired    tombList  // files named by expired tombstones, with the newest deletion time
-	why        whyList   // why each protected key is protected; only with Options.Observe
+	keepDir    keySet      // ancestors of protected files
+	expired    tombList    // files named by expired tombstones, with the newest deletion time
+	why        whyList     // why each protected key is protected; only with Options.Observe
 	readers    *readerKeys // what the readers keep (rules_readers.go); nil without readers
-	logFiles   *logFiles // the snapshot's files for an observer of LITE (Options.ObserveLog)
+	logFiles   *logFiles   // the snapshot's files for an observer of LITE (Options.ObserveLog)
 }
 
 // NewPlanner loads the latest snapshot of the table in store and checks everything that can

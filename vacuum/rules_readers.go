@@ -205,7 +205,6 @@ func (k *readerKeys) inFolder(key string) uint64 {
 	return 0
 }
 
-
 // ReaderKept is a reader a plan honoured, with what it keeps that no other reader does.
 type ReaderKept struct {
 	Reader
