@@ -24,6 +24,9 @@ type InspectRequest struct {
 	// StreamingCheckpoints are checkpoint locations of streaming queries that read the table
 	// (run.ReaderOptions), beside those its property lists.
 	StreamingCheckpoints []string
+	// Siblings, when not nil, are the tables beside it looked at for shallow clones (nil: the
+	// session's warehouse's).
+	Siblings []string
 }
 
 // Inspect reports what a VACUUM of t would reclaim (see package insight), with the session's
@@ -45,7 +48,7 @@ func (s *Session) Inspect(ctx context.Context, t *deltavacuum.Table, req Inspect
 		opts.Now = s.cfg.Now()
 	}
 	if opts.Readers == nil {
-		opts.Readers = s.readersOf(t, opts.Now, req.StreamingCheckpoints)
+		opts.Readers = s.readersOf(t, opts.Now, run.ReaderOptions{StreamingCheckpoints: req.StreamingCheckpoints, Siblings: req.Siblings})
 	}
 	return insight.Inspect(ctx, t.Store, opts)
 }
@@ -53,19 +56,25 @@ func (s *Session) Inspect(ctx context.Context, t *deltavacuum.Table, req Inspect
 // Explain says what a VACUUM of t run now does with each path, and why (see insight.Explain).
 func (s *Session) Explain(ctx context.Context, t *deltavacuum.Table, paths []string, retainHours *float64) (*insight.Explained, error) {
 	now := s.cfg.Now()
-	return insight.Explain(ctx, t.Store, paths, insight.ExplainOptions{RetainHours: retainHours, Now: now, Readers: s.readersOf(t, now, nil)})
+	return insight.Explain(ctx, t.Store, paths, insight.ExplainOptions{RetainHours: retainHours, Now: now, Readers: s.readersOf(t, now, run.ReaderOptions{})})
 }
 
 // readersOf finds the readers of t at now as a VACUUM by this session does (run.FindReaders:
 // its pins, Iceberg metadata, registered streaming checkpoints, the warehouse's shallow
 // clones), for an inspection or an explanation.
-func (s *Session) readersOf(t *deltavacuum.Table, now time.Time, checkpoints []string) func(context.Context, *deltalog.Snapshot) (*insight.ReadersFound, error) {
+func (s *Session) readersOf(t *deltavacuum.Table, now time.Time, ro run.ReaderOptions) func(context.Context, *deltalog.Snapshot) (*insight.ReadersFound, error) {
 	return func(ctx context.Context, snap *deltalog.Snapshot) (*insight.ReadersFound, error) {
-		siblings, err := s.WarehouseTables(ctx)
-		if err != nil {
-			return nil, err
+		if ro.Siblings == nil {
+			siblings, err := s.WarehouseTables(ctx)
+			if err != nil {
+				return nil, err
+			}
+			ro.Siblings = siblings
 		}
-		found, err := run.FindReaders(ctx, t.Store, snap, now, run.ReaderOptions{StreamingCheckpoints: checkpoints, Siblings: siblings, Open: s.openStore})
+		if ro.Open == nil {
+			ro.Open = s.openStore
+		}
+		found, err := run.FindReaders(ctx, t.Store, snap, now, ro)
 		if err != nil {
 			return nil, err
 		}
