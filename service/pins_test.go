@@ -16,7 +16,7 @@ func TestPinsAPI(t *testing.T) {
 	f := newFixture(t, `tables:
   - {id: a, path: TABLES/a}
 `, nil, nil)
-	pinsDir := filepath.Join(f.dir, "a", "_deltavacuum", "pins")
+	pinsDir := filepath.Join(f.dir, "a", "_deltavacuum")
 	for _, body := range []string{
 		`{"version": 0, "hours": 0, "reason": "x"}`,
 		`{"version": 0, "hours": -1, "reason": "x"}`,
@@ -90,10 +90,7 @@ func TestBrowserPins(t *testing.T) {
 	}
 	b.shot("pinned")
 	b.run(chromedp.Click("button.unpin", chromedp.ByQuery), chromedp.WaitVisible("#pins-none", chromedp.ByQuery))
-	if _, err := os.Stat(filepath.Join(f.dir, "a", "_deltavacuum", "pins")); err != nil {
-		t.Fatalf("pins folder: %v", err)
-	}
-	if entries, _ := os.ReadDir(filepath.Join(f.dir, "a", "_deltavacuum", "pins")); len(entries) != 0 {
-		t.Errorf("the pin is still there after Unpin: %v", entries)
+	if pins, _ := filepath.Glob(filepath.Join(f.dir, "a", "_deltavacuum", "lock", "pin-*")); len(pins) != 0 {
+		t.Errorf("the pin is still there after Unpin: %v", pins)
 	}
 }

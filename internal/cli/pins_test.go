@@ -53,8 +53,8 @@ func TestPinKeepsAVersionReadable(t *testing.T) {
 		if code == ExitOK || !strings.Contains(out, `"error"`) {
 			t.Errorf("pin %v: exit %d, stdout %q, stderr %q; want a refusal as a JSON document", bad, code, out, errs)
 		}
-		if _, err := os.Stat(filepath.Join(dir, "_deltavacuum", "pins")); !os.IsNotExist(err) {
-			t.Fatalf("pin %v refused, yet it wrote the pins folder (%v)", bad, err)
+		if _, err := os.Stat(filepath.Join(dir, "_deltavacuum")); !os.IsNotExist(err) {
+			t.Fatalf("pin %v refused, yet it wrote the tool's folder (%v)", bad, err)
 		}
 	}
 	if _, err := os.Stat(filepath.Join(dir, "_deltavacuum")); !os.IsNotExist(err) {
@@ -151,8 +151,8 @@ func TestPinThatLiesFailsClosed(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := fixtures.Copy(t, "delta/basic-with-inserts-deletes-checkpoint", time.Now().Add(-30*24*time.Hour))
-			pins := filepath.Join(dir, "_deltavacuum", "pins")
-			key := filepath.Join(pins, id+".json")
+			pins := filepath.Join(dir, "_deltavacuum", "lock")
+			key := filepath.Join(pins, "pin-"+id+".json")
 			if tc.dir {
 				if err := os.MkdirAll(key, 0o755); err != nil {
 					t.Fatal(err)
