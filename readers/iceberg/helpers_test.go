@@ -3,7 +3,6 @@ package iceberg
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"testing"
 
 	"github.com/hamba/avro/v2/ocf"
@@ -198,9 +197,3 @@ func (tb *table) standard(t testing.TB) {
 	tb.put("metadata/version-hint.text", []byte("2"))
 }
 
-func must[T any](v T, err error) T {
-	if err != nil {
-		panic(fmt.Sprint(err))
-	}
-	return v
-}
