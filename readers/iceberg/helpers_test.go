@@ -196,4 +196,3 @@ func (tb *table) standard(t testing.TB) {
 	}))
 	tb.put("metadata/version-hint.text", []byte("2"))
 }
-
