@@ -145,7 +145,7 @@ func (l *locale) plainValue(v any) string {
 		return l.count(x)
 	case float64:
 		return l.number(x, -1, false)
-	case time.Time:
+	case time.Time, *time.Time:
 		return l.when(x)
 	case fmt.Stringer:
 		return x.String()
@@ -372,7 +372,7 @@ func offerWhy(o UndoOffer, d RunDoc) string {
 	if d.Undo != nil && detail == "" {
 		detail = d.Undo.Why
 	}
-	return text("undo."+o.Reason, "detail", detail, "error", d.StateDetail)
+	return text("undo."+o.Reason, "detail", detail, "error", d.StateDetail, "at", d.PurgedAt())
 }
 
 // count is n with thousands separated.
@@ -765,7 +765,7 @@ var messagesEN = map[string]string{
 	"undo.undone":          "Undone: every file it deleted is back.",
 	"undo.nothing-kept":    "It cannot be undone: nothing kept the files it deleted ({detail}). A policy with trash: true moves them to the trash instead, where an undo finds them.",
 	"undo.rest-lost":       "The files still missing cannot come back: nothing keeps them any more (the trash was purged, or the store no longer keeps them). Undoing again would not help.",
-	"undo.purged":          "It cannot be undone any more: its trash was purged once the table's undo window ({window}) had passed.",
+	"undo.purged":          "It cannot be undone any more: its trash was purged on {at}.",
 	"undo.nothing-deleted": "It deleted nothing: there is nothing to undo.",
 	"undo.retry":           "Some files failed to come back: undoing again retries them.",
 	"undo.unknown":         "Whether the store keeps deleted files could not be read ({detail}): an undo may bring nothing back. See what would come back first.",

@@ -8,6 +8,10 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/deltavacuum/deltavacuum"
+	"github.com/deltavacuum/deltavacuum/run"
+	"github.com/deltavacuum/deltavacuum/undo"
 )
 
 // The pages in each state a run and a table can be in (issue 27): after a run, after an
@@ -84,6 +88,14 @@ func TestBrowserAfterUndo(t *testing.T) {
 	if b.has("#undo-dry") || b.has("#undo-run") {
 		t.Error("the page of an undone run offers an undo")
 	}
+	// Issue 36, item 4: one answer everywhere; the page no longer says the trash keeps what
+	// the run deleted once it is all back.
+	if b.has("#undoability") {
+		t.Errorf("the page of an undone run says %q", b.text("#undoability"))
+	}
+	if got := b.text("#undo-why"); !strings.Contains(got, "Undone: every file it deleted is back") {
+		t.Errorf("why no undo: %q", got)
+	}
 	b.timesOnOneLine()
 	b.shot("run")
 	b.nav("/")
@@ -132,6 +144,51 @@ func TestBrowserTrashedRun(t *testing.T) {
 		t.Errorf("the runs list: %q", got)
 	}
 	b.shot("runs")
+}
+
+// TestBrowserPurgedRun (issue 36, item 1): a trashed run whose trash deltavacuum trash purge
+// emptied (outside the service) said "What it deletes can come back: the trash keeps it" and
+// offered Undo. Now its page, the runs list and the table page say it cannot be undone, since
+// when, in both languages, and offer nothing.
+func TestBrowserPurgedRun(t *testing.T) {
+	f := newFixture(t, "tables:\n  - {id: a, path: TABLES/a, policy: {trash: true, inspectEvery: off}}\n", nil, nil)
+	ctx := context.Background()
+	id := startRun(t, f, "a")
+	tb, err := deltavacuum.Open(ctx, filepath.Join(f.dir, "a"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := t0.Add(2 * time.Hour)
+	if _, err := tb.PurgeTrash(ctx, run.DefaultTrash, undo.PurgeOptions{Now: at}); err != nil {
+		t.Fatal(err)
+	}
+	for lang, want := range map[string]string{
+		"en":    "It cannot be undone any more: its trash was purged on " + at.Format("2006-01-02 15:04:05") + " UTC.",
+		"pt-BR": "Não pode mais ser desfeita: a sua lixeira foi esvaziada em " + at.Format("02/01/2006 15:04:05") + " UTC.",
+	} {
+		b := newBrowserIn(t, f.http.URL, lang)
+		b.nav("/runs/" + id)
+		if got := b.text("#undo-why"); got != want {
+			t.Errorf("%s: why no undo: %q, want %q", lang, got, want)
+		}
+		if b.has("#undo-dry") || b.has("#undoability") {
+			t.Errorf("%s: the page of a purged run offers an undo or says what the trash keeps", lang)
+		}
+		if got := b.attr("#undo", "data-reason"); got != offerPurged {
+			t.Errorf("%s: reason %q", lang, got)
+		}
+		b.shot("run-" + lang)
+		b.nav("/runs")
+		if got, col := b.text(`#runs tr[data-run="`+id+`"] td[data-label="`+localeByTag(lang).text("col.undo")+`"]`), localeByTag(lang).text("undocol.purged"); got != col {
+			t.Errorf("%s: the runs list's undo column %q, want %q", lang, got, col)
+		}
+	}
+	// The dry run the page's link would make is refused, and says why.
+	b := newBrowser(t, f.http.URL)
+	b.nav("/runs/" + id + "?undo=dry")
+	if got := b.text("body"); !strings.Contains(got, "its trash was purged on") || strings.Contains(got, "no such file") {
+		t.Errorf("the dry run of the undo of a purged run: %q", got)
+	}
 }
 
 // TestBrowserBrokenTable: a table whose location does not exist and one that is not a Delta
