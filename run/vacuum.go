@@ -385,9 +385,16 @@ func execute(ctx context.Context, store storage.Store, pl *vacuum.Plan, snap *de
 		exec.Start = st
 	}
 	res, err := vacuum.Execute(ctx, store, pl, exec)
+	// Once every delete is done, an interrupt has nothing left to stop: the run ends as it
+	// went (confirmed, recorded, covered), and only a lost lock (its cause, which Confirm
+	// reads first) fails it.
+	fin := context.WithoutCancel(ctx)
 	if err == nil && res.Status == vacuum.StatusCompleted {
 		// A run reports success only while it still holds the table.
-		if cerr := lk.Confirm(ctx); cerr != nil {
+		cctx, cancel := context.WithTimeout(fin, heartbeatIOTimeout)
+		cerr := lk.Confirm(cctx)
+		cancel()
+		if cerr != nil {
 			res.Status, err = vacuum.StatusFailed, cerr
 		}
 	}
@@ -402,7 +409,7 @@ func execute(ctx context.Context, store storage.Store, pl *vacuum.Plan, snap *de
 		}
 	}
 	if err == nil {
-		if cerr := vacuum.RecordCoverage(ctx, store, res); cerr != nil {
+		if cerr := vacuum.RecordCoverage(fin, store, res); cerr != nil {
 			err = fmt.Errorf("vacuum of %s completed, but %w", pl.Table, cerr)
 		}
 	}
