@@ -270,7 +270,8 @@ class DeltaTable:
         return [HistoryEntry.from_json(h) for h in doc.get("history") or []]
 
     def runs(self) -> List[RunSummary]:
-        """The VACUUM runs recorded beside the table (newest last), which undo can take back."""
+        """The VACUUM runs recorded beside the table, newest first (as the service's pages list
+        them), each with its state and whether an undo can bring its files back now."""
         doc = self._one(["runs", "--json"])
         return [RunSummary.from_json(r) for r in doc]
 
