@@ -153,12 +153,13 @@ func (l *locale) plainValue(v any) string {
 	return fmt.Sprint(v)
 }
 
-// scriptMessages are the messages the page's script uses (ids starting with "js.", and the
-// states): the layout gives them to it in a data attribute.
+// scriptMessages are the messages the page's script uses (ids starting with "js.", the
+// states, and the details of a run in progress, which the run page's script keeps in step with
+// its state): the layout gives them to it in a data attribute.
 func (l *locale) scriptMessages() map[string]string {
 	out := map[string]string{}
 	for k, v := range l.messages {
-		if strings.HasPrefix(k, "js.") || strings.HasPrefix(k, "state.") {
+		if strings.HasPrefix(k, "js.") || strings.HasPrefix(k, "state.") || k == "detail.planned" || k == "detail.running" {
 			out[k] = v
 		}
 	}

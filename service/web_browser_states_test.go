@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -188,6 +189,52 @@ func TestBrowserPurgedRun(t *testing.T) {
 	b.nav("/runs/" + id + "?undo=dry")
 	if got := b.text("body"); !strings.Contains(got, "its trash was purged on") || strings.Contains(got, "no such file") {
 		t.Errorf("the dry run of the undo of a purged run: %q", got)
+	}
+}
+
+// heldRecord holds the first write of a run record until released (the run is planned, and
+// the table holds no record of it yet), then the moves into the trash as gatedMover does.
+type heldRecord struct {
+	gatedMover
+	once             sync.Once
+	entered, release chan struct{}
+}
+
+func (h *heldRecord) Put(ctx context.Context, key string, data []byte) error {
+	if strings.HasPrefix(key, run.RunsDir) && strings.HasSuffix(key, ".jsonl.gz") {
+		h.once.Do(func() { close(h.entered) })
+		<-h.release
+	}
+	return h.gatedMover.Put(ctx, key, data)
+}
+
+// TestBrowserLiveRunDetail (issue 36, item 6): the live run page kept "Accepted: it is
+// planning…" while the run deleted (66 %): its script updated the state, not the detail under
+// it. The page is shown while the run is planned, then the run records itself and deletes.
+func TestBrowserLiveRunDetail(t *testing.T) {
+	f := newFixture(t, "tables:\n  - {id: a, path: TABLES/a, policy: {trash: true, inspectEvery: off}}\n", nil, nil)
+	g := gate(t, f)
+	h := &heldRecord{gatedMover: gatedMover{g}, entered: make(chan struct{}), release: make(chan struct{})}
+	f.srv.tables.openHook = func(context.Context, *table) (*deltavacuum.Table, error) { return deltavacuum.OpenStore(h), nil }
+	b := newBrowser(t, f.http.URL)
+	b.nav("/tables/a")
+	b.run(chromedp.Click("#preview", chromedp.ByQuery), chromedp.WaitVisible("#run-now", chromedp.ByQuery), b.ready())
+	b.run(chromedp.Click("#run-now", chromedp.ByQuery), chromedp.WaitVisible(`#run[data-state="planned"]`, chromedp.ByQuery))
+	<-h.entered
+	if got := b.text("#run-detail"); !strings.HasPrefix(got, "Accepted: it is planning") {
+		t.Errorf("the detail of a planned run: %q", got)
+	}
+	close(h.release)
+	b.run(chromedp.WaitVisible(`#run[data-phase="deleting"]`, chromedp.ByQuery), chromedp.WaitVisible(`#run[data-state="running"]`, chromedp.ByQuery))
+	if got := b.text("#run-detail"); got != "In progress." {
+		t.Errorf("the detail of a run that deletes: %q", got)
+	}
+	b.shot("deleting")
+	close(g.release)
+	b.run(chromedp.WaitVisible(`#run[data-state="completed"]`, chromedp.ByQuery), b.ready())
+	f.srv.Wait()
+	if got := b.text("#run-detail"); got != "Completed." {
+		t.Errorf("the detail of the ended run: %q", got)
 	}
 }
 
