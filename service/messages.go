@@ -571,6 +571,7 @@ var messagesEN = map[string]string{
 	"table.runs.none":             "No runs yet.",
 	"table.runs.all":              "Every run of this table",
 	"table.history":               "History (DESCRIBE HISTORY)",
+	"table.history.broken":        "The history cannot be read while the table is broken (see above).",
 	"table.history.note":          "The newest {n} commits; older ones: GET /api/tables/{id}/history?offset={n}.",
 
 	"policy.retention":        "Retention",

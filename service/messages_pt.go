@@ -121,6 +121,7 @@ var messagesPT = map[string]string{
 	"table.runs.none":             "Nenhuma execução ainda.",
 	"table.runs.all":              "Todas as execuções desta tabela",
 	"table.history":               "Histórico (DESCRIBE HISTORY)",
+	"table.history.broken":        "O histórico não pode ser lido enquanto a tabela estiver com defeito (veja acima).",
 	"table.history.note":          "Os {n} commits mais recentes; os anteriores: GET /api/tables/{id}/history?offset={n}.",
 
 	"policy.retention":        "Retenção",

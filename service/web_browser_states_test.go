@@ -268,7 +268,23 @@ func TestBrowserBrokenTable(t *testing.T) {
 	if got := b.text("#broken"); !strings.Contains(got, "does not exist") {
 		t.Errorf("the table page's banner: %q", got)
 	}
+	// Issue 36, item 6: the service's words (its configuration), not the command line's
+	// (--warehouse), said once on the page, not in the banner and again under the history.
+	page := b.text("body")
+	if strings.Contains(page, "--warehouse") || strings.Contains(page, "--catalog") || !strings.Contains(page, "check its path in the service's configuration") {
+		t.Errorf("the broken table's page gives the wrong advice:\n%s", page)
+	}
+	if n := strings.Count(page, "does not exist"); n != 1 {
+		t.Errorf("the page says the reason %d times:\n%s", n, page)
+	}
+	if got := b.text("#history-broken"); !strings.Contains(got, "cannot be read while the table is broken") {
+		t.Errorf("the history: %q", got)
+	}
 	b.shot("table")
+	b.nav("/tables/plain")
+	if page := b.text("body"); strings.Count(page, "is not a Delta table") != 1 {
+		t.Errorf("the page of a folder that is not a table says it %d times:\n%s", strings.Count(page, "is not a Delta table"), page)
+	}
 }
 
 // TestBrowserRunsPage: the runs of every table, newest first, with their table, state, start,
