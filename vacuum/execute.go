@@ -62,7 +62,7 @@ type Failure struct {
 // less those a commit made after planning made it keep (section 13 of the contract), which
 // are listed in Dropped with the reason.
 //
-// Every field README.md lists for --json is always present (null or [] when empty).
+// Every field docs/cli.md lists for --json is always present (null or [] when empty).
 type Result struct {
 	*Plan
 	DryRun                bool   `json:"dryRun"`

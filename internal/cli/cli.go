@@ -23,7 +23,7 @@ import (
 	"github.com/deltavacuum/deltavacuum/vacuum"
 )
 
-// Exit codes, as users of restic and rclone expect them (README.md, "Exit status").
+// Exit codes, as users of restic and rclone expect them (docs/cli.md, "Exit status").
 const (
 	ExitOK          = 0
 	ExitFailure     = 1   // refused or failed: nothing, or not everything planned, was done

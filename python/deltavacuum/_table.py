@@ -188,7 +188,7 @@ class DeltaTable:
         trash: move the files into this hidden folder of the table instead of deleting them.
         version: plan on that snapshot version instead of the latest. shard: "I/N", vacuum
         only shard I of N (it needs version): N workers with one N and one version together do
-        one run (README.md, --shard).
+        one run (docs/cli.md, --shard).
         An interrupt (the notebook's stop button) stops the run cleanly and raises
         VacuumInterrupted, a KeyboardInterrupt."""
         hours = _one_retention(retention_hours, retentionHours)
