@@ -90,22 +90,6 @@ func TestInterruptedRunOnLocalDisk(t *testing.T) {
 	}
 }
 
-// TestInterruptedTrashRunCountsWhatIsThere (issue 36, item 2): the undo of an interrupted run
-// whose trash keeps what it moved brings those back and counts the planned files it never
-// reached, still at their path, as present (not "not restorable").
-func TestInterruptedTrashRunCountsWhatIsThere(t *testing.T) {
-	dir := fixtures.Copy(t, "delta/basic-with-inserts-deletes-checkpoint", time.Now().Add(-30*24*time.Hour))
-	id := killedRun(t, dir, dvrun.DefaultTrash)
-	_, out, _ := run(t, "runs", dir)
-	if !strings.Contains(out, "--unfinished --run "+id) || strings.Contains(out, "is gone") {
-		t.Errorf("runs:\n%s", out)
-	}
-	code, out, errs := run(t, "undo", dir, "--unfinished", "--run", id)
-	if code != ExitOK || !strings.Contains(out, "Restored 1 file,") || !strings.Contains(out, "2 already at their path, 0 not restorable, 0 failed") {
-		t.Errorf("undo --unfinished: exit %d\n%s%s", code, out, errs)
-	}
-}
-
 // killedRun leaves in the table at dir what a run killed part-way leaves: its record, RUNNING,
 // listing 3 planned files of which it deleted (or, with trash, moved) the first only, and its
 // lock ticket, an hour without a heartbeat. It returns the run's id.
