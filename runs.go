@@ -47,12 +47,12 @@ func (t *Table) Undo(ctx context.Context, id string, opts undo.Options) (rep *ru
 	if _, err := run.ReadRecord(ctx, t.Store, id); err != nil {
 		return nil, err // before the lock: a wrong id changes nothing
 	}
-	if err := undo.Undoable(ctx, t.Store, id); err != nil {
-		return nil, err // before the lock: an undo that can bring nothing back changes nothing
-	}
 	snap, err := t.Snapshot(ctx)
 	if err != nil {
 		return nil, err // before the lock: not a table, or a broken log, changes nothing
+	}
+	if err := undo.Check(ctx, t.Store, id, snap); err != nil {
+		return nil, err // before the lock: a record not to use, or an undo that can bring nothing back, changes nothing
 	}
 	if opts.DryRun {
 		opts.Snapshot = snap

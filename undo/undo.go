@@ -59,6 +59,30 @@ func (e *NotUndoableError) Error() string {
 // Unwrap gives ErrNotUndoable.
 func (e *NotUndoableError) Unwrap() error { return ErrNotUndoable }
 
+// Check refuses what Undo would refuse of run id of the table in store before it looks at a
+// file, so that a caller can refuse it before it takes the table's lock (a refusal changes
+// nothing): a record that cannot be read, one that names as its trash a folder the table of
+// snap does not hide (a planted record naming a partition folder would move live files), and a
+// run whose state says an undo can bring nothing back (Undoable).
+func Check(ctx context.Context, store storage.Store, id string, snap *deltalog.Snapshot) error {
+	rec, err := run.ReadRecord(ctx, store, id)
+	if err != nil {
+		return err
+	}
+	return check(ctx, store, rec, snap)
+}
+
+func check(ctx context.Context, store storage.Store, rec *run.Record, snap *deltalog.Snapshot) error {
+	if rec.Trash != "" {
+		if _, err := vacuum.TrashFolder(snap, strings.TrimSuffix(rec.Trash, rec.ID+"/")); err != nil {
+			return fmt.Errorf("run %s of %s names %s as its trash: %w; the record is not used", rec.ID, store.Location(), rec.Trash, err)
+		}
+	}
+	// An undo that can bring nothing back is refused before it looks at a file: one line, and
+	// the run's state stays what it was (no report is written).
+	return Undoable(ctx, store, rec.ID)
+}
+
 // Undoable refuses, with a *NotUndoableError, the undo of run id of the table in store when its
 // state (run.InfoOf) says an undo can bring nothing back; a record that cannot be read is
 // refused with the reason. It reads the record's header, its last undo and its purge note.
@@ -99,14 +123,7 @@ func Undo(ctx context.Context, store storage.Store, id string, opts Options) (*r
 	}
 	rep := &run.UndoReport{Run: id, Table: store.Location(), At: opts.Now.UTC(), DryRun: opts.DryRun, Files: make([]run.UndoFile, len(rec.Files))}
 	var restore func(ctx context.Context, e run.Entry) (string, string)
-	if rec.Trash != "" {
-		if _, err := vacuum.TrashFolder(opts.Snapshot, strings.TrimSuffix(rec.Trash, id+"/")); err != nil {
-			return nil, fmt.Errorf("run %s of %s names %s as its trash: %w; the record is not used", id, store.Location(), rec.Trash, err)
-		}
-	}
-	// An undo that can bring nothing back is refused before it looks at a file: one line, and
-	// the run's state stays what it was (no report is written).
-	if err := Undoable(ctx, store, id); err != nil {
+	if err := check(ctx, store, rec, opts.Snapshot); err != nil {
 		return nil, err
 	}
 	switch {
