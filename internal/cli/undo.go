@@ -210,8 +210,12 @@ DURATION ago (30d, 72h, 90m; 0 empties the whole trash). Those runs can no longe
 					fmt.Fprintf(cmd.OutOrStdout(), "%s %s (%s) of %s from the trash %s; %s kept.\n",
 						verb, filesPhrase(rep.NumFiles), humanBytes(rep.Bytes), countPhrase(int64(len(rep.Runs)), "run", "runs"), displayPath(rep.Trash),
 						countPhrase(int64(len(rep.Kept)), "younger run", "younger runs"))
-					if !rep.DryRun && len(rep.Runs) > 0 {
-						fmt.Fprintf(cmd.OutOrStdout(), "%s can no longer be undone (deltavacuum runs says so).\n", countPhrase(int64(len(rep.Runs)), "That run", "Those runs"))
+					switch n := len(rep.Runs); {
+					case rep.DryRun || n == 0:
+					case n == 1:
+						fmt.Fprintln(cmd.OutOrStdout(), "That run can no longer be undone (deltavacuum runs says so).")
+					default:
+						fmt.Fprintf(cmd.OutOrStdout(), "Those %d runs can no longer be undone (deltavacuum runs says so).\n", n)
 					}
 					for _, f := range rep.Failed {
 						fmt.Fprintf(cmd.OutOrStdout(), "failed\t%s\t%s\n", displayPath(f.Path), displayPath(f.Error))

@@ -28,7 +28,7 @@ func TestPurgedRunIsNotOfferedUndo(t *testing.T) {
 		t.Fatal(errs)
 	}
 	code, out, errs := run(t, "trash", "purge", dir, "--older-than", "0s")
-	if code != ExitOK || !strings.Contains(out, "Deleted 14 files") || !strings.Contains(out, "That run can no longer be undone") {
+	if code != ExitOK || !strings.Contains(out, "Deleted 14 files") || !strings.Contains(out, "\nThat run can no longer be undone") {
 		t.Fatalf("trash purge: exit %d\n%s%s", code, out, errs)
 	}
 	var runs []map[string]any
