@@ -583,6 +583,7 @@ var messagesEN = map[string]string{
 	"col.until":                   "Until",
 	"col.reader":                  "Reader",
 	"pins.title":                  "Pins",
+	"pins.broken":                 "The pins cannot be read while the table is broken (see above).",
 	"pins.none":                   "No pins.",
 	"pins.version":                "Version",
 	"pins.version.placeholder":    "the current one",

@@ -133,6 +133,7 @@ var messagesPT = map[string]string{
 	"col.until":                   "Até",
 	"col.reader":                  "Leitor",
 	"pins.title":                  "Fixações de versão",
+	"pins.broken":                 "As fixações de versão não podem ser lidas enquanto a tabela estiver com defeito (veja acima).",
 	"pins.none":                   "Nenhuma fixação de versão.",
 	"pins.version":                "Versão",
 	"pins.version.placeholder":    "a atual",

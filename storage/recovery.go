@@ -107,7 +107,9 @@ func CanMove(s Store) bool {
 }
 
 // ErrChanged is returned (wrapped) in a DeleteResult when the object at the key is no longer
-// the one the listing saw (GCS: another generation): it was written again, and is kept.
+// the one the listing saw (GCS: another generation): it was written again, and is kept. A
+// Reader of an object store returns it (wrapped) when the object it opened was written again
+// or deleted before a read (ReadAll opens it again).
 var ErrChanged = errors.New("object changed since it was listed")
 
 // ErrUnsupported is returned (wrapped) by Restore and Move on a store that cannot do them.

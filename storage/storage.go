@@ -217,8 +217,23 @@ func MakesDirectories(ctx context.Context, s Store) bool {
 	return ok && d.MakesDirectories(ctx)
 }
 
-// ReadAll reads a whole object.
+// readAllAttempts is how often ReadAll opens an object that another process writes again (or
+// deletes) while it is read: a heartbeat, a run record, _last_checkpoint.
+const readAllAttempts = 3
+
+// ReadAll reads a whole object: one version of it. An object written again or deleted while
+// it is read (an error wrapping ErrChanged) is opened again, up to readAllAttempts times; a
+// deleted one then reads as ErrNotExist, as it would have a moment later.
 func ReadAll(ctx context.Context, s Store, key string) ([]byte, error) {
+	for attempt := 1; ; attempt++ {
+		b, err := readAllOnce(ctx, s, key)
+		if err == nil || !errors.Is(err, ErrChanged) || attempt == readAllAttempts || ctx.Err() != nil {
+			return b, err
+		}
+	}
+}
+
+func readAllOnce(ctx context.Context, s Store, key string) ([]byte, error) {
 	r, err := s.Open(ctx, key)
 	if err != nil {
 		return nil, err

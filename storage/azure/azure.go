@@ -559,7 +559,7 @@ func (b *backend) ReadRange(ctx context.Context, name, version string, off, n in
 	if err != nil {
 		var re *azcore.ResponseError
 		if errors.As(err, &re) && re.StatusCode == http.StatusPreconditionFailed {
-			return nil, fmt.Errorf("azure read %s: the object changed while it was read", name)
+			return nil, fmt.Errorf("azure read %s: %w (written again or deleted while it was read)", name, storage.ErrChanged)
 		}
 		return nil, wrap("read", name, err)
 	}

@@ -287,7 +287,7 @@ func (b *backend) ReadRange(ctx context.Context, name, version string, off, n in
 	r, err := o.NewRangeReader(ctx, off, n)
 	if err != nil {
 		if errors.Is(err, gcs.ErrObjectNotExist) && version != "" {
-			return nil, fmt.Errorf("%w: %s (replaced or deleted while it was read)", storage.ErrNotExist, name)
+			return nil, fmt.Errorf("gcs read %s: %w (written again or deleted while it was read)", name, storage.ErrChanged)
 		}
 		return nil, wrap("read", name, err)
 	}

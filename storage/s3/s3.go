@@ -376,7 +376,7 @@ func (b *backend) ReadRange(ctx context.Context, name, version string, off, n in
 	out, err := b.client.GetObject(ctx, in)
 	if err != nil {
 		if status(err) == http.StatusPreconditionFailed {
-			return nil, fmt.Errorf("s3 read %s: the object changed while it was read", name)
+			return nil, fmt.Errorf("s3 read %s: %w (written again or deleted while it was read)", name, storage.ErrChanged)
 		}
 		return nil, wrap("read", name, err)
 	}

@@ -77,5 +77,6 @@ func TestGoFakeS3Move(t *testing.T) {
 }
 
 func TestGoFakeS3Conformance(t *testing.T) {
-	storagetest.Run(t, func(t *testing.T) storage.Store { return fakeS3Store(t, "plain", false) })
+	storagetest.Run(t, func(t *testing.T) storage.Store { return fakeS3Store(t, "plain", false) },
+		storagetest.Skip(map[string]string{"ChangedWhileRead": "gofakes3 v1.2.0 ignores If-Match on GET (the S3 test server honours it)"}))
 }

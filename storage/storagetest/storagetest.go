@@ -89,6 +89,7 @@ func Run(t *testing.T, newStore func(t *testing.T) storage.Store, opts ...Option
 		{"ReadAt", testReadAt},
 		{"ZeroByteObject", testZeroByte},
 		{"Overwrite", testOverwrite},
+		{"ChangedWhileRead", testChangedWhileRead},
 		{"WalkOrder", testWalkOrder},
 		{"WalkPrefix", testWalkPrefix},
 		{"WalkSkipDir", testWalkSkipDir},
@@ -366,6 +367,57 @@ func testOverwrite(t *testing.T, s storage.Store) {
 	got, err := storage.ReadAll(ctx, s, "k")
 	if err != nil || string(got) != "second" {
 		t.Fatalf("ReadAll = %q, %v", got, err)
+	}
+}
+
+// testChangedWhileRead: an object written again after it was opened reads as the version
+// opened (a file system's open file) or fails with an error wrapping storage.ErrChanged (an
+// object store's conditional read), never as the new bytes or a mix; one deleted after it was
+// opened reads as the version opened, or fails with ErrChanged or ErrNotExist. ReadAll then
+// reads the new version whole, or ErrNotExist.
+func testChangedWhileRead(t *testing.T, s storage.Store) {
+	ctx := ctxT(t)
+	put(t, s, "k", []byte("first version"))
+	r, err := s.Open(ctx, "k")
+	if err != nil {
+		t.Fatal(err)
+	}
+	put(t, s, "k", []byte("SECOND VERSION, longer"))
+	buf := make([]byte, r.Size())
+	n, err := r.ReadAt(buf, 0)
+	r.Close()
+	switch {
+	case err == nil || errors.Is(err, io.EOF) && n == len(buf):
+		if string(buf[:n]) != "first version" {
+			t.Errorf("read %q of an object written again after Open, want the version opened", buf[:n])
+		}
+	case !errors.Is(err, storage.ErrChanged):
+		t.Errorf("reading an object written again after Open: %v, want an error wrapping ErrChanged", err)
+	}
+	if got, err := storage.ReadAll(ctx, s, "k"); err != nil || string(got) != "SECOND VERSION, longer" {
+		t.Errorf("ReadAll = %q, %v", got, err)
+	}
+
+	r, err = s.Open(ctx, "k")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, err := s.Delete(ctx, []string{"k"}); err != nil || len(res) != 1 || res[0].Err != nil {
+		t.Fatalf("Delete = %+v, %v", res, err)
+	}
+	buf = make([]byte, r.Size())
+	n, err = r.ReadAt(buf, 0)
+	r.Close()
+	switch {
+	case err == nil || errors.Is(err, io.EOF) && n == len(buf):
+		if string(buf[:n]) != "SECOND VERSION, longer" {
+			t.Errorf("read %q of an object deleted after Open, want the version opened", buf[:n])
+		}
+	case !errors.Is(err, storage.ErrChanged) && !errors.Is(err, storage.ErrNotExist):
+		t.Errorf("reading an object deleted after Open: %v, want ErrChanged or ErrNotExist", err)
+	}
+	if _, err := storage.ReadAll(ctx, s, "k"); !errors.Is(err, storage.ErrNotExist) {
+		t.Errorf("ReadAll of a deleted object: %v, want ErrNotExist", err)
 	}
 }
 

@@ -79,7 +79,9 @@ type Backend interface {
 	List(ctx context.Context, prefix string, o ListOptions, fn func(Page) error) error
 	// Head describes one object or directory entity.
 	Head(ctx context.Context, name string) (Entry, error)
-	// ReadRange reads n > 0 bytes at off of the object, of version when not empty.
+	// ReadRange reads n > 0 bytes at off of the object, of version when not empty: when the
+	// object is no longer that version (written again, or deleted), an error wrapping
+	// storage.ErrChanged.
 	ReadRange(ctx context.Context, name, version string, off, n int64) (io.ReadCloser, error)
 	// Put writes an object. With ifAbsent it fails with storage.ErrExist when the name is
 	// taken, and makes a single attempt (the store retries and resolves ambiguity).
