@@ -114,3 +114,187 @@ def copy_checkpoint(src: str, dst: str) -> None:
     for sub in ("offsets", "commits"):
         shutil.copytree(os.path.join(src, sub), os.path.join(dst, sub))
     shutil.copy(os.path.join(src, "metadata"), os.path.join(dst, "metadata"))
+
+
+# --- End to end (test_readers_e2e.py): the readers as the real engines use them, after a
+# deltavacuum VACUUM. Every table here has deletion vectors off, so that a DELETE removes the
+# file it rewrites and one commit adds each file (numPartitions=1).
+
+def create(session, path: str) -> None:
+    session.sql(f"CREATE TABLE delta.`{path}` (id BIGINT) USING delta "
+                "TBLPROPERTIES ('delta.enableDeletionVectors' = 'false')").collect()
+
+
+def write(session, path: str, start: int, mode: str = "append", n: int = 3) -> None:
+    session.range(start, start + n, numPartitions=1).write.format("delta").mode(mode).save(path)
+
+
+def ids(session, path: str, version: int | None = None) -> list[int]:
+    """The ids of a version (the latest by default), read from the data files."""
+    r = session.read.format("delta")
+    if version is not None:
+        r = r.option("versionAsOf", version)
+    return sorted(row[0] for row in r.load(path).collect())
+
+
+def files_at(session, path: str, version: int) -> list[str]:
+    """The data files of a version, as keys relative to the table root."""
+    df = session.read.format("delta").option("versionAsOf", version).load(path)
+    return sorted(os.path.relpath(p.removeprefix("file:"), path) for p in df.inputFiles())
+
+
+def adds(path: str) -> dict[int, list[str]]:
+    """The data files each commit adds, as keys relative to the table root."""
+    out: dict[int, list[str]] = {}
+    log = os.path.join(path, "_delta_log")
+    for name in sorted(os.listdir(log)):
+        if len(name) == 25 and name.endswith(".json"):
+            with open(os.path.join(log, name)) as f:
+                acts = [json.loads(line) for line in f if line.strip()]
+            out[int(name[:20])] = sorted(a["add"]["path"] for a in acts if "add" in a)
+    return out
+
+
+def stream_options(session, path: str):
+    """The streaming read of the tests: a Delta source that skips the commits that rewrite
+    rows (OPTIMIZE has dataChange false and is skipped anyway; DELETE needs skipChangeCommits),
+    so that only the files of appends are read."""
+    return session.readStream.format("delta").option("skipChangeCommits", "true").load(path)
+
+
+def run_stream(session, path: str, checkpoint: str, sink: str) -> None:
+    """Runs the query reading path into the Delta table sink until it has read everything
+    (availableNow), and stops it. Raises what the query failed with."""
+    q = (stream_options(session, path).writeStream.format("delta")
+         .option("checkpointLocation", checkpoint).trigger(availableNow=True).start(sink))
+    q.awaitTermination()
+
+
+def reader_base(session, work: str) -> dict:
+    """The table the Iceberg, streaming and pin tests copy, with a stopped streaming query:
+
+        v0 CREATE          (deletion vectors off)
+        v1 append 0..2     fa
+        v2 overwrite 10..12  fb (removes fa)
+        v3 append 20..22   fc
+           the query reads the table to its end (10..12, 20..22) and stops: it reads from v4 on
+        v4 append 30..32   fd   (the version the Iceberg metadata is converted from, the pin)
+        v5 OPTIMIZE        o    (removes fb, fc, fd)
+        v6 append 40..42   fe
+        v7 DELETE id = 41  fe2  (removes fe)
+
+    A reader of v4 needs fb, fc, fd (removed at v5) and, reading on, fe; fa was removed at v2,
+    before it, so a VACUUM with retention 0 deletes it whatever reads the table."""
+    t = os.path.join(work, "table")
+    cp = os.path.join(work, "checkpoint")
+    sink = os.path.join(work, "sink")
+    create(session, t)
+    write(session, t, 0)
+    write(session, t, 10, mode="overwrite")
+    write(session, t, 20)
+    run_stream(session, t, cp, sink)
+    write(session, t, 30)
+    session.sql(f"OPTIMIZE delta.`{t}`").collect()
+    write(session, t, 40)
+    session.sql(f"DELETE FROM delta.`{t}` WHERE id = 41").collect()
+    a = adds(t)
+    assert [len(a[v]) for v in range(8)] == [0, 1, 1, 1, 1, 1, 1, 1], a
+    files = {"fa": a[1][0], "fb": a[2][0], "fc": a[3][0], "fd": a[4][0], "o": a[5][0], "fe": a[6][0],
+             "fe2": a[7][0]}
+    return {"table": t, "checkpoint": cp, "sink": sink, "files": files,
+            "ids": {v: ids(session, t, v) for v in range(8) if v != 1},
+            "sink_ids": ids(session, sink)}
+
+
+def other_table(session, work: str) -> dict:
+    """A second table (another id): v0 append 0..2 (fa), v1 overwrite 10..12 (removes fa), and
+    a streaming query that read it to its end and stopped (its own checkpoint)."""
+    t = os.path.join(work, "other")
+    cp = os.path.join(work, "other_checkpoint")
+    write(session, t, 0)
+    write(session, t, 10, mode="overwrite")
+    run_stream(session, t, cp, os.path.join(work, "other_sink"))
+    a = adds(t)
+    return {"table": t, "checkpoint": cp, "files": {"fa": a[0][0], "fb": a[1][0]}}
+
+
+def clone_warehouse(session, work: str) -> dict:
+    """A Spark warehouse folder with a table and two shallow clones of it, one in the default
+    database's place (<root>/<table>), one in a database's (<root>/<db>.db/<table>):
+
+        src v0 append 0..2 fa; v1 overwrite 10..12 fb; v2 overwrite 20..22 fc
+        db1.db/c1 = SHALLOW CLONE src VERSION AS OF 1   (names fb)
+        c2        = SHALLOW CLONE src                   (at v2: names fc)
+        src v3 overwrite 30..32 fd
+
+    Only the clones' logs name fb and fc now; nothing names fa."""
+    wh = os.path.join(work, "warehouse")
+    src = os.path.join(wh, "src")
+    c1 = os.path.join(wh, "db1.db", "c1")
+    c2 = os.path.join(wh, "c2")
+    write(session, src, 0)
+    write(session, src, 10, mode="overwrite")
+    write(session, src, 20, mode="overwrite")
+    session.sql(f"CREATE TABLE delta.`{c1}` SHALLOW CLONE delta.`{src}` VERSION AS OF 1").collect()
+    session.sql(f"CREATE TABLE delta.`{c2}` SHALLOW CLONE delta.`{src}`").collect()
+    write(session, src, 30, mode="overwrite")
+    a = adds(src)
+    return {"warehouse": wh, "src": src, "c1": c1, "c2": c2,
+            "files": {"fa": a[0][0], "fb": a[1][0], "fc": a[2][0], "fd": a[3][0]}}
+
+
+def iceberg_metadata(path: str, catalog_dir: str, first: list[str], current: list[str],
+                     converter: str, version: int, first_version: int) -> str:
+    """Writes Iceberg metadata with pyiceberg in path/metadata/ over the Delta table's own data
+    files, as converters do: a snapshot of the files `first` (Delta version first_version), then
+    the current one, of the files `current` (Delta version `version`). converter says what is
+    recorded of the Delta version:
+
+      "xtable":  XTable's XTABLE_METADATA (sourceIdentifier) in the snapshot's summary and the
+                 table's properties;
+      "uniform": Delta UniForm's table properties delta-version and delta-timestamp;
+      "none":    nothing (Fabric's virtualization records no version: the manifests say what
+                 the snapshot reads).
+
+    Returns the current metadata file's location."""
+    import pyarrow.parquet as pq
+    from pyiceberg.catalog.sql import SqlCatalog
+
+    def marks(v: int) -> tuple[dict, dict]:
+        if converter == "xtable":
+            m = json.dumps({"lastInstantSynced": "2026-01-02T03:04:05Z", "instantsToConsiderForNextSync": [],
+                            "version": 0, "sourceTableFormat": "DELTA", "sourceIdentifier": str(v)})
+            return {"XTABLE_METADATA": m}, {"XTABLE_METADATA": m}
+        if converter == "uniform":
+            ms = int(os.path.getmtime(os.path.join(path, "_delta_log", f"{v:020d}.json")) * 1000)
+            return {}, {"delta-version": str(v), "delta-timestamp": str(ms)}
+        assert converter == "none", converter
+        return {}, {}
+
+    os.makedirs(catalog_dir, exist_ok=True)
+    catalog = SqlCatalog("e2e", uri=f"sqlite:///{os.path.join(catalog_dir, 'catalog.db')}",
+                         warehouse=f"file://{catalog_dir}")
+    catalog.create_namespace("ns")
+    abs_ = lambda keys: [os.path.join(path, k) for k in keys]  # noqa: E731
+    schema = pq.read_schema(abs_(first)[0])
+    table = catalog.create_table("ns.t", schema=schema, location=f"file://{path}")
+    summary, props = marks(first_version)
+    with table.transaction() as tx:
+        tx.add_files(abs_(first), snapshot_properties=summary)
+        if props:
+            tx.set_properties(props)
+    summary, props = marks(version)
+    with table.transaction() as tx:
+        tx.delete(delete_filter="true")  # a replace: the files of `version` only
+        tx.add_files(abs_(current), snapshot_properties=summary)
+        if props:
+            tx.set_properties(props)
+    return catalog.load_table("ns.t").metadata_location
+
+
+def iceberg_ids(metadata_location: str) -> list[int]:
+    """The ids of the current snapshot, as an Iceberg reader with only the folder reads them
+    (pyiceberg's StaticTable: the metadata file, its manifest list, manifests, data files)."""
+    from pyiceberg.table import StaticTable
+    t = StaticTable.from_metadata(metadata_location)
+    return sorted(t.scan().to_arrow().column("id").to_pylist())
