@@ -105,21 +105,16 @@ def set_property(spark, root: str, key: str, value: str) -> None:
 
 # --- Iceberg ------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("converter", ["xtable", "uniform", "none"])
-def test_iceberg_reads_its_snapshot_after_vacuum(converter, base, spark, dv, scenario_dir):
-    """pyiceberg writes Iceberg metadata in the table's metadata/ folder over the Delta table's
-    own files: a snapshot of Delta version 2, then the current one of version 4, while Delta
-    goes on to version 7 (OPTIMIZE at 5 removes every file of version 4). After deltavacuum's
-    VACUUM with retention 0, pyiceberg still reads the current snapshot, from the folder alone.
-    With a converter's mark (XTable's XTABLE_METADATA, UniForm's delta-version) version 4 is
-    pinned; with none (Fabric's virtualization) exactly the manifests' data files are kept."""
+@pytest.fixture(scope="module")
+def uniform(spark, e2e_dir):
     pytest.importorskip("pyiceberg")
-    t = copy_base(base, scenario_dir)["table"]
-    f = base["files"]
-    loc = readers.iceberg_metadata(t, os.path.join(scenario_dir, "catalog"), first=[f["fb"]],
-                                   current=[f["fb"], f["fc"], f["fd"]], converter=converter,
-                                   version=4, first_version=2)
-    want = base["ids"][4]
+    return readers.uniform_base(spark.session, os.path.join(e2e_dir, "uniform"))
+
+
+def _iceberg_after_vacuum(spark, dv, t: str, loc: str, want: list[int], latest: list[int],
+                          version: int | None, want_deleted: set[str], want_kept: set[str]) -> None:
+    """deltavacuum's VACUUM with retention 0 of the Delta table t, whose folder holds the Iceberg
+    metadata loc: pyiceberg still reads the current snapshot (want), from the folder alone."""
     assert readers.iceberg_ids(loc) == want  # what pyiceberg reads before the VACUUM
     meta = {k for k in fs.list_tree(t).files if k.startswith("metadata/")}
     assert any(k.endswith(".metadata.json") for k in meta) and any(k.endswith(".avro") for k in meta), meta
@@ -131,24 +126,56 @@ def test_iceberg_reads_its_snapshot_after_vacuum(converter, base, spark, dv, sce
     after = fs.list_tree(t).files
     assert meta <= after.keys(), f"metadata files deleted: {sorted(meta - after.keys())}"
     # Delta readers: the latest version, unchanged.
-    assert readers.ids(spark.session, t) == base["ids"][7]
+    assert readers.ids(spark.session, t) == latest
 
-    # What was deleted: fa (removed at v2, before the converted version); fe too (removed at
-    # v7, after it) when no converter records the version and only the manifests' files count.
     deleted = set(real.files)
-    want_deleted = {f["fa"]} | ({f["fe"]} if converter == "none" else set())
     assert deleted == want_deleted, f"deleted {sorted(deleted)}, expected {sorted(want_deleted)}"
     rs = real["readers"]
     assert [r["kind"] for r in rs] == ["iceberg"], rs
     assert rs[0]["name"] == os.path.relpath(loc.removeprefix("file://"), t), rs
-    assert rs[0].get("version") == (None if converter == "none" else 4), rs
+    assert rs[0].get("version") == version, rs
     k = kept(real)
-    want_kept = {f["fb"], f["fc"], f["fd"]} | (set() if converter == "none" else {f["fe"]})
     assert set(k) == want_kept, f"kept for readers {sorted(k)}, expected {sorted(want_kept)}"
     assert all(any("Iceberg" in b for b in by) for by in k.values()), k
     assert rs[0]["numFilesKept"] == len(want_kept), rs
     for e in real["keptForReaders"]:
         assert e["size"] > 0 and e["modificationTime"] and e["reason"], e
+
+
+@pytest.mark.parametrize("converter", ["xtable", "uniform", "none"])
+def test_iceberg_reads_its_snapshot_after_vacuum(converter, base, spark, dv, scenario_dir):
+    """pyiceberg writes Iceberg metadata in the table's metadata/ folder over the Delta table's
+    own files: a snapshot of Delta version 2, then the current one of version 4, while Delta
+    goes on to version 7 (OPTIMIZE at 5 removes every file of version 4). After deltavacuum's
+    VACUUM with retention 0, pyiceberg still reads the current snapshot, from the folder alone.
+    With a converter's mark (XTable's XTABLE_METADATA; UniForm's delta-version, here on a table
+    whose Delta log does not say UniForm) version 4 is pinned, so fe (removed at 7) is kept; with
+    none (Fabric's virtualization) exactly the manifests' data files are kept, and fe goes."""
+    pytest.importorskip("pyiceberg")
+    t = copy_base(base, scenario_dir)["table"]
+    f = base["files"]
+    loc = readers.iceberg_metadata(t, os.path.join(scenario_dir, "catalog"), first=[f["fb"]],
+                                   current=[f["fb"], f["fc"], f["fd"]], converter=converter,
+                                   version=4, first_version=2)
+    pinned = converter != "none"
+    _iceberg_after_vacuum(spark, dv, t, loc, want=base["ids"][4], latest=base["ids"][7],
+                          version=4 if pinned else None,
+                          want_deleted={f["fa"]} | (set() if pinned else {f["fe"]}),
+                          want_kept={f["fb"], f["fc"], f["fd"]} | ({f["fe"]} if pinned else set()))
+
+
+def test_iceberg_over_uniform_table_reads_after_vacuum(uniform, spark, dv, scenario_dir):
+    """The same on a table Delta Spark created with UniForm enabled (column mapping,
+    IcebergCompatV2, data files under random prefixes with Parquet field ids), the Iceberg
+    metadata written as UniForm writes it (delta-version 3, three versions behind Delta)."""
+    t = _copy(uniform["table"], os.path.join(scenario_dir, "table"))
+    f = uniform["files"]
+    assert "/" in f["fb"], f  # random prefixes: the files are in folders
+    loc = readers.iceberg_metadata(t, os.path.join(scenario_dir, "catalog"), first=[f["fb"]],
+                                   current=[f["fb"], f["fc"]], converter="uniform", version=3,
+                                   first_version=2, field_ids=True)
+    _iceberg_after_vacuum(spark, dv, t, loc, want=uniform["ids"][3], latest=uniform["ids"][6], version=3,
+                          want_deleted={f["fa"]}, want_kept={f["fb"], f["fc"], f["fd"]})
 
 
 # --- Structured Streaming -----------------------------------------------------------------

@@ -243,8 +243,52 @@ def clone_warehouse(session, work: str) -> dict:
             "files": {"fa": a[0][0], "fb": a[1][0], "fc": a[2][0], "fd": a[3][0]}}
 
 
+def uniform_base(session, work: str) -> dict:
+    """A table with UniForm (Iceberg) enabled as Delta Spark enables it: column mapping by name,
+    IcebergCompatV2, delta.universalFormat.enabledFormats = iceberg (data files under random
+    prefixes, with Parquet field ids). Delta's Iceberg converter (io.delta:delta-iceberg) is not
+    on Maven Central for Delta 4.4.0, so Spark writes no Iceberg metadata: the test writes it
+    with pyiceberg, as UniForm would (table property delta-version).
+
+        v0 CREATE          v1 append 0..2 fa     v2 overwrite 10..12 fb (removes fa)
+        v3 append 20..22 fc  (the version converted)
+        v4 OPTIMIZE o (removes fb, fc)   v5 append 30..32 fd   v6 DELETE id = 31 fd2 (removes fd)"""
+    t = os.path.join(work, "uniform")
+    session.sql(f"CREATE TABLE delta.`{t}` (id BIGINT) USING delta TBLPROPERTIES ("
+                "'delta.enableDeletionVectors' = 'false', 'delta.columnMapping.mode' = 'name', "
+                "'delta.enableIcebergCompatV2' = 'true', 'delta.universalFormat.enabledFormats' = 'iceberg')").collect()
+    write(session, t, 0)
+    write(session, t, 10, mode="overwrite")
+    write(session, t, 20)
+    session.sql(f"OPTIMIZE delta.`{t}`").collect()
+    write(session, t, 30)
+    session.sql(f"DELETE FROM delta.`{t}` WHERE id = 31").collect()
+    a = adds(t)
+    assert [len(a[v]) for v in range(7)] == [0, 1, 1, 1, 1, 1, 1], a
+    files = {"fa": a[1][0], "fb": a[2][0], "fc": a[3][0], "o": a[4][0], "fd": a[5][0], "fd2": a[6][0]}
+    return {"table": t, "files": files, "ids": {v: ids(session, t, v) for v in (3, 6)}}
+
+
+def _data_files_with_ids(path: str, keys: list[str]):
+    """DataFiles for Parquet files that carry field ids (Delta's column mapping), as UniForm's
+    converter records them: pyiceberg's add_files matches columns by name, and Delta's
+    physical names (col-<uuid>) are not the logical ones."""
+    import pyarrow.parquet as pq
+    from pyiceberg.manifest import DataFile, DataFileContent, FileFormat
+    from pyiceberg.typedef import Record
+
+    out = []
+    for k in keys:
+        p = os.path.join(path, k)
+        out.append(DataFile.from_args(content=DataFileContent.DATA, file_path=f"file://{p}",
+                                      file_format=FileFormat.PARQUET, partition=Record(),
+                                      record_count=pq.read_metadata(p).num_rows,
+                                      file_size_in_bytes=os.path.getsize(p)))
+    return out
+
+
 def iceberg_metadata(path: str, catalog_dir: str, first: list[str], current: list[str],
-                     converter: str, version: int, first_version: int) -> str:
+                     converter: str, version: int, first_version: int, field_ids: bool = False) -> str:
     """Writes Iceberg metadata with pyiceberg in path/metadata/ over the Delta table's own data
     files, as converters do: a snapshot of the files `first` (Delta version first_version), then
     the current one, of the files `current` (Delta version `version`). converter says what is
@@ -276,17 +320,31 @@ def iceberg_metadata(path: str, catalog_dir: str, first: list[str], current: lis
                          warehouse=f"file://{catalog_dir}")
     catalog.create_namespace("ns")
     abs_ = lambda keys: [os.path.join(path, k) for k in keys]  # noqa: E731
-    schema = pq.read_schema(abs_(first)[0])
+    if field_ids:
+        from pyiceberg.schema import Schema
+        from pyiceberg.types import LongType, NestedField
+        schema = Schema(NestedField(1, "id", LongType(), required=False))
+    else:
+        schema = pq.read_schema(abs_(first)[0])
     table = catalog.create_table("ns.t", schema=schema, location=f"file://{path}")
+
+    def add(tx, keys: list[str], summary: dict) -> None:
+        if not field_ids:
+            tx.add_files(abs_(keys), snapshot_properties=summary)
+            return
+        with tx.update_snapshot(snapshot_properties=summary).fast_append() as fa:
+            for df in _data_files_with_ids(path, keys):
+                fa.append_data_file(df)
+
     summary, props = marks(first_version)
     with table.transaction() as tx:
-        tx.add_files(abs_(first), snapshot_properties=summary)
+        add(tx, first, summary)
         if props:
             tx.set_properties(props)
     summary, props = marks(version)
     with table.transaction() as tx:
         tx.delete(delete_filter="true")  # a replace: the files of `version` only
-        tx.add_files(abs_(current), snapshot_properties=summary)
+        add(tx, current, summary)
         if props:
             tx.set_properties(props)
     return catalog.load_table("ns.t").metadata_location
