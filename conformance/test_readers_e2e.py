@@ -207,14 +207,14 @@ def test_streaming_query_restarts_after_vacuum(registration, base, spark, dv, sc
         assert MISSING_FILE.search(err), err[:3000]
         return
 
+    err = reads(restart)
+    assert err is None, f"the query failed after deltavacuum's VACUUM: {err[:3000]}"
+    assert readers.ids(spark.session, sink) == sorted(base["sink_ids"] + [30, 31, 32, 40, 41, 42])
     assert set(real.files) == {f["fa"]}, real.files
     rs = real["readers"]
     assert [(r["kind"], r["name"], r.get("version")) for r in rs] == [("streaming", cp, 4)], rs
     assert set(kept(real)) == {f["fb"], f["fc"], f["fd"], f["fe"]}, kept(real)
     assert rs[0]["numFilesKept"] == 4, rs
-    err = reads(restart)
-    assert err is None, f"the query failed after deltavacuum's VACUUM: {err[:3000]}"
-    assert readers.ids(spark.session, sink) == sorted(base["sink_ids"] + [30, 31, 32, 40, 41, 42])
 
 
 # --- Shallow clones -----------------------------------------------------------------------
@@ -231,12 +231,12 @@ def test_shallow_clones_read_after_source_vacuumed(spark, dv, scenario_dir):
         assert readers.ids(spark.session, c) == ids
 
     _, real = vacuum0(dv, src, "--warehouse", w["warehouse"])
-    assert set(real.files) == {f["fa"]}, real.files
     for c, ids in want.items():
         err = reads(lambda c=c: readers.ids(spark.session, c))
         assert err is None, f"the shallow clone {c} no longer reads: {err[:3000]}"
         assert readers.ids(spark.session, c) == ids
     assert readers.ids(spark.session, src) == [30, 31, 32]
+    assert set(real.files) == {f["fa"]}, real.files
     rs = real["readers"]
     assert sorted((r["kind"], os.path.realpath(r["name"].removeprefix("file://"))) for r in rs) == \
         sorted([("clone", c1), ("clone", c2)]), rs
@@ -277,14 +277,14 @@ def _pinned_vacuum(base, spark, dv, t: str, pin: dict, at) -> None:
     assert all(ln.split("\t")[4].startswith(f"read by the pin {pin['id']}") for ln in lines), lines
 
     _, real = vacuum0(dv, t)
-    assert set(real.files) == {f["fa"]}, real.files
-    assert [(r["kind"], r.get("version"), r["numFilesKept"]) for r in real["readers"]] == [("pin", 4, 4)], \
-        real["readers"]
-    assert set(kept(real)) == {f["fb"], f["fc"], f["fd"], f["fe"]}, kept(real)
     for v in range(2, 8):  # every version from the pinned one on (and those whose files it keeps)
         err = reads(lambda v=v: at(v))
         assert err is None, f"time travel to version {v} fails after the pinned VACUUM: {err[:3000]}"
         assert at(v) == base["ids"][v]
+    assert set(real.files) == {f["fa"]}, real.files
+    assert [(r["kind"], r.get("version"), r["numFilesKept"]) for r in real["readers"]] == [("pin", 4, 4)], \
+        real["readers"]
+    assert set(kept(real)) == {f["fb"], f["fc"], f["fd"], f["fe"]}, kept(real)
     # The VACUUM did delete: version 1's only file is gone.
     err = reads(lambda: at(1))
     assert err is not None and MISSING_FILE.search(err), err
