@@ -218,20 +218,28 @@ def other_table(session, work: str) -> dict:
     return {"table": t, "checkpoint": cp, "files": {"fa": a[0][0], "fb": a[1][0]}}
 
 
-def clone_warehouse(session, work: str) -> dict:
-    """A Spark warehouse folder with a table and two shallow clones of it, one in the default
-    database's place (<root>/<table>), one in a database's (<root>/<db>.db/<table>):
+def clone_warehouse(session, work: str, layout: str = "spark") -> dict:
+    """A warehouse folder with a table and two shallow clones of it (Spark's SHALLOW CLONE):
 
         src v0 append 0..2 fa; v1 overwrite 10..12 fb; v2 overwrite 20..22 fc
-        db1.db/c1 = SHALLOW CLONE src VERSION AS OF 1   (names fb)
-        c2        = SHALLOW CLONE src                   (at v2: names fc)
+        c1 = SHALLOW CLONE src VERSION AS OF 1   (names fb)
+        c2 = SHALLOW CLONE src                   (at v2: names fc)
         src v3 overwrite 30..32 fd
 
-    Only the clones' logs name fb and fc now; nothing names fa."""
+    Only the clones' logs name fb and fc now; nothing names fa. layout "spark": a Spark
+    warehouse, src and c2 in the default database's place (<root>/<table>), c1 in a database's
+    (<root>/db1.db/<table>); "lakehouse": a Fabric lakehouse with schemas (src and c1 in
+    Tables/dbo/, c2 in Tables/sales/)."""
     wh = os.path.join(work, "warehouse")
-    src = os.path.join(wh, "src")
-    c1 = os.path.join(wh, "db1.db", "c1")
-    c2 = os.path.join(wh, "c2")
+    if layout == "spark":
+        src, c1, c2 = (os.path.join(wh, "src"), os.path.join(wh, "db1.db", "c1"), os.path.join(wh, "c2"))
+        name = src
+    else:
+        assert layout == "lakehouse", layout
+        tables = os.path.join(wh, "Tables")
+        src, c1, c2 = (os.path.join(tables, "dbo", "src"), os.path.join(tables, "dbo", "c1"),
+                       os.path.join(tables, "sales", "c2"))
+        name = "dbo.src"
     write(session, src, 0)
     write(session, src, 10, mode="overwrite")
     write(session, src, 20, mode="overwrite")
@@ -239,7 +247,7 @@ def clone_warehouse(session, work: str) -> dict:
     session.sql(f"CREATE TABLE delta.`{c2}` SHALLOW CLONE delta.`{src}`").collect()
     write(session, src, 30, mode="overwrite")
     a = adds(src)
-    return {"warehouse": wh, "src": src, "c1": c1, "c2": c2,
+    return {"warehouse": wh, "src": src, "name": name, "c1": c1, "c2": c2,
             "files": {"fa": a[0][0], "fb": a[1][0], "fc": a[2][0], "fd": a[3][0]}}
 
 
