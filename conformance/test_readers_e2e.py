@@ -26,6 +26,7 @@ import os
 import re
 import shutil
 import time
+import urllib.parse
 import uuid
 
 import pytest
@@ -89,14 +90,19 @@ def kept(res) -> dict[str, list[str]]:
     return {k["path"]: k["keptBy"] for k in res.get("keptForReaders") or []}
 
 
-def reads(fn) -> str | None:
-    """None when fn reads, else the error it raised, with the JVM's causes (a streaming query's
-    error says only that the query failed; its cause says which file was missing)."""
+def attempt(fn):
+    """(what fn returned, None), or (None, the error it raised with the JVM's causes: a
+    streaming query's error says only that the query failed; its cause says which file was
+    missing)."""
     try:
-        fn()
-        return None
+        return fn(), None
     except Exception as e:  # noqa: BLE001 - py4j / pyspark / streaming errors
-        return f"{e}\n{getattr(e, '_stackTrace', '') or ''}"
+        return None, f"{e}\n{getattr(e, '_stackTrace', '') or ''}"
+
+
+def reads(fn) -> str | None:
+    """None when fn reads, else the error it raised (attempt)."""
+    return attempt(fn)[1]
 
 
 def set_property(spark, root: str, key: str, value: str) -> None:
@@ -135,7 +141,7 @@ def _iceberg_after_vacuum(spark, dv, t: str, loc: str, want: list[int], latest: 
     assert deleted == want_deleted, f"deleted {sorted(deleted)}, expected {sorted(want_deleted)}"
     rs = real["readers"]
     assert [r["kind"] for r in rs] == ["iceberg"], rs
-    assert rs[0]["name"] == os.path.relpath(loc.removeprefix("file://"), t), rs
+    assert rs[0]["name"] == os.path.relpath(urllib.parse.urlparse(loc).path, t), rs
     assert rs[0].get("version") == version, rs
     k = kept(real)
     assert set(k) == want_kept, f"kept for readers {sorted(k)}, expected {sorted(want_kept)}"
@@ -220,6 +226,28 @@ def test_streaming_query_restarts_after_vacuum(registration, base, spark, dv, sc
     assert rs[0]["numFilesKept"] == 4, rs
 
 
+def test_streaming_query_inside_its_initial_snapshot_restarts_after_vacuum(base, spark, dv, scenario_dir):
+    """A query that started on the table (its snapshot at version 7: two files) read one file
+    (maxFilesPerTrigger 1) and was stopped inside its initial snapshot; OPTIMIZE then removed
+    both files. With the checkpoint registered, version 7 is pinned, the VACUUM keeps them, and
+    the restarted query reads the rest of the snapshot: its sink ends with the table's rows."""
+    t = copy_base(base, scenario_dir)["table"]
+    cp, sink = os.path.join(scenario_dir, "checkpoint"), os.path.join(scenario_dir, "sink")
+    readers.stop_after_first_batch(spark.session, t, cp, sink)
+    assert len(readers.ids(spark.session, sink)) < len(base["ids"][7])  # stopped half way
+    spark.sql(f"OPTIMIZE delta.`{t}`").collect()
+    live7 = readers.files_at(spark.session, t, 7)
+    assert len(live7) == 2, live7
+
+    _, real = vacuum0(dv, t, "--streaming-checkpoint", cp)
+    err = reads(lambda: readers.run_stream(spark.session, t, cp, sink))
+    assert err is None, f"the query failed after deltavacuum's VACUUM: {err[:3000]}"
+    assert readers.ids(spark.session, sink) == base["ids"][7]
+    assert [(r["kind"], r.get("version")) for r in real["readers"]] == [("streaming", 7)], real["readers"]
+    assert set(live7) <= set(kept(real)), (live7, kept(real))
+    assert not set(live7) & set(real.files)
+
+
 # --- Shallow clones -----------------------------------------------------------------------
 
 @pytest.mark.parametrize("layout", ["spark", "lakehouse"])
@@ -239,9 +267,9 @@ def test_shallow_clones_read_after_source_vacuumed(layout, spark, dv, scenario_d
     wh = w["warehouse"] if layout == "spark" else "file://" + w["warehouse"]
     _, real = vacuum0(dv, w["name"], "--warehouse", wh)
     for c, ids in want.items():
-        err = reads(lambda c=c: readers.ids(spark.session, c))
+        got, err = attempt(lambda c=c: readers.ids(spark.session, c))
         assert err is None, f"the shallow clone {c} no longer reads: {err[:3000]}"
-        assert readers.ids(spark.session, c) == ids
+        assert got == ids
     assert readers.ids(spark.session, src) == [30, 31, 32]
     assert set(real.files) == {f["fa"]}, real.files
     rs = real["readers"]
@@ -288,9 +316,9 @@ def _pinned_vacuum(base, spark, dv, t: str, pin: dict, at) -> None:
         (lite.files, kept(lite))
     _, real = vacuum0(dv, t)
     for v in range(2, 8):  # every version from the pinned one on (and those whose files it keeps)
-        err = reads(lambda v=v: at(v))
+        got, err = attempt(lambda v=v: at(v))
         assert err is None, f"time travel to version {v} fails after the pinned VACUUM: {err[:3000]}"
-        assert at(v) == base["ids"][v]
+        assert got == base["ids"][v], v
     assert set(real.files) == {f["fa"]}, real.files
     assert [(r["kind"], r.get("version"), r["numFilesKept"]) for r in real["readers"]] == [("pin", 4, 4)], \
         real["readers"]

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import time
 
 
 def _table_id(path: str) -> str:
@@ -155,11 +156,31 @@ def adds(path: str) -> dict[int, list[str]]:
     return out
 
 
-def stream_options(session, path: str):
+def stream_options(session, path: str, **options: str):
     """The streaming read of the tests: a Delta source that skips the commits that rewrite
     rows (OPTIMIZE has dataChange false and is skipped anyway; DELETE needs skipChangeCommits),
     so that only the files of appends are read."""
-    return session.readStream.format("delta").option("skipChangeCommits", "true").load(path)
+    r = session.readStream.format("delta").option("skipChangeCommits", "true")
+    for k, v in options.items():
+        r = r.option(k, v)
+    return r.load(path)
+
+
+def stop_after_first_batch(session, path: str, checkpoint: str, sink: str) -> None:
+    """Starts the query reading path one file per batch (maxFilesPerTrigger 1) and stops it
+    once its first batch is committed: the checkpoint is inside the table's initial snapshot
+    (isStartingVersion true, index 0), the snapshot's other files still to read. The trigger
+    (once an hour) starts no second batch meanwhile."""
+    q = (stream_options(session, path, maxFilesPerTrigger="1").writeStream.format("delta")
+         .option("checkpointLocation", checkpoint).trigger(processingTime="1 hour").start(sink))
+    try:
+        deadline = time.time() + 300
+        while not q.recentProgress:
+            if q.exception() is not None or time.time() > deadline:
+                raise AssertionError(f"the query's first batch did not finish: {q.exception()}")
+            time.sleep(0.2)
+    finally:
+        q.stop()
 
 
 def run_stream(session, path: str, checkpoint: str, sink: str) -> None:
@@ -323,18 +344,21 @@ def iceberg_metadata(path: str, catalog_dir: str, first: list[str], current: lis
         assert converter == "none", converter
         return {}, {}
 
+    # How the paths are spelled in the metadata: XTable and UniForm run on the JVM and write
+    # Hadoop's form (file:/path); pyiceberg's own, file:///path; Fabric's is not published.
+    prefix = {"xtable": "file:", "uniform": "file:", "none": ""}[converter] if not field_ids else "file://"
     os.makedirs(catalog_dir, exist_ok=True)
     catalog = SqlCatalog("e2e", uri=f"sqlite:///{os.path.join(catalog_dir, 'catalog.db')}",
                          warehouse=f"file://{catalog_dir}")
     catalog.create_namespace("ns")
-    abs_ = lambda keys: [os.path.join(path, k) for k in keys]  # noqa: E731
+    abs_ = lambda keys: [prefix + os.path.join(path, k) for k in keys]  # noqa: E731
     if field_ids:
         from pyiceberg.schema import Schema
         from pyiceberg.types import LongType, NestedField
         schema = Schema(NestedField(1, "id", LongType(), required=False))
     else:
-        schema = pq.read_schema(abs_(first)[0])
-    table = catalog.create_table("ns.t", schema=schema, location=f"file://{path}")
+        schema = pq.read_schema(os.path.join(path, first[0]))
+    table = catalog.create_table("ns.t", schema=schema, location=f"{prefix or 'file://'}{path}")
 
     def add(tx, keys: list[str], summary: dict) -> None:
         if not field_ids:
