@@ -2,7 +2,7 @@
 GO ?= go
 export DELTAVACUUM_FIXTURES ?= $(abspath ../shared/fixtures/delta-tables)
 
-.PHONY: all build version demo demo-serve test test-go vet lint testservers testservers-stop conformance bench mutation clean dist dist-host image licenses sizes install-test wheel test-python
+.PHONY: all build version demo demo-serve test test-go vet lint testservers testservers-stop conformance bench mutation reading-guide lock-model clean dist dist-host image licenses sizes install-test wheel test-python
 
 all: build
 
@@ -73,6 +73,15 @@ bench:
 # (pinned): about an hour on 2 cores, so not part of make test; docs/mutation.md.
 mutation:
 	scripts/mutation.sh
+
+# The files a FULL run on local disk executes with real logic, measured with a coverage build
+# (docs/reading-guide.txt, which docs/architecture.md's reading guide must name).
+reading-guide:
+	scripts/reading-guide.sh
+
+# The lock's model test with its large configurations (minutes each; docs/lock.md).
+lock-model:
+	DELTAVACUUM_LOCK_MODEL=full $(GO) test -count=1 -run TestLockModel -timeout 60m -v ./run/
 
 # Release: static binaries for Linux, macOS and Windows (amd64, arm64) with SHA256SUMS in
 # dist/; the OCI image (no Docker daemon needed); the licences of the dependencies; the size

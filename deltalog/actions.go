@@ -135,6 +135,8 @@ type CommitInfo struct {
 	Timestamp         *int64 `json:"timestamp,omitempty"`
 	InCommitTimestamp *int64 `json:"inCommitTimestamp,omitempty"`
 	Operation         string `json:"operation,omitempty"`
+	// EngineInfo names the engine that wrote the commit ("Apache-Spark/3.5.3 Delta-Lake/3.2.1").
+	EngineInfo string `json:"engineInfo,omitempty"`
 
 	Raw json.RawMessage `json:"-"`
 }

@@ -38,6 +38,8 @@ type CommitOperation struct {
 	Version   int64
 	Operation string
 	Timestamp time.Time
+	// Engine is the commit's engineInfo ("" when it names none).
+	Engine string
 }
 
 // Operations calls fn with the operation of each commit in the log, newest first, until fn
@@ -65,7 +67,7 @@ func (s *Snapshot) Operations(ctx context.Context, store storage.Store, limit in
 		}
 		op := CommitOperation{Version: f.Version, Timestamp: f.ModTime.UTC()}
 		if info != nil {
-			op.Operation = info.Operation
+			op.Operation, op.Engine = info.Operation, info.EngineInfo
 			switch {
 			case info.InCommitTimestamp != nil:
 				op.Timestamp = time.UnixMilli(*info.InCommitTimestamp).UTC()

@@ -63,6 +63,10 @@ func (a *account) observe(v vacuum.Verdict) {
 		a.files.DeletionVectors.add(o.Size)
 	case vacuum.RuleOtherSpelling, vacuum.RuleProtectedBelow:
 		a.files.KeptOther.add(o.Size)
+	case vacuum.RuleRead:
+		if !o.IsDir {
+			a.files.KeptForReaders.add(o.Size)
+		}
 	default: // retained, too new, unreferenced: deletable at some cutoff
 		a.entries = append(a.entries, entry{v: v})
 	}
@@ -79,6 +83,8 @@ func (a *account) skipped(o storage.Object, rule vacuum.Rule) {
 		a.logFile(o)
 	case rule == vacuum.RuleNestedTable:
 		a.files.NestedTables.add(o.Size)
+	case rule == vacuum.RuleRead:
+		a.files.KeptForReaders.add(o.Size) // in a reader's folder (Iceberg's metadata)
 	case strings.HasPrefix(o.Key, run.DefaultTrash):
 		a.files.Trash.add(o.Size)
 	case strings.HasPrefix(o.Key, run.RunsDir):

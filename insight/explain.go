@@ -74,6 +74,9 @@ type ExplainOptions struct {
 	RetainHours *float64
 	// Now is the clock; the zero time is time.Now().
 	Now time.Time
+	// Readers, when set, finds the table's readers (as Options.Readers): a file one keeps is
+	// explained as kept for it.
+	Readers func(ctx context.Context, snap *deltalog.Snapshot) (*ReadersFound, error)
 }
 
 // Explain says, for each path, what a FULL VACUUM run now does with it and why. It makes the
@@ -128,8 +131,14 @@ func Explain(ctx context.Context, store storage.Store, paths []string, opts Expl
 	if now.IsZero() {
 		now = time.Now()
 	}
+	var found *ReadersFound
+	if opts.Readers != nil {
+		if found, err = opts.Readers(ctx, snap); err != nil {
+			return nil, err
+		}
+	}
 	planner, err := vacuum.NewPlannerFor(ctx, store, snap, vacuum.Options{RetainHours: opts.RetainHours, DisableRetentionCheck: true,
-		Now: now, Listing: t, Observe: t.observe(observe)})
+		Now: now, Listing: t, Observe: t.observe(observe), Readers: found.readers()})
 	if err != nil {
 		return nil, err
 	}
@@ -299,6 +308,15 @@ func (x *explainer) keptText(v vacuum.Verdict, facts *logFacts, e *Explanation) 
 		return "kept: another spelling (letter case, Unicode normalization) of a file the log protects"
 	case vacuum.RuleProtectedBelow:
 		return "kept: a path the log protects passes through it (a link to a folder, or a key that is also a folder)"
+	case vacuum.RuleRead:
+		var by []string
+		for _, r := range v.Readers {
+			by = append(by, r.Describe())
+		}
+		if len(by) == 0 {
+			return "kept: in a folder a reader of the table keeps whole (Iceberg's metadata)"
+		}
+		return fmt.Sprintf("kept: %s, but read by %s", reasonText(v.Reason), strings.Join(by, "; "))
 	}
 	return fmt.Sprintf("kept: %s", v.Rule)
 }

@@ -37,8 +37,12 @@ func Inspect(ctx context.Context, store storage.Store, opts Options) (*Report, e
 		}
 		return adviseDeletionVectors(ctx, store, snap, r)
 	}
+	found, err := s.findReaders(ctx, snap)
+	if err != nil {
+		return nil, err
+	}
 	acc := newAccount(snap, s.smallMax)
-	vopts := vacuum.Options{RetainHours: s.RetainHours, DisableRetentionCheck: true, Now: s.Now, Inventory: s.Inventory, Observe: acc.observe}
+	vopts := vacuum.Options{RetainHours: s.RetainHours, DisableRetentionCheck: true, Now: s.Now, Inventory: s.Inventory, Observe: acc.observe, Readers: found.readers()}
 	if s.Inventory == nil {
 		t := &tee{store: store, skipped: acc.skipped}
 		vopts.Listing, vopts.Observe = t, t.observe(acc.observe)
@@ -66,7 +70,25 @@ func Inspect(ctx context.Context, store storage.Store, opts Options) (*Report, e
 	if err != nil {
 		return nil, err
 	}
+	if r.Readers, err = readersReport(ctx, store, snap, plan, found, s.price); err != nil {
+		return nil, err
+	}
 	return adviseDeletionVectors(ctx, store, snap, r)
+}
+
+// findReaders finds the table's readers when the options say how (nil otherwise).
+func (s settings) findReaders(ctx context.Context, snap *deltalog.Snapshot) (*ReadersFound, error) {
+	if s.Readers == nil {
+		return nil, nil
+	}
+	return s.Readers(ctx, snap)
+}
+
+func (f *ReadersFound) readers() []vacuum.Reader {
+	if f == nil {
+		return nil
+	}
+	return f.Readers
 }
 
 // adviseDeletionVectors returns r with what the live files' deletion vectors hold

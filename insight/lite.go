@@ -21,9 +21,13 @@ import (
 // last VACUUM) is reported with nothing reclaimable, now or later, and a note that VACUUM FULL
 // must run once.
 func inspectLite(ctx context.Context, store storage.Store, snap *deltalog.Snapshot, s settings) (*Report, error) {
+	found, err := s.findReaders(ctx, snap)
+	if err != nil {
+		return nil, err
+	}
 	acc := newAccount(snap, s.smallMax)
 	planner, err := vacuum.NewPlannerFor(ctx, store, snap, vacuum.Options{Mode: vacuum.ModeLite, RetainHours: s.RetainHours, DisableRetentionCheck: true,
-		Now: s.Now, Observe: acc.observe, ObserveLog: true})
+		Now: s.Now, Observe: acc.observe, ObserveLog: true, Readers: found.readers()})
 	if err != nil {
 		return nil, err
 	}
@@ -49,6 +53,9 @@ func inspectLite(ctx context.Context, store storage.Store, snap *deltalog.Snapsh
 	}
 	r, err := acc.report(ctx, store, snap, plan, s)
 	if err != nil {
+		return nil, err
+	}
+	if r.Readers, err = readersReport(ctx, store, snap, plan, found, s.price); err != nil {
 		return nil, err
 	}
 	r.Notes = append(r.Notes, "estimate from the log alone (--lite): nothing was listed; reclaimable is what VACUUM LITE deletes now, the files named by the removes and "+

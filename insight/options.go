@@ -1,6 +1,7 @@
 package insight
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -63,6 +64,10 @@ type Options struct {
 	// Lite lists nothing: it reports from the log alone, with the plan of VACUUM LITE (see
 	// docs/insight.md).
 	Lite bool
+	// Readers, when set, finds the table's readers from the snapshot the report is made of
+	// (package run's FindReaders, through package session): the plan keeps what they need, as
+	// VACUUM does, and the report says what each costs.
+	Readers func(ctx context.Context, snap *deltalog.Snapshot) (*ReadersFound, error)
 	// From, when set, is a snapshot of the table read already (the service reads one for the
 	// policy's retention): it is advanced to the latest version (deltalog.LoadFrom), not read
 	// again.

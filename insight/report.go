@@ -38,6 +38,10 @@ type Breakdown struct {
 	// KeptOther: kept because a protected key names them in another spelling, or a
 	// protected path passes through them.
 	KeptOther Count `json:"keptOther"`
+	// KeptForReaders: kept because a reader of the table still needs them (a pin, a streaming
+	// query, Iceberg metadata and the files its snapshot reads, a shallow clone): Readers says
+	// which.
+	KeptForReaders Count `json:"keptForReaders"`
 	// Hidden: files with a hidden component (_x, .x), outside _delta_log and the tool's own
 	// folders below: never vacuumed.
 	Hidden Count `json:"hidden"`
@@ -166,5 +170,8 @@ type Report struct {
 	LastOptimize  *Operation `json:"lastOptimize,omitempty"`
 	// NestedTables are folders holding other Delta tables, never vacuumed with this one.
 	NestedTables []string `json:"nestedTables,omitempty"`
-	Notes        []string `json:"notes,omitempty"`
+	// Readers are the table's readers and what each keeps (readers.go); absent when they were
+	// not looked for.
+	Readers *Readers `json:"readers,omitempty"`
+	Notes   []string `json:"notes,omitempty"`
 }

@@ -246,7 +246,9 @@ type Lock struct {
 	signAt    instant // when the newest heartbeat written began to be written
 	lease     time.Duration
 	// tidy removes the lock folders this ticket made, for a run that ends having done nothing.
-	tidy      *folderTidier
+	tidy *folderTidier
+	// pinKeys are the pins the listing that admitted this ticket showed (pins.go).
+	pinKeys   []string
 	done      chan struct{}
 	wg        sync.WaitGroup
 	release   sync.Once
@@ -446,6 +448,7 @@ func acquireOnce(ctx context.Context, store storage.Store, opts LockOptions) (*L
 	a := newAcquirer(defaultBounds)
 	lease := leaseOf(opts.staleAfter())
 	var signAt instant // when the ticket of this attempt began to be written
+	var listed []lockEntry
 	// fail deletes what this process may have written (its ticket: a put that failed may still
 	// have been stored) and returns err.
 	fail := func(err error) (*Lock, error) {
@@ -484,6 +487,7 @@ func acquireOnce(ctx context.Context, store storage.Store, opts LockOptions) (*L
 			if err != nil {
 				return fail(err)
 			}
+			listed = entries
 			a.listed(entries)
 		case stepJudge:
 			h, err := judge(ctx, store, st.key, a.listing.legacy[st.key], st.hasBeat, opts.now(), opts.staleAfter())
@@ -521,7 +525,8 @@ func acquireOnce(ctx context.Context, store storage.Store, opts LockOptions) (*L
 		case stepDone:
 			switch a.outcome {
 			case acqAdmitted:
-				l := &Lock{store: store, ticket: t, lost: make(chan struct{}), done: make(chan struct{}), confirmed: signAt, signAt: signAt, lease: lease, tidy: tidy}
+				l := &Lock{store: store, ticket: t, lost: make(chan struct{}), done: make(chan struct{}), confirmed: signAt, signAt: signAt, lease: lease, tidy: tidy,
+					pinKeys: pinKeys(listed)}
 				for _, v := range a.TakenOff {
 					l.takenOver = append(l.takenOver, v.Holding)
 				}

@@ -484,6 +484,9 @@ func TestLockFolderEntries(t *testing.T) {
 		{"a dead ticket of the numbered queue", func(t *testing.T, _ string, store storage.Store) {
 			writeTicket(t, store, gone)
 		}, ""},
+		{"a pin, which the lock leaves alone", func(t *testing.T, _ string, store storage.Store) {
+			put(t, store, pinKey(id), "{}")
+		}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -499,6 +502,12 @@ func TestLockFolderEntries(t *testing.T) {
 					t.Fatalf("refused: %v", err)
 				}
 				l.Release(ctx)
+				if _, err := Unlock(ctx, store, UnlockOptions{Force: true}); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := store.Stat(ctx, pinKey(id)); strings.Contains(tc.name, "pin") && err != nil {
+					t.Errorf("unlock --force removed a pin: %v", err)
+				}
 				return
 			}
 			if !errors.Is(err, ErrLocked) || !strings.Contains(err.Error(), tc.refused) || !strings.Contains(err.Error(), LockDir) {

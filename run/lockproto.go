@@ -107,6 +107,7 @@ const (
 	nameLegacyTicket          // <20 digits>.json: a ticket of a deltavacuum before issue 33
 	nameLegacyBeat            // <20 digits>.heartbeat
 	nameLegacyReleased        // <20 digits>.released
+	namePin                   // pin-<id>.json: a pin (pins.go), which the lock leaves alone
 	nameForeign               // anything else: nothing this deltavacuum writes
 )
 
@@ -118,6 +119,9 @@ func classify(e lockEntry) (kind int, id string) {
 	}
 	if e.Dir || e.Link {
 		return nameForeign, ""
+	}
+	if id, ok := strings.CutPrefix(strings.TrimSuffix(name, ticketSuffix), pinPrefix); ok && strings.HasSuffix(name, ticketSuffix) && validTicketID(id) {
+		return namePin, id
 	}
 	for _, s := range []struct {
 		suffix       string
@@ -136,6 +140,9 @@ func classify(e lockEntry) (kind int, id string) {
 	}
 	return nameForeign, ""
 }
+
+// pinPrefix begins the name of a pin in the lock's folder (pins.go: PinPrefix).
+const pinPrefix = "pin-"
 
 // legacyNumber reports whether s is the 20-digit number of a ticket of the numbered queue.
 func legacyNumber(s string) bool {

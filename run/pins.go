@@ -19,14 +19,19 @@ import (
 
 // Pins: a reader registered by its owner (a notebook that will time-travel to last month's
 // version, a report that must reproduce last quarter's figures, a job that started three hours
-// ago). A pin is a small file PinsDir/<id>.json, written with the store's put-if-absent while
-// the table's lock is held (Start with PurposePin), so that a VACUUM, which reads the pins under
-// that lock, either sees a pin or runs entirely before it is written. It names a version, a
+// ago). A pin is a small file LockDir/pin-<id>.json, in the lock's own folder, written with the
+// store's put-if-absent while the table's lock is held (Start with PurposePin), so that a
+// VACUUM, which takes the pins from the very listing that admits it to the lock, either sees a
+// pin or runs entirely before it is written: a run pays nothing for pins it does not have. It names a version, a
 // reason and an end: an expired pin is ignored and reported; one dated in the future, longer
 // than the maximum, or unreadable refuses the run (never obeyed for ever, never ignored).
 
-// PinsDir is the folder of a table's pins, relative to the table root.
-const PinsDir = "_deltavacuum/pins/"
+// PinsDir is the folder of a table's pins, relative to the table root: the lock's, whose
+// listing every run makes anyway; a pin is PinsDir + PinPrefix + <id> + ".json".
+const (
+	PinsDir   = LockDir
+	PinPrefix = pinPrefix
+)
 
 // DefaultMaxPin is the longest a pin may hold a version (the service's maxPin, the CLI's
 // --max-pin change it).
@@ -49,7 +54,7 @@ type Pin struct {
 	By Process `json:"by"`
 }
 
-func pinKey(id string) string { return PinsDir + id + ".json" }
+func pinKey(id string) string { return PinsDir + PinPrefix + id + ".json" }
 
 // PinRequest is a pin to write.
 type PinRequest struct {
@@ -215,46 +220,47 @@ const (
 	PinInvalid = "invalid"
 )
 
-// ListPins reads every pin of the table in store at now: one listing, a read per pin. A pin
-// that cannot be trusted (unreadable, of another table or id, dated ahead of now, or holding
-// longer than maxPin) is PinInvalid.
+// ListPins reads every pin of the table in store at now: one listing of the lock's folder, a
+// read per pin. A pin that cannot be trusted (unreadable, of another table or id, dated ahead
+// of now, or holding longer than maxPin) is PinInvalid.
 func ListPins(ctx context.Context, store storage.Store, now time.Time, maxPin time.Duration) ([]PinState, error) {
+	entries, err := listLock(ctx, store)
+	if err != nil {
+		return nil, err
+	}
+	return ReadPins(ctx, store, pinKeys(entries), now, maxPin), nil
+}
+
+// pinKeys are the keys of the pins among the entries of a listing of the lock's folder.
+func pinKeys(entries []lockEntry) []string {
+	var keys []string
+	for _, e := range entries {
+		// A directory or link named like a pin is one that cannot be trusted (readPin).
+		if kind, _ := classify(lockEntry{Name: e.Name}); kind == namePin {
+			keys = append(keys, foreignKey(e))
+		}
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// ReadPins reads the pins at keys at now (see ListPins).
+func ReadPins(ctx context.Context, store storage.Store, keys []string, now time.Time, maxPin time.Duration) []PinState {
 	if maxPin <= 0 {
 		maxPin = DefaultMaxPin
 	}
-	var keys []string
-	err := store.Walk(ctx, PinsDir, func(o storage.Object) error {
-		if o.Key == PinsDir {
-			return nil
-		}
-		if o.IsDir {
-			keys = append(keys, o.Key)
-			return storage.SkipDir
-		}
-		if !strings.HasPrefix(o.Name(), ".") || o.IsLink {
-			keys = append(keys, o.Key)
-		}
-		return nil
-	})
-	if errors.Is(err, storage.ErrNotExist) {
-		return []PinState{}, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("%s: listing the pins %s: %w", store.Location(), PinsDir, err)
-	}
-	sort.Strings(keys)
 	out := make([]PinState, 0, len(keys))
 	for _, key := range keys {
 		out = append(out, readPin(ctx, store, key, now, maxPin))
 	}
-	return out, nil
+	return out
 }
 
 func readPin(ctx context.Context, store storage.Store, key string, now time.Time, maxPin time.Duration) PinState {
 	st := PinState{Key: key, State: PinInvalid}
-	name := strings.TrimSuffix(strings.TrimPrefix(key, PinsDir), ".json")
+	name := strings.TrimSuffix(strings.TrimPrefix(key, PinsDir+PinPrefix), ".json")
 	if strings.HasSuffix(key, "/") || !strings.HasSuffix(key, ".json") || !validTicketID(name) {
-		st.Why = "it is not a pin deltavacuum writes (a pin is a file <id>.json)"
+		st.Why = "it is not a pin deltavacuum writes (a pin is a file " + PinPrefix + "<id>.json)"
 		return st
 	}
 	b, err := storage.ReadAll(ctx, store, key)

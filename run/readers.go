@@ -86,18 +86,37 @@ func CheckConverted(ctx context.Context, store storage.Store, snap *deltalog.Sna
 // registered checkpoints and Iceberg metadata it costs a listing of the pins folder and one
 // of the Iceberg metadata folder.
 func FindReaders(ctx context.Context, store storage.Store, snap *deltalog.Snapshot, now time.Time, opts ReaderOptions) (*Readers, error) {
-	out := &Readers{Readers: []vacuum.Reader{}}
+	out, err := findReaders(ctx, store, snap, opts)
+	if err != nil {
+		return nil, err
+	}
 	pins, err := ListPins(ctx, store, now, opts.MaxPin)
 	if err != nil {
 		return nil, err
 	}
-	out.Pins = pins
-	rs, notes, err := pinReaders(pins, store.Location())
-	if err != nil {
+	if err := out.addPins(store.Location(), pins); err != nil {
 		return nil, err
+	}
+	return out, nil
+}
+
+// addPins adds the pins' readers (an invalid pin refuses; an expired one is a note).
+func (out *Readers) addPins(location string, pins []PinState) error {
+	out.Pins = pins
+	rs, notes, err := pinReaders(pins, location)
+	if err != nil {
+		return err
 	}
 	out.Readers = append(out.Readers, rs...)
 	out.Notes = append(out.Notes, notes...)
+	return nil
+}
+
+// findReaders finds the readers of the table but its pins, which a run reads from the listing
+// that admits it to the table's lock (Start): Iceberg metadata, registered streaming
+// checkpoints, shallow clones.
+func findReaders(ctx context.Context, store storage.Store, snap *deltalog.Snapshot, opts ReaderOptions) (*Readers, error) {
+	out := &Readers{Readers: []vacuum.Reader{}, Pins: []PinState{}}
 
 	ib, err := icebergReader(ctx, store, snap)
 	if err != nil {

@@ -71,6 +71,11 @@ func Start(ctx context.Context, store storage.Store, req Request) (*Run, error) 
 		return nil, err
 	}
 	r.lock = lk
+	if req.Purpose == PurposeVacuum {
+		if err := r.addPins(ctx); err != nil {
+			return nil, errors.Join(err, r.Close(ctx))
+		}
+	}
 	return r, nil
 }
 
@@ -103,13 +108,26 @@ func precheck(ctx context.Context, store storage.Store, req *Request) (*deltalog
 	if err := CheckConverted(ctx, store, snap); err != nil {
 		return nil, err
 	}
-	found, err := FindReaders(ctx, store, snap, req.Now, req.Discover)
+	found, err := findReaders(ctx, store, snap, req.Discover)
 	if err != nil {
 		return nil, err
 	}
 	req.found = found
 	req.Options.Readers = append(req.Options.Readers, found.Readers...)
 	return snap, nil
+}
+
+// addPins adds the table's pins to what r keeps: read from the listing that admitted r to the
+// lock (no pin can be written while r holds it). A pin that cannot be trusted refuses the run.
+func (r *Run) addPins(ctx context.Context) error {
+	pins := ReadPins(ctx, r.store, r.lock.pinKeys, r.req.Now, r.req.Discover.MaxPin)
+	found := r.req.found
+	before := len(found.Readers)
+	if err := found.addPins(r.store.Location(), pins); err != nil {
+		return err
+	}
+	r.req.Options.Readers = append(r.req.Options.Readers, found.Readers[before:]...)
+	return nil
 }
 
 // ID is the run's record id ("" when it keeps none: not a VACUUM, or NoRunRecord).

@@ -257,6 +257,16 @@ func dryRun(ctx context.Context, store storage.Store, req Request) (*vacuum.Resu
 	if err != nil {
 		return nil, err
 	}
+	// Its pins, which a real run reads from the listing that admits it to the lock.
+	pins, err := ListPins(ctx, store, req.Now, req.Discover.MaxPin)
+	if err != nil {
+		return nil, err
+	}
+	before := len(req.found.Readers)
+	if err := req.found.addPins(store.Location(), pins); err != nil {
+		return nil, err
+	}
+	req.Options.Readers = append(req.Options.Readers, req.found.Readers[before:]...)
 	req.checked = snap
 	pl, _, err := plan(ctx, store, &req)
 	if err != nil {

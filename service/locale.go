@@ -154,6 +154,8 @@ func (l *locale) funcs() template.FuncMap {
 		"nowrap":     nowrapHTML,
 		"raw":        rawHTML,
 		"oneOff":     oneOffID,
+		"deref":      func(p *int64) int64 { return *p },
+		"derefF":     func(p *float64) float64 { return *p },
 	}
 }
 

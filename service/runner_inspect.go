@@ -53,7 +53,9 @@ func (r *runner) inspectTable(ctx context.Context, t *table) (*insight.Report, e
 	if err != nil {
 		return nil, err
 	}
-	rep, err := t.session.Inspect(ctx, dt, session.InspectRequest{Options: insight.Options{RetainHours: hours, Now: r.now(), From: snap}})
+	ro := r.readerOptions(t)
+	rep, err := t.session.Inspect(ctx, dt, session.InspectRequest{Options: insight.Options{RetainHours: hours, Now: r.now(), From: snap},
+		StreamingCheckpoints: ro.StreamingCheckpoints, Siblings: ro.Siblings})
 	if err != nil {
 		return nil, err
 	}

@@ -89,5 +89,22 @@ func (r *runner) request(ctx context.Context, t *table, dt *deltavacuum.Table, d
 		req.Trash = run.DefaultTrash
 	}
 	req.StaleRunAfter, req.LiteFallback = r.staleAfter, true
+	req.Discover = r.readerOptions(t)
 	return req, nil
+}
+
+// readerOptions are where t's readers are beyond its folder (run.ReaderOptions): its
+// registered streaming checkpoints, and the tables found under its discover root beside it,
+// among which a shallow clone may name its files.
+func (r *runner) readerOptions(t *table) run.ReaderOptions {
+	o := run.ReaderOptions{StreamingCheckpoints: t.cfg.StreamingCheckpoints, Siblings: []string{}}
+	if t.cfg.Root == "" {
+		return o
+	}
+	for _, other := range r.tables.all() {
+		if other != t && other.cfg.Root == t.cfg.Root && other.cfg.Path != "" {
+			o.Siblings = append(o.Siblings, other.cfg.Path)
+		}
+	}
+	return o
 }

@@ -129,6 +129,9 @@ var routes = []route{
 	{"GET", "/api/tables/{id}/inspect", (*Server).inspect},
 	{"POST", "/api/tables/{id}/preview", (*Server).preview},
 	{"POST", "/api/tables/{id}/runs", (*Server).startRun},
+	{"GET", "/api/tables/{id}/pins", (*Server).listPins},
+	{"POST", "/api/tables/{id}/pins", (*Server).createPin},
+	{"DELETE", "/api/tables/{id}/pins/{pin}", (*Server).deletePin},
 	{"GET", "/api/runs", (*Server).listRuns},
 	{"GET", "/api/runs/{id}", (*Server).getRun},
 	{"POST", "/api/runs/{id}/cancel", (*Server).cancelRun},
@@ -160,7 +163,8 @@ const maxBody = 1 << 20
 // configured (everywhere but /healthz); and for POSTs, a JSON body and no cross-site origin
 // (a form or a page elsewhere cannot start or undo a run). A POST of Fabric's job API without
 // a body may leave Content-Type out, as Fabric's clients send Cancel Item Job Instance
-// (fabricBodyless); it passes the cross-site check all the same.
+// (fabricBodyless), and so may a DELETE without a body (no HTML form sends one); both pass the
+// cross-site check all the same.
 func (s *Server) guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if s.auth.loopback && !loopbackHost(r.Host) {
@@ -180,8 +184,9 @@ func (s *Server) guard(next http.Handler) http.Handler {
 		}
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
 			mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
-			if (err != nil || mt != "application/json") && !fabricBodyless(r) {
-				s.failCode(w, r, http.StatusUnsupportedMediaType, errors.New("a POST must have Content-Type: application/json"))
+			bodylessDelete := r.Method == http.MethodDelete && r.ContentLength == 0 && r.Header.Get("Content-Type") == ""
+			if (err != nil || mt != "application/json") && !fabricBodyless(r) && !bodylessDelete {
+				s.failCode(w, r, http.StatusUnsupportedMediaType, fmt.Errorf("a %s must have Content-Type: application/json", r.Method))
 				return
 			}
 			if err := s.auth.cop.Check(r); err != nil {

@@ -6,6 +6,7 @@ import (
 	"embed"
 	"encoding/json"
 	"fmt"
+	"github.com/deltavacuum/deltavacuum/run"
 	"html/template"
 	"io/fs"
 	"net/http"
@@ -220,7 +221,21 @@ func (s *Server) tablePage(w http.ResponseWriter, r *http.Request) {
 	if len(runs) > 0 {
 		d["Runs"] = runsTableOf(s.runner.docs(r.Context(), runs), false)
 	}
+	if pins, err := s.pinsOf(r, t); err != nil {
+		d["PinsError"] = s.red.String(err.Error())
+	} else {
+		d["Pins"] = pins
+	}
 	s.render(w, r, http.StatusOK, "table.html", l.text("table.title", "id", t.cfg.ID), d)
+}
+
+// pinsOf reads the pins of t now (run.ListPins: one listing, a read per pin).
+func (s *Server) pinsOf(r *http.Request, t *table) ([]run.PinState, error) {
+	dt, err := s.runner.tables.open(r.Context(), t)
+	if err != nil {
+		return nil, err
+	}
+	return dt.Pins(r.Context(), s.runner.now(), run.DefaultMaxPin)
 }
 
 // filesPerPage is the page size of a preview's file list.

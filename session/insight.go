@@ -3,8 +3,11 @@ package session
 import (
 	"context"
 	"fmt"
-	"github.com/deltavacuum/deltavacuum"
 	"time"
+
+	"github.com/deltavacuum/deltavacuum"
+	"github.com/deltavacuum/deltavacuum/deltalog"
+	"github.com/deltavacuum/deltavacuum/run"
 
 	"github.com/deltavacuum/deltavacuum/insight"
 	"github.com/deltavacuum/deltavacuum/sql"
@@ -18,6 +21,12 @@ type InspectRequest struct {
 	// format InventoryFormat.
 	Inventory       *sql.Inventory
 	InventoryFormat string
+	// StreamingCheckpoints are checkpoint locations of streaming queries that read the table
+	// (run.ReaderOptions), beside those its property lists.
+	StreamingCheckpoints []string
+	// Siblings, when not nil, are the tables beside it looked at for shallow clones (nil: the
+	// session's warehouse's).
+	Siblings []string
 }
 
 // Inspect reports what a VACUUM of t would reclaim (see package insight), with the session's
@@ -38,12 +47,43 @@ func (s *Session) Inspect(ctx context.Context, t *deltavacuum.Table, req Inspect
 	if opts.Now.IsZero() {
 		opts.Now = s.cfg.Now()
 	}
+	if opts.Readers == nil {
+		opts.Readers = s.readersOf(t, opts.Now, run.ReaderOptions{StreamingCheckpoints: req.StreamingCheckpoints, Siblings: req.Siblings})
+	}
 	return insight.Inspect(ctx, t.Store, opts)
 }
 
 // Explain says what a VACUUM of t run now does with each path, and why (see insight.Explain).
 func (s *Session) Explain(ctx context.Context, t *deltavacuum.Table, paths []string, retainHours *float64) (*insight.Explained, error) {
-	return insight.Explain(ctx, t.Store, paths, insight.ExplainOptions{RetainHours: retainHours, Now: s.cfg.Now()})
+	now := s.cfg.Now()
+	return insight.Explain(ctx, t.Store, paths, insight.ExplainOptions{RetainHours: retainHours, Now: now, Readers: s.readersOf(t, now, run.ReaderOptions{})})
+}
+
+// readersOf finds the readers of t at now as a VACUUM by this session does (run.FindReaders:
+// its pins, Iceberg metadata, registered streaming checkpoints, the warehouse's shallow
+// clones), for an inspection or an explanation.
+func (s *Session) readersOf(t *deltavacuum.Table, now time.Time, ro run.ReaderOptions) func(context.Context, *deltalog.Snapshot) (*insight.ReadersFound, error) {
+	return func(ctx context.Context, snap *deltalog.Snapshot) (*insight.ReadersFound, error) {
+		if ro.Siblings == nil {
+			siblings, err := s.WarehouseTables(ctx)
+			if err != nil {
+				return nil, err
+			}
+			ro.Siblings = siblings
+		}
+		if ro.Open == nil {
+			ro.Open = s.openStore
+		}
+		found, err := run.FindReaders(ctx, t.Store, snap, now, ro)
+		if err != nil {
+			return nil, err
+		}
+		out := &insight.ReadersFound{Readers: found.Readers, Notes: found.Notes}
+		if ib := found.Iceberg; ib != nil {
+			out.Iceberg = &insight.IcebergView{Metadata: ib.Metadata, Engine: ib.Engine, Version: ib.Version, LagVersions: ib.LagVersions, LagHours: ib.LagHours}
+		}
+		return out, nil
+	}
 }
 
 // DetailReclaimable is what DESCRIBE DETAIL shows beyond Spark's columns: the DRY RUN of a

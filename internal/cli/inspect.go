@@ -29,6 +29,7 @@ func newInspectCmd() *cobra.Command {
 		asJSON, lite bool
 		invSource    string
 		invFormat    string
+		checkpoints  []string
 	)
 	cmd := &cobra.Command{
 		Use:   "inspect TABLE",
@@ -42,8 +43,11 @@ the retention, change data, untracked, hidden, _delta_log); what a VACUUM run no
 for file the DRY RUN; a forecast of what becomes reclaimable on each of the next days if no new
 commit comes; a what-if table of other retentions with the oldest version time travel still
 reads after such a run; the monthly cost of the reclaimable bytes; the top partitions; the
-share of small files (run OPTIMIZE first when it is high); the last VACUUM and OPTIMIZE.
---json gives every figure by name.`,
+share of small files (run OPTIMIZE first when it is high); the last VACUUM and OPTIMIZE; the
+table's readers (pins, registered streaming queries, Iceberg metadata and how far behind it
+is, shallow clones in the --warehouse), what each keeps that nothing else does and until when,
+and a warning for every VACUUM another engine ran, which honours none of them. --json gives
+every figure by name.`,
 		Example: `  deltavacuum inspect /data/sales
   deltavacuum inspect abfss://ws@onelake.dfs.fabric.microsoft.com/lh.Lakehouse/Tables/sales --price-per-gb-month 0.023 --json
   deltavacuum inspect /data/sales --what-if-hours 24,168,720 --forecast-days 14 --top 5`,
@@ -90,6 +94,7 @@ share of small files (run OPTIMIZE first when it is high); the last VACUUM and O
 			} else if f.Changed("inventory-format") {
 				return usagef("--inventory-format needs --inventory")
 			}
+			req.StreamingCheckpoints = checkpoints
 			t, err := s.OpenArg(cmd.Context(), args[0])
 			if err != nil {
 				return err
@@ -119,6 +124,7 @@ share of small files (run OPTIMIZE first when it is high); the last VACUUM and O
 	f.BoolVar(&lite, "lite", false, "estimate from the log alone; list nothing")
 	f.StringVar(&invSource, "inventory", "", "count from an inventory instead of a listing (as vacuum --inventory)")
 	f.StringVar(&invFormat, "inventory-format", "auto", "format of --inventory: auto, delta, parquet, csv, azure, s3")
+	f.StringArrayVar(&checkpoints, "streaming-checkpoint", nil, "checkpoint `LOCATION` of a streaming query that reads the table (repeatable), as vacuum --streaming-checkpoint")
 	_ = cmd.RegisterFlagCompletionFunc("inventory-format", completeWords(inventoryFormats...))
 	sf.add(cmd)
 	return cmd
@@ -147,6 +153,7 @@ func printReport(w io.Writer, r *insight.Report) {
 		{"untracked", b.Untracked},
 		{"unreferenced deletion vectors", b.UnreferencedDeletionVectors},
 		{"kept for another spelling or a link", b.KeptOther},
+		{"kept for readers (pins, streaming queries, Iceberg, clones)", b.KeptForReaders},
 		{"hidden (kept)", b.Hidden},
 		{"trash of --trash runs (billed until trash purge)", b.Trash},
 		{"run records", b.RunRecords},
@@ -223,11 +230,60 @@ func printReport(w io.Writer, r *insight.Report) {
 	}
 	fmt.Fprintln(w)
 	printDeletionVectors(w, r)
+	printReaders(w, r)
 	fmt.Fprintf(w, "Last VACUUM: %s\nLast OPTIMIZE: %s\n", opText(r.LastVacuum), opText(r.LastOptimize))
 	for _, n := range r.NestedTables {
 		fmt.Fprintf(w, "note: %s holds another Delta table, counted apart and never vacuumed with this one\n", displayPath(n+"/"))
 	}
 	for _, n := range r.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
+}
+
+// printReaders prints the table's readers: what each keeps alone, until when; the Iceberg
+// view's lag; the VACUUMs of other engines.
+func printReaders(w io.Writer, r *insight.Report) {
+	rd := r.Readers
+	if rd == nil {
+		return
+	}
+	if len(rd.Readers) == 0 {
+		fmt.Fprintln(w, "\nReaders: none found (no pins, no registered streaming query, no Iceberg metadata, no shallow clone in the warehouse).")
+	} else {
+		fmt.Fprintln(w, "\nReaders (what VACUUM keeps for each that nothing else keeps):")
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "kind\tversion\tkept alone\tsize\tper month\tuntil\treader")
+		for _, x := range rd.Readers {
+			v, until := "-", "-"
+			if x.Version != nil {
+				v = fmt.Sprint(*x.Version)
+			}
+			if x.Until != nil {
+				until = stamp(*x.Until)
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\n", x.Kind, v, x.KeptOnlyForIt.Files, bytesText(x.KeptOnlyForIt.Bytes),
+				money(x.CostPerMonth, r.Price.Currency), until, displayPath(x.Describe))
+		}
+		tw.Flush()
+	}
+	if ib := rd.Iceberg; ib != nil {
+		lag := "its lag is unknown"
+		switch {
+		case ib.LagVersions != nil && ib.LagHours != nil:
+			lag = fmt.Sprintf("%d versions and %.1f hours behind the Delta table", *ib.LagVersions, *ib.LagHours)
+		case ib.LagHours != nil:
+			lag = fmt.Sprintf("at least %.1f hours behind the Delta table", *ib.LagHours)
+		}
+		engine := ib.Engine
+		if engine == "" {
+			engine = "a converter that records no Delta version"
+		}
+		fmt.Fprintf(w, "Iceberg: %s, written by %s: %s\n", displayPath(ib.Metadata), engine, lag)
+	}
+	for _, o := range rd.OtherVacuums {
+		fmt.Fprintf(w, "warning: %s\n", o)
+	}
+	for _, n := range rd.Notes {
 		fmt.Fprintf(w, "note: %s\n", n)
 	}
 }

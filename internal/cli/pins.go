@@ -188,15 +188,26 @@ func newUnpinCmd() *cobra.Command {
 	var (
 		sf     sessionFlags
 		asJSON bool
+		id     string
 	)
 	cmd := &cobra.Command{
-		Use:     "unpin TABLE PIN",
-		Short:   "Remove a pin of a table",
-		Long:    pinsHelp,
-		Example: `  deltavacuum unpin /data/sales 0196f5a2-3c41-7d2e-9b1a-5c3e8f7a6b21`,
-		Args:    exactArgs(2, "TABLE and PIN"),
+		Use:   "unpin TABLE PIN",
+		Short: "Remove a pin of a table",
+		Long:  pinsHelp,
+		Example: `  deltavacuum unpin /data/sales 0196f5a2-3c41-7d2e-9b1a-5c3e8f7a6b21
+  deltavacuum unpin /data/sales --id 0196f5a2-3c41-7d2e-9b1a-5c3e8f7a6b21 --json`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if id != "" {
+				return exactArgs(1, "one TABLE (the pin is --id)")(cmd, args)
+			}
+			return exactArgs(2, "TABLE and PIN")(cmd, args)
+		},
 	}
 	cmd.RunE = withJSONError(&asJSON, func(cmd *cobra.Command, args []string) error {
+		if id == "" {
+			id = args[1]
+		}
+		args = []string{args[0], id}
 		s, err := sf.session()
 		if err != nil {
 			return err
@@ -218,6 +229,7 @@ func newUnpinCmd() *cobra.Command {
 		return nil
 	})
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON document on standard output")
+	cmd.Flags().StringVar(&id, "id", "", "the `PIN` to remove (instead of the second argument)")
 	sf.add(cmd)
 	return cmd
 }

@@ -53,8 +53,8 @@ func TestPinKeepsAVersionReadable(t *testing.T) {
 		if code == ExitOK || !strings.Contains(out, `"error"`) {
 			t.Errorf("pin %v: exit %d, stdout %q, stderr %q; want a refusal as a JSON document", bad, code, out, errs)
 		}
-		if _, err := os.Stat(filepath.Join(dir, "_deltavacuum", "pins")); !os.IsNotExist(err) {
-			t.Fatalf("pin %v refused, yet it wrote the pins folder (%v)", bad, err)
+		if _, err := os.Stat(filepath.Join(dir, "_deltavacuum")); !os.IsNotExist(err) {
+			t.Fatalf("pin %v refused, yet it wrote the tool's folder (%v)", bad, err)
 		}
 	}
 	if _, err := os.Stat(filepath.Join(dir, "_deltavacuum")); !os.IsNotExist(err) {
@@ -151,8 +151,8 @@ func TestPinThatLiesFailsClosed(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := fixtures.Copy(t, "delta/basic-with-inserts-deletes-checkpoint", time.Now().Add(-30*24*time.Hour))
-			pins := filepath.Join(dir, "_deltavacuum", "pins")
-			key := filepath.Join(pins, id+".json")
+			pins := filepath.Join(dir, "_deltavacuum", "lock")
+			key := filepath.Join(pins, "pin-"+id+".json")
 			if tc.dir {
 				if err := os.MkdirAll(key, 0o755); err != nil {
 					t.Fatal(err)
@@ -179,5 +179,71 @@ func TestPinThatLiesFailsClosed(t *testing.T) {
 				t.Fatalf("a real run went ahead beside a pin that cannot be trusted: %s", errs)
 			}
 		})
+	}
+}
+
+// TestInspectAndExplainNameTheReaders: inspect reports each reader with the version it holds,
+// what it alone keeps and until when, and warns of a VACUUM another engine ran (it honours no
+// pin); explain says a pinned file is kept for the pin.
+func TestInspectAndExplainNameTheReaders(t *testing.T) {
+	dir := fixtures.Copy(t, "delta/basic-with-inserts-deletes-checkpoint", time.Now().Add(-30*24*time.Hour))
+	code, out, errs := run(t, "pin", dir, "--version", "4", "--for", "2d", "--reason", "Q3 audit", "--json")
+	if code != ExitOK {
+		t.Fatalf("pin: exit %d: %s", code, errs)
+	}
+	var pin map[string]any
+	if err := json.Unmarshal([]byte(out), &pin); err != nil {
+		t.Fatal(err)
+	}
+	// Spark vacuumed the table once: its VACUUM honoured no pin.
+	commit := `{"commitInfo":{"timestamp":1700000000000,"operation":"VACUUM START","operationParameters":{},"engineInfo":"Apache-Spark/3.5.3 Delta-Lake/3.2.1"}}` + "\n"
+	if err := os.WriteFile(filepath.Join(dir, "_delta_log", "00000000000000000014.json"), []byte(commit), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs = run(t, "inspect", dir, "--retain-hours", "0", "--json")
+	if code != ExitOK {
+		t.Fatalf("inspect: exit %d: %s", code, errs)
+	}
+	var rep struct {
+		Files struct {
+			KeptForReaders struct{ Files int64 } `json:"keptForReaders"`
+		} `json:"files"`
+		Readers struct {
+			Readers []struct {
+				Kind          string
+				Version       *int64
+				KeptOnlyForIt struct{ Files, Bytes int64 } `json:"keptOnlyForIt"`
+				Until         *time.Time
+			} `json:"readers"`
+			OtherVacuums []string `json:"otherVacuums"`
+		} `json:"readers"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	rs := rep.Readers.Readers
+	if len(rs) != 1 || rs[0].Kind != "pin" || rs[0].Version == nil || *rs[0].Version != 4 || rs[0].KeptOnlyForIt.Files == 0 || rs[0].Until == nil {
+		t.Fatalf("readers: %+v", rep.Readers)
+	}
+	if rep.Files.KeptForReaders.Files != rs[0].KeptOnlyForIt.Files {
+		t.Errorf("the breakdown counts %d files kept for readers, the reader %d", rep.Files.KeptForReaders.Files, rs[0].KeptOnlyForIt.Files)
+	}
+	if len(rep.Readers.OtherVacuums) != 1 || !strings.Contains(rep.Readers.OtherVacuums[0], "Apache-Spark") {
+		t.Errorf("no warning of Spark's VACUUM: %v", rep.Readers.OtherVacuums)
+	}
+	code, out, _ = run(t, "inspect", dir, "--retain-hours", "0")
+	if code != ExitOK || !strings.Contains(out, "Readers (what VACUUM keeps") || !strings.Contains(out, "warning: version 14") {
+		t.Errorf("inspect's text:\n%s", out)
+	}
+	// Which file the pin keeps: the first one the DRY RUN names.
+	doc := dryRunDoc(t, dir)
+	kept := doc["keptForReaders"].([]any)
+	if len(kept) == 0 {
+		t.Fatal("nothing kept for the pin")
+	}
+	path := kept[0].(map[string]any)["path"].(string)
+	code, out, errs = run(t, "explain", dir, path, "--retain-hours", "0")
+	if code != ExitOK || !strings.Contains(out, "read by the pin "+pin["id"].(string)) {
+		t.Errorf("explain %s: exit %d:\n%s\n%s", path, code, out, errs)
 	}
 }

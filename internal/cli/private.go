@@ -14,7 +14,7 @@ import (
 // The private arguments: the command line of a process is readable by every user of the
 // machine (ps, /proc/PID/cmdline), so a program that runs deltavacuum for someone (the Python
 // package) passes what may hold a secret another way: the table location (a URI may carry a
-// password or a SAS), every --storage-option, --conf, --inventory, --warehouse and --catalog.
+// password or a SAS), every --storage-option, --conf, --inventory, --warehouse, --catalog and --streaming-checkpoint.
 // It writes them, as a JSON array of strings, into a pipe whose read end the child inherits,
 // and names the descriptor with --args-fd N; where no descriptor can be inherited (Python on
 // Windows), into an environment variable named with --args-env NAME (an environment is
@@ -39,7 +39,7 @@ const (
 )
 
 // privateFlags are the flags the private arguments may set.
-var privateFlags = []string{"storage-option", "conf", "inventory", "warehouse", "catalog"}
+var privateFlags = []string{"storage-option", "conf", "inventory", "warehouse", "catalog", "streaming-checkpoint"}
 
 // privateSource reads the private arguments: from an inherited descriptor or an environment
 // variable. Tests replace it.

@@ -11,14 +11,14 @@ It runs the deltavacuum binary shipped in this package (docs/python.md).
 
 from ._binary import binary_path
 from ._run import Progress
-from ._table import SETTING_RETENTION_CHECK, DeltaTable, sql
+from ._table import SETTING_RETENTION_CHECK, DeltaTable, Pin, sql
 from ._version import __git_version__, __version__
 from .errors import DeltaVacuumError, TableNotFound, UsageError, VacuumInterrupted, VacuumRefused
 from .results import (HistoryEntry, InspectReport, RunSummary, StatementResult, UndoResult, VacuumFile,
                       VacuumResult)
 
 __all__ = [
-    "DeltaTable", "sql", "binary_path", "Progress", "SETTING_RETENTION_CHECK",
+    "DeltaTable", "Pin", "sql", "binary_path", "Progress", "SETTING_RETENTION_CHECK",
     "DeltaVacuumError", "TableNotFound", "UsageError", "VacuumInterrupted", "VacuumRefused",
     "HistoryEntry", "InspectReport", "RunSummary", "StatementResult", "UndoResult", "VacuumFile", "VacuumResult",
     "__version__", "__git_version__",

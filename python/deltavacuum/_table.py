@@ -7,6 +7,7 @@ import json
 import math
 import os
 import re
+from datetime import datetime, timedelta, timezone
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Union
 
 from . import _options
@@ -14,7 +15,7 @@ from ._progress import progress_callback
 from ._redact import redact, sensitive_key
 from ._run import Completed, ProgressCallback, message_of, run, warnings_of
 from .errors import DeltaVacuumError, VacuumInterrupted, from_failure
-from .results import HistoryEntry, InspectReport, RunSummary, StatementResult, UndoResult, VacuumResult
+from .results import HistoryEntry, InspectReport, RunSummary, StatementResult, UndoResult, VacuumResult, parse_time
 
 SETTING_RETENTION_CHECK = "spark.databricks.delta.retentionDurationCheck.enabled"
 
@@ -174,7 +175,7 @@ class DeltaTable:
                progress: ProgressArg = None, trash: Optional[str] = None, record: bool = True,
                inventory: Optional[str] = None, inventory_format: Optional[str] = None,
                conf: Optional[Mapping[str, object]] = None, shard: Optional[str] = None,
-               version: Optional[int] = None) -> VacuumResult:
+               version: Optional[int] = None, streaming_checkpoints: Sequence[str] = ()) -> VacuumResult:
         """VACUUM the table. dry_run=True (the default, as delta-rs) only plans.
 
         retention_hours (or Delta Spark's retentionHours): the retention; default the table's
@@ -186,6 +187,9 @@ class DeltaTable:
         progress: None (a tqdm bar when tqdm is installed), False (none), True (a bar), or a
         function called with each Progress event.
         trash: move the files into this hidden folder of the table instead of deleting them.
+        streaming_checkpoints: checkpoint locations of Structured Streaming queries that read the
+        table: what each reads next is kept (the table property deltavacuum.streamingCheckpoints
+        lists them too).
         version: plan on that snapshot version instead of the latest. shard: "I/N", vacuum
         only shard I of N (it needs version): N workers with one N and one version together do
         one run (README.md, --shard).
@@ -212,6 +216,10 @@ class DeltaTable:
         if shard is not None:
             args.append(f"--shard={shard}")
         private: List[str] = []
+        if isinstance(streaming_checkpoints, str):
+            raise TypeError("streaming_checkpoints is a list of locations, not one string")
+        for loc in streaming_checkpoints:
+            private.append(f"--streaming-checkpoint={loc}")  # a URI that may hold a SAS
         if inventory is not None:
             private.append(f"--inventory={inventory}")  # a URI that may hold a SAS
             if inventory_format:
@@ -286,6 +294,43 @@ class DeltaTable:
             args.append("--unfinished")
         return UndoResult.from_json(self._one(args))
 
+    def pin(self, reason: str, *, version: Optional[int] = None, timestamp: Optional[datetime] = None,
+            duration: Union[str, timedelta] = "24h") -> "Pin":
+        """Pin a version of the table for a reader VACUUM cannot see (a notebook job, a report):
+        every VACUUM of deltavacuum keeps every snapshot from it to the newest until the pin
+        ends (``duration``: "6h", "7d" or a timedelta; at most 30 days). Without ``version``
+        or ``timestamp`` the version the table has now is pinned. Use it as a context manager
+        to let go when the job ends::
+
+            with table.pin(reason="month-end report"):
+                ...  # read the table; no deltavacuum VACUUM deletes what this version needs
+
+        Only deltavacuum honours pins: a Spark or delta-rs VACUUM of the table does not."""
+        if not isinstance(reason, str) or not reason.strip():
+            raise ValueError("a pin needs a reason: who needs the version, and why")
+        if version is not None and timestamp is not None:
+            raise TypeError("give version or timestamp, not both")
+        args = ["pin", "--json", f"--reason={reason}", f"--for={_duration_arg(duration)}"]
+        if version is not None:
+            if isinstance(version, bool) or not isinstance(version, int) or version < 0:
+                raise ValueError(f"version must be a table version, 0 or more, got {version!r}")
+            args.append(f"--version={version}")
+        else:
+            at = timestamp if timestamp is not None else datetime.now(timezone.utc)
+            if at.tzinfo is None:
+                raise ValueError("timestamp must carry a time zone (datetime(..., tzinfo=timezone.utc))")
+            args.append("--timestamp=" + at.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ"))
+        doc = self._one(args)
+        return Pin(self, str(doc["id"]), int(doc["version"]), str(doc["reason"]), parse_time(doc.get("until")), dict(doc))
+
+    def pins(self) -> List[Dict[str, Any]]:
+        """The table's pins, each with its state ("active", "expired" or "invalid")."""
+        return list(self._one(["pins", "--json"]).get("pins", []))
+
+    def unpin(self, pin_id: str) -> None:
+        """Remove pin ``pin_id`` of the table."""
+        self._one(["unpin", "--json", f"--id={pin_id}"])
+
     def _one(self, args: List[str]) -> Any:
         """Runs a command that prints one JSON document."""
         done = self._session.call(args, [self._arg], table=self._arg)
@@ -295,6 +340,38 @@ class DeltaTable:
         if len(docs) != 1:
             raise DeltaVacuumError(f"deltavacuum {args[0]} printed {len(docs)} JSON documents, expected one")
         return docs[0]
+
+
+def _duration_arg(d: Union[str, timedelta]) -> str:
+    if isinstance(d, timedelta):
+        secs = int(d.total_seconds())
+        if secs <= 0:
+            raise ValueError(f"duration must be positive, got {d!r}")
+        return f"{secs}s"
+    if not isinstance(d, str) or not d.strip():
+        raise ValueError(f"duration must be such as '6h' or '7d', or a timedelta, got {d!r}")
+    return d
+
+
+class Pin:
+    """A pin of a table (DeltaTable.pin). As a context manager it removes itself on exit."""
+
+    def __init__(self, table: DeltaTable, pin_id: str, version: int, reason: str, until: Optional[datetime],
+                 raw: Dict[str, Any]) -> None:
+        self.table, self.id, self.version, self.reason, self.until, self.raw = table, pin_id, version, reason, until, raw
+
+    def __repr__(self) -> str:
+        return f"Pin(id={self.id!r}, version={self.version}, until={self.until!r}, reason={self.reason!r})"
+
+    def release(self) -> None:
+        """Remove the pin."""
+        self.table.unpin(self.id)
+
+    def __enter__(self) -> "Pin":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.release()
 
 
 def _one_retention(a: Optional[float], b: Optional[float]) -> Optional[float]:

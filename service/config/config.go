@@ -76,6 +76,12 @@ type Table struct {
 	// DryRunOnly tables are planned and inspected, never vacuumed.
 	DryRunOnly     bool
 	StorageOptions map[string]EnvRef
+	// StreamingCheckpoints are the checkpoint locations of the Structured Streaming queries
+	// that read the table: what each reads next is kept (run.ReaderOptions).
+	StreamingCheckpoints []string
+	// Root is the discover root the table was found under ("" for a table of the file): the
+	// tables of one root are looked at for shallow clones of each other.
+	Root string
 	// Line is where the table is in the file, for messages.
 	Line int
 }
@@ -605,7 +611,7 @@ func (p *parser) storageOptions(f field, what string) map[string]EnvRef {
 }
 
 var (
-	tableKeys  = []string{"id", "path", "name", "warehouse", "catalog", "policy", "schedule", "dryRunOnly", "storageOptions"}
+	tableKeys  = []string{"id", "path", "name", "warehouse", "catalog", "policy", "schedule", "dryRunOnly", "storageOptions", "streamingCheckpoints"}
 	idPattern  = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
 	namePart   = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_-]*$`)
 	policyKeys = []string{"retention", "retentionCheck", "mode", "fullEvery", "trash", "undoWindow", "inspectEvery"}
@@ -661,6 +667,9 @@ func (p *parser) table(n *yaml.Node) (Table, bool) {
 	case t.Name != "" && t.Warehouse == "" && t.Catalog == "":
 		p.errf(n, "%s: name %q needs warehouse or catalog to be resolved", what, t.Name)
 	}
+	if f, ok := fs["streamingCheckpoints"]; ok {
+		t.StreamingCheckpoints = p.locations(f, "streamingCheckpoints")
+	}
 	if f, ok := fs["id"]; ok {
 		if s, ok := p.str(f, "id"); ok {
 			if !idPattern.MatchString(s) {
@@ -679,6 +688,31 @@ func (p *parser) table(n *yaml.Node) (Table, bool) {
 
 // location refuses a location the library would refuse, and one carrying a secret (a
 // password, a query such as a SAS): secrets come from the environment.
+// locations reads a list of locations (paths or URIs), each checked as a table's path is.
+func (p *parser) locations(f field, what string) []string {
+	v := f.value
+	if v.Kind != yaml.SequenceNode {
+		p.errf(v, "%s must be a list of locations", what)
+		return nil
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, item := range v.Content {
+		s, ok := p.str(field{value: item}, what+" entry")
+		if !ok {
+			continue
+		}
+		if seen[s] {
+			p.errf(item, "%s names %s twice", what, s)
+			continue
+		}
+		seen[s] = true
+		p.location(item, what, s)
+		out = append(out, s)
+	}
+	return out
+}
+
 func (p *parser) location(n *yaml.Node, what, s string) {
 	if location.SafeURI(s) != strings.TrimSuffix(s, "/") && strings.Contains(s, "://") {
 		p.errf(n, "%s %s carries a password or a query (a SAS?): give credentials with storageOptions from the environment", what, location.SafeURI(s))

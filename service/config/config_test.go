@@ -370,3 +370,37 @@ func problem(t *testing.T, yaml, want string) (Problem, bool) {
 	t.Errorf("got %v, want a problem with %q", err, want)
 	return Problem{}, false
 }
+
+// TestStreamingCheckpoints: a table's streamingCheckpoints are locations, checked as its path
+// is; anything else is refused with the line, and discovered tables carry their root.
+func TestStreamingCheckpoints(t *testing.T) {
+	cfg, err := Parse([]byte("dataDir: /s\ntables:\n  - {id: a, path: /a, streamingCheckpoints: [/cp/orders, 's3://bucket/cp/x']}\n"), "m.yaml", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := cfg.Tables[0].StreamingCheckpoints; len(got) != 2 || got[0] != "/cp/orders" || got[1] != "s3://bucket/cp/x" {
+		t.Errorf("streamingCheckpoints: %q", got)
+	}
+	for _, bad := range []string{
+		"streamingCheckpoints: /cp",
+		"streamingCheckpoints: [[/cp]]",
+		"streamingCheckpoints: ['']",
+		"streamingCheckpoints: [' /cp']",
+		"streamingCheckpoints: [/cp, /cp]",
+		"streamingCheckpoints: ['https://acct.blob.core.windows.net/c/cp?sig=SECRET']",
+		"streamingCheckpoints: ['ftp://host/cp']",
+		"streamingCheckpoints: [1]",
+	} {
+		_, err := Parse([]byte("dataDir: /s\ntables:\n  - {id: a, path: /a, "+bad+"}\n"), "m.yaml", "")
+		if err == nil || !strings.Contains(err.Error(), "line 3") && !strings.Contains(err.Error(), ":3") {
+			t.Errorf("%s: %v, want a refusal naming the line", bad, err)
+		}
+		if err != nil && strings.Contains(err.Error(), "SECRET") {
+			t.Errorf("%s: the refusal echoes the secret: %v", bad, err)
+		}
+	}
+	d := Discover{ID: "lh", Root: "/w"}
+	if got := d.Table("lh.t", "/w/t").Root; got != "/w" {
+		t.Errorf("a discovered table's root: %q", got)
+	}
+}

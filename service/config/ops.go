@@ -35,7 +35,7 @@ type Discover struct {
 
 // Table returns the table found at path (a location below the root) under id.
 func (d *Discover) Table(id, path string) Table {
-	return Table{ID: id, Path: path, Policy: d.Policy, Schedule: d.Schedule, DryRunOnly: d.DryRunOnly, StorageOptions: d.StorageOptions, Line: d.Line}
+	return Table{ID: id, Path: path, Policy: d.Policy, Schedule: d.Schedule, DryRunOnly: d.DryRunOnly, StorageOptions: d.StorageOptions, Root: d.Root, Line: d.Line}
 }
 
 // Store is a limit on the requests of the tables whose location starts with Prefix.

@@ -110,6 +110,30 @@ function setupPreviewButtons() {
   });
 }
 
+// Pins: the table page's form creates one (POST .../pins), each Unpin button removes one
+// (DELETE .../pins/{pin}); the page is then shown again. The service checks every field.
+function setupPins() {
+  const form = $("pin-form");
+  if (form) form.addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    const body = { reason: $("pin-reason").value, hours: Number($("pin-hours").value.trim()) };
+    const v = $("pin-version").value.trim();
+    if (v !== "") body.version = Number(v);
+    else body.timestamp = new Date().toISOString();
+    $("pin-error").hidden = true;
+    $("pin-create").disabled = true;
+    try { await api("POST", tablePath(form.dataset.table) + "/pins", body); location.reload(); }
+    catch (err) { $("pin-create").disabled = false; showError($("pin-error"), err); }
+  });
+  document.querySelectorAll("button.unpin").forEach((b) => {
+    b.addEventListener("click", async () => {
+      b.disabled = true;
+      try { await api("DELETE", tablePath(b.dataset.table) + "/pins/" + encodeURIComponent(b.dataset.pin)); location.reload(); }
+      catch (err) { b.disabled = false; showError($("pin-error"), err); }
+    });
+  });
+}
+
 // Run now: the run request carries the preview's plan digest.
 function setupRunNow() {
   const b = $("run-now");
@@ -224,6 +248,7 @@ document.addEventListener("DOMContentLoaded", () => {
   try { messages = JSON.parse(document.body.dataset.messages || "{}"); } catch (e) { messages = {}; }
   setupPreviewButtons();
   setupRunNow();
+  setupPins();
   setupRun();
   setupUndo();
   setupLogin();
