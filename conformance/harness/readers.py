@@ -222,9 +222,14 @@ def reader_base(session, work: str) -> dict:
     assert [len(a[v]) for v in range(8)] == [0, 1, 1, 1, 1, 1, 1, 1], a
     files = {"fa": a[1][0], "fb": a[2][0], "fc": a[3][0], "fd": a[4][0], "o": a[5][0], "fe": a[6][0],
              "fe2": a[7][0]}
-    return {"table": t, "checkpoint": cp, "sink": sink, "files": files,
-            "ids": {v: ids(session, t, v) for v in range(8) if v != 1},
-            "sink_ids": ids(session, sink)}
+    r = lambda a, b: list(range(a, b))  # noqa: E731
+    expect = {0: [], 1: r(0, 3), 2: r(10, 13), 3: r(10, 13) + r(20, 23)}
+    expect[4] = expect[5] = expect[3] + r(30, 33)
+    expect[6] = expect[4] + r(40, 43)
+    expect[7] = [i for i in expect[6] if i != 41]
+    assert ids(session, t) == expect[7] and ids(session, sink) == expect[3]
+    return {"table": t, "checkpoint": cp, "sink": sink, "files": files, "ids": expect,
+            "sink_ids": expect[3]}
 
 
 def other_table(session, work: str) -> dict:
@@ -295,7 +300,9 @@ def uniform_base(session, work: str) -> dict:
     a = adds(t)
     assert [len(a[v]) for v in range(7)] == [0, 1, 1, 1, 1, 1, 1], a
     files = {"fa": a[1][0], "fb": a[2][0], "fc": a[3][0], "o": a[4][0], "fd": a[5][0], "fd2": a[6][0]}
-    return {"table": t, "files": files, "ids": {v: ids(session, t, v) for v in (3, 6)}}
+    expect = {3: [10, 11, 12, 20, 21, 22], 6: [10, 11, 12, 20, 21, 22, 30, 32]}
+    assert ids(session, t) == expect[6]
+    return {"table": t, "files": files, "ids": expect}
 
 
 def _data_files_with_ids(path: str, keys: list[str]):
