@@ -124,9 +124,8 @@ def _iceberg_after_vacuum(spark, dv, t: str, loc: str, want: list[int], latest: 
     meta = {k for k in fs.list_tree(t).files if k.startswith("metadata/")}
     assert any(k.endswith(".metadata.json") for k in meta) and any(k.endswith(".avro") for k in meta), meta
 
-    # VACUUM LITE (candidates from the log) keeps the same files; its DRY RUN first.
+    # VACUUM LITE (candidates from the log) keeps the same files: its DRY RUN, checked below.
     lite = dv.vacuum(t, 0.0, dry_run=True, mode="LITE")
-    assert set(lite.files) == want_deleted and set(kept(lite)) == want_kept, (lite.files, kept(lite))
     _, real = vacuum0(dv, t)
 
     # The Iceberg reader: the current snapshot reads, every metadata file is there.
@@ -148,6 +147,7 @@ def _iceberg_after_vacuum(spark, dv, t: str, loc: str, want: list[int], latest: 
     assert rs[0]["numFilesKept"] == len(want_kept), rs
     for e in real["keptForReaders"]:
         assert e["size"] > 0 and e["modificationTime"] and e["reason"], e
+    assert set(lite.files) == want_deleted and set(kept(lite)) == want_kept, (lite.files, kept(lite))
 
 
 @pytest.mark.parametrize("converter", ["xtable", "uniform", "none"])
@@ -228,8 +228,9 @@ def test_streaming_query_restarts_after_vacuum(registration, base, spark, dv, sc
 def test_streaming_query_inside_its_initial_snapshot_restarts_after_vacuum(base, spark, dv, scenario_dir):
     """A query that started on the table (its snapshot at version 7: two files) read one file
     (maxFilesPerTrigger 1) and was stopped inside its initial snapshot; OPTIMIZE then removed
-    both files. With the checkpoint registered, version 7 is pinned, the VACUUM keeps them, and
-    the restarted query reads the rest of the snapshot: its sink ends with the table's rows."""
+    both files. With the checkpoint registered (the table property), version 7 is pinned, the
+    VACUUM keeps them, and the restarted query reads the rest of the snapshot: its sink ends
+    with the table's rows."""
     t = copy_base(base, scenario_dir)["table"]
     cp, sink = os.path.join(scenario_dir, "checkpoint"), os.path.join(scenario_dir, "sink")
     readers.stop_after_first_batch(spark.session, t, cp, sink)
@@ -238,7 +239,8 @@ def test_streaming_query_inside_its_initial_snapshot_restarts_after_vacuum(base,
     live7 = readers.files_at(spark.session, t, 7)
     assert len(live7) == 2, live7
 
-    _, real = vacuum0(dv, t, "--streaming-checkpoint", cp)
+    set_property(spark, t, "deltavacuum.streamingCheckpoints", cp)
+    _, real = vacuum0(dv, t)
     err = reads(lambda: readers.run_stream(spark.session, t, cp, sink))
     assert err is None, f"the query failed after deltavacuum's VACUUM: {err[:3000]}"
     assert readers.ids(spark.session, sink) == base["ids"][7]
@@ -310,9 +312,7 @@ def _pinned_vacuum(base, spark, dv, t: str, pin: dict, at) -> None:
     assert sorted(ln.split("\t")[3] for ln in lines) == sorted([f["fb"], f["fc"], f["fd"], f["fe"]]), p.stdout
     assert all(ln.split("\t")[4].startswith(f"read by the pin {pin['id']}") for ln in lines), lines
 
-    lite = dv.vacuum(t, 0.0, dry_run=True, mode="LITE")  # LITE keeps the same files
-    assert set(lite.files) == {f["fa"]} and set(kept(lite)) == {f["fb"], f["fc"], f["fd"], f["fe"]}, \
-        (lite.files, kept(lite))
+    lite = dv.vacuum(t, 0.0, dry_run=True, mode="LITE")  # LITE keeps the same files (checked below)
     _, real = vacuum0(dv, t)
     for v in range(4, 8):  # every version from the pinned one on
         got, err = attempt(lambda v=v: at(v))
@@ -322,6 +322,8 @@ def _pinned_vacuum(base, spark, dv, t: str, pin: dict, at) -> None:
     assert [(r["kind"], r.get("version"), r["numFilesKept"]) for r in real["readers"]] == [("pin", 4, 4)], \
         real["readers"]
     assert set(kept(real)) == {f["fb"], f["fc"], f["fd"], f["fe"]}, kept(real)
+    assert set(lite.files) == {f["fa"]} and set(kept(lite)) == {f["fb"], f["fc"], f["fd"], f["fe"]}, \
+        (lite.files, kept(lite))
     # The VACUUM did delete: version 1's only file is gone.
     err = reads(lambda: at(1))
     assert err is not None and MISSING_FILE.search(err), err
