@@ -253,9 +253,10 @@ def test_streaming_query_inside_its_initial_snapshot_restarts_after_vacuum(base,
 
 @pytest.mark.parametrize("layout", ["spark", "lakehouse"])
 def test_shallow_clones_read_after_source_vacuumed(layout, spark, dv, scenario_dir):
-    """Spark's SHALLOW CLONEs of a table name files the source table no longer references:
-    in a Spark warehouse (one clone at the root, one in a <db>.db folder; the source vacuumed by
-    its path) and in a Fabric lakehouse with schemas (Tables/dbo/, Tables/sales/; the source
+    """Spark's SHALLOW CLONEs of a table name files the source table no longer references (by
+    absolute URIs, partition values with ' ', '%', ':'): in a Spark warehouse (its folder's
+    name with a space and '%20'; one clone at the root, one in a <db>.db folder; the source
+    vacuumed by its path) and in a Fabric lakehouse with schemas (Tables/dbo/, Tables/sales/; the source
     vacuumed by its name dbo.src, the warehouse given as a file:// URI). deltavacuum's VACUUM of
     the source with --warehouse keeps them, and both clones read; the same VACUUM without
     --warehouse does not see the clones and breaks them."""

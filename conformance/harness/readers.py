@@ -16,6 +16,7 @@ import json
 import os
 import shutil
 import time
+import urllib.parse
 
 
 def _table_id(path: str) -> str:
@@ -145,14 +146,15 @@ def files_at(session, path: str, version: int) -> list[str]:
 
 
 def adds(path: str) -> dict[int, list[str]]:
-    """The data files each commit adds, as keys relative to the table root."""
+    """The data files each commit adds, as keys relative to the table root (the log's paths
+    are URI-encoded; the keys are the names on disk)."""
     out: dict[int, list[str]] = {}
     log = os.path.join(path, "_delta_log")
     for name in sorted(os.listdir(log)):
         if len(name) == 25 and name.endswith(".json"):
             with open(os.path.join(log, name)) as f:
                 acts = [json.loads(line) for line in f if line.strip()]
-            out[int(name[:20])] = sorted(a["add"]["path"] for a in acts if "add" in a)
+            out[int(name[:20])] = sorted(urllib.parse.unquote(a["add"]["path"]) for a in acts if "add" in a)
     return out
 
 
@@ -252,11 +254,13 @@ def clone_warehouse(session, work: str, layout: str = "spark") -> dict:
         c2 = SHALLOW CLONE src                   (at v2: names fc)
         src v3 overwrite 30..32 fd
 
-    Only the clones' logs name fb and fc now; nothing names fa. layout "spark": a Spark
-    warehouse, src and c2 in the default database's place (<root>/<table>), c1 in a database's
+    Only the clones' logs name fb and fc now; nothing names fa. Each version is one partition
+    of p ('a b', 'c%d', 'e:f', 'g'), so the clones' absolute paths are URI-encoded twice over
+    (p=c%2525d). layout "spark": a Spark warehouse whose folder's name has a space and a '%20',
+    src and c2 in the default database's place (<root>/<table>), c1 in a database's
     (<root>/db1.db/<table>); "lakehouse": a Fabric lakehouse with schemas (src and c1 in
     Tables/dbo/, c2 in Tables/sales/)."""
-    wh = os.path.join(work, "warehouse")
+    wh = os.path.join(work, "ware house%20x" if layout == "spark" else "warehouse")
     if layout == "spark":
         src, c1, c2 = (os.path.join(wh, "src"), os.path.join(wh, "db1.db", "c1"), os.path.join(wh, "c2"))
         name = src
@@ -266,13 +270,18 @@ def clone_warehouse(session, work: str, layout: str = "spark") -> dict:
         src, c1, c2 = (os.path.join(tables, "dbo", "src"), os.path.join(tables, "dbo", "c1"),
                        os.path.join(tables, "sales", "c2"))
         name = "dbo.src"
-    write(session, src, 0)
-    write(session, src, 10, mode="overwrite")
-    write(session, src, 20, mode="overwrite")
+    def part(start: int, p: str, mode: str = "overwrite") -> None:
+        (session.range(start, start + 3, numPartitions=1).selectExpr("id", f"'{p}' AS p")
+         .write.format("delta").partitionBy("p").mode(mode).save(src))
+
+    part(0, "a b", mode="append")
+    part(10, "c%d")
+    part(20, "e:f")
     session.sql(f"CREATE TABLE delta.`{c1}` SHALLOW CLONE delta.`{src}` VERSION AS OF 1").collect()
     session.sql(f"CREATE TABLE delta.`{c2}` SHALLOW CLONE delta.`{src}`").collect()
-    write(session, src, 30, mode="overwrite")
+    part(30, "g")
     a = adds(src)
+    assert [len(a[v]) for v in range(4)] == [1, 1, 1, 1], a
     return {"warehouse": wh, "src": src, "name": name, "c1": c1, "c2": c2,
             "files": {"fa": a[0][0], "fb": a[1][0], "fc": a[2][0], "fd": a[3][0]}}
 
