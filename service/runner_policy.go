@@ -27,32 +27,19 @@ func retainHours(snap *deltalog.Snapshot, p config.Policy) (*float64, error) {
 }
 
 // oneOffHours checks a one-off retention (a preview's retentionHours and the run of its plan, a
-// Fabric job's retentionPeriod) before anything runs: a number from 0 to
-// config.MaxRetentionHours, never below a delta.deletedFileRetentionDuration the table sets
-// itself (the floor a policy's retention never goes below either), and, below the table's
-// retention otherwise (its default), past the library's safety check, as the CLI's
-// --retain-hours is: refused unless the policy turned it off. Refusals are errInvalid and name
-// no field: the caller says which of its own it was.
+// Fabric job's retentionPeriod) before anything runs, by the one rule (vacuum.OneOffRetainHours:
+// RETAIN's, never below the table's own retention, the safety check unless the policy turned it
+// off). Refusals are errInvalid and name no field: the caller says which of its own it was.
 func oneOffHours(t *table, snap *deltalog.Snapshot, h float64) (*float64, error) {
-	if _, err := vacuum.RetentionOf(h); err != nil || h > config.MaxRetentionHours {
-		return nil, of(errInvalid, fmt.Errorf("%v hours: give a number of hours from 0 to %d", h, config.MaxRetentionHours))
+	hours, err := vacuum.OneOffRetainHours(snap, h, !t.cfg.Policy.RetentionCheck)
+	var re *vacuum.RetentionError
+	if errors.As(err, &re) {
+		err = fmt.Errorf("%w\n(In this service the table's policy turns the check off: retentionCheck: disabled.)", err)
 	}
-	floor, set, err := vacuum.RetentionFloor(snap)
 	if err != nil {
-		return nil, err
-	}
-	if set && h < floor.Hours() {
-		return nil, of(errInvalid, fmt.Errorf("%v hours is below the table's own retention of %v hours (%s): the service never goes below it, nor does a policy",
-			h, floor.Hours(), deltalog.PropDeletedFileRetention))
-	}
-	if err := t.session.CheckRetention(snap, &h); err != nil {
-		var re *vacuum.RetentionError
-		if errors.As(err, &re) {
-			err = fmt.Errorf("%w\n(In this service the table's policy turns the check off: retentionCheck: disabled.)", err)
-		}
 		return nil, of(errInvalid, err)
 	}
-	return &h, nil
+	return hours, nil
 }
 
 // request is the VACUUM of t's policy now: its retention (or the one-off retention given,

@@ -18,15 +18,18 @@
 //
 // Retention (section 4; retention.go):
 //   - RETAIN n HOURS is rounded half up to whole hours; NaN, a negative number and more hours
-//     than a duration holds are refused (RetentionOf): "retention: RETAIN n HOURS is rounded
+//     than a hundred years (MaxRetentionHours) are refused (RetentionOf): "retention: RETAIN n HOURS is rounded
 //     half up to whole hours", "retention: RETAIN below half an hour rounds to 0",
 //     "retention: RETAIN below 0 hours is refused", "retention: RETAIN NaN HOURS is refused",
-//     "retention: RETAIN beyond the hours a duration holds is refused"; TestRetentionOf.
+//     "retention: RETAIN beyond a hundred years is refused"; TestRetentionOf.
 //   - the table's delta.deletedFileRetentionDuration is the default, and a shorter retention is
 //     refused while the safety check is on (retention, RetentionError): "retention: the
 //     table's delta.deletedFileRetentionDuration is the default", "retention: a retention
 //     below the table's is refused while the safety check is on", "retention: the safety
 //     check passes a retention of the table's, rounded".
+//   - a one-off retention (the service's previews, a Fabric job's) is refused below the table's
+//     own, a hundred years at most, the safety check as RETAIN's (OneOffRetainHours):
+//     "retention: a one-off retention below the table's own is refused, not raised".
 //   - a policy's retention is never shorter than the table's own (PolicyRetainHours):
 //     "retention: a policy's retention is never shorter than the table's own";
 //     TestPolicyRetainHours.

@@ -16,8 +16,9 @@ import (
 // RetentionCheckKey is the session setting that turns the retention safety check off.
 const RetentionCheckKey = "spark.databricks.delta.retentionDurationCheck.enabled"
 
-// MaxRetentionHours is the longest retention: the whole hours a time.Duration holds.
-const MaxRetentionHours = float64(math.MaxInt64 / int64(time.Hour))
+// MaxRetentionHours is the longest retention: a hundred years (more is a typing mistake), for
+// RETAIN n HOURS, a policy and a one-off retention of the service alike.
+const MaxRetentionHours = 100 * 366 * 24
 
 // The refusals of a number of hours that is no retention (HoursError.Err).
 var (
@@ -41,7 +42,9 @@ func (e *HoursError) Error() string {
 	case ErrRetentionNotANumber:
 		return e.Err.Error() + "; give RETAIN n HOURS (--retain-hours n) with n a number of hours, 0 or more"
 	case ErrRetentionTooLarge:
-		return fmt.Sprintf("retention of %g hours is too large", e.Hours)
+		return fmt.Sprintf("retention of %g hours is too large: give a number of hours from 0 to %d (a hundred years)", e.Hours, MaxRetentionHours)
+	case ErrNegativeRetention:
+		return e.Err.Error() + fmt.Sprintf(" Give a number of hours from 0 to %d.", MaxRetentionHours)
 	}
 	return e.Err.Error()
 }
@@ -125,6 +128,32 @@ func PolicyRetainHours(snap *deltalog.Snapshot, hours *float64) (*float64, error
 		h = max(h, floor.Hours())
 	}
 	return &h, nil
+}
+
+// ErrBelowFloor is matched by the refusal of a one-off retention below the retention the table
+// sets itself (OneOffRetainHours).
+var ErrBelowFloor = errors.New("below the table's own retention")
+
+// OneOffRetainHours checks a one-off retention of hours (the service's preview and the run of
+// its plan, a Fabric job's retentionPeriod) before anything runs, by the rules RETAIN n HOURS
+// follows (RetentionOf, the safety check unless checkDisabled) and the floor a policy never
+// goes below (RetentionFloor): refused, not raised, below a retention the table sets itself.
+func OneOffRetainHours(snap *deltalog.Snapshot, hours float64, checkDisabled bool) (*float64, error) {
+	if _, err := RetentionOf(hours); err != nil {
+		return nil, fmt.Errorf("table %s: %w", snap.Location, err)
+	}
+	floor, set, err := RetentionFloor(snap)
+	if err != nil {
+		return nil, err
+	}
+	if set && hours < floor.Hours() {
+		return nil, fmt.Errorf("table %s: %v hours is %w of %v hours (%s): a one-off retention never goes below it, nor does a policy",
+			snap.Location, hours, ErrBelowFloor, floor.Hours(), deltalog.PropDeletedFileRetention)
+	}
+	if err := CheckRetention(snap, Options{RetainHours: &hours, DisableRetentionCheck: checkDisabled}); err != nil {
+		return nil, err
+	}
+	return &hours, nil
 }
 
 // RetentionFloor is the retention the table sets itself (delta.deletedFileRetentionDuration),

@@ -98,7 +98,7 @@ func ruleCases() []rule {
 			err:  errIs(ErrRetentionNotANumber),
 		},
 		{
-			name: "retention: RETAIN beyond the hours a duration holds is refused",
+			name: "retention: RETAIN beyond a hundred years is refused",
 			opts: Options{RetainHours: hours(MaxRetentionHours + 1), DisableRetentionCheck: true},
 			err:  errIs(ErrRetentionTooLarge),
 		},
@@ -127,6 +127,37 @@ func ruleCases() []rule {
 					if got, err := PolicyRetainHours(p.Snapshot(), &policy); err != nil || *got != want {
 						t.Errorf("policy %gh: %v, %v; want %gh", policy, *got, err, want)
 					}
+				}
+			},
+		},
+		{
+			name: "retention: a one-off retention below the table's own is refused, not raised",
+			check: func(t *testing.T) {
+				tb := newTable(t, tableSpec{configuration: map[string]string{"delta.deletedFileRetentionDuration": "interval 10 days"}})
+				p, err := tb.planner(Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				snap := p.Snapshot()
+				for _, tc := range []struct {
+					hours float64
+					err   error
+				}{{239, ErrBelowFloor}, {240, nil}, {300, nil}, {-1, ErrNegativeRetention}, {MaxRetentionHours + 1, ErrRetentionTooLarge}} {
+					got, err := OneOffRetainHours(snap, tc.hours, true)
+					if !errors.Is(err, tc.err) || (err == nil && *got != tc.hours) {
+						t.Errorf("%gh: %v, %v; want %v", tc.hours, got, err, tc.err)
+					}
+				}
+				plain := newTable(t, tableSpec{})
+				p, err = plain.planner(Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := OneOffRetainHours(p.Snapshot(), 24, false); !errAs[*RetentionError](err) {
+					t.Errorf("24h below the default week with the check on: %v, want the safety check's refusal", err)
+				}
+				if got, err := OneOffRetainHours(p.Snapshot(), 24, true); err != nil || *got != 24 {
+					t.Errorf("24h with the check off: %v, %v", got, err)
 				}
 			},
 		},

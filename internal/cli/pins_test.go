@@ -100,7 +100,7 @@ func TestPinKeepsAVersionReadable(t *testing.T) {
 	}
 
 	// A real run keeps what the pin holds.
-	code, out, errs = run(t, "vacuum", dir, "--retain-hours", "0", "--conf", checkOff, "--json")
+	code, _, errs = run(t, "vacuum", dir, "--retain-hours", "0", "--conf", checkOff, "--json")
 	if code != ExitOK {
 		t.Fatalf("vacuum: exit %d: %s", code, errs)
 	}

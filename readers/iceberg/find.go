@@ -13,7 +13,7 @@ import (
 
 // ErrUnreadable is matched (errors.Is) by every error that means: this table has an Iceberg
 // view, and it cannot be read. The caller must refuse to vacuum rather than guess.
-var ErrUnreadable = errors.New("Iceberg metadata cannot be read")
+var ErrUnreadable = errors.New("the Iceberg metadata cannot be read")
 
 // DefaultMetadataDir is where Iceberg's Hadoop tables, Delta UniForm, XTable and Fabric write
 // the metadata of a table: <table>/metadata/.

@@ -3,7 +3,6 @@ package iceberg
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"testing"
 
 	"github.com/hamba/avro/v2/ocf"
@@ -196,11 +195,4 @@ func (tb *table) standard(t testing.TB) {
 		m["metadata-log"] = []any{map[string]any{"timestamp-ms": 1_700_000_000_000, "metadata-file": loc + "/metadata/v1.metadata.json"}}
 	}))
 	tb.put("metadata/version-hint.text", []byte("2"))
-}
-
-func must[T any](v T, err error) T {
-	if err != nil {
-		panic(fmt.Sprint(err))
-	}
-	return v
 }

@@ -780,7 +780,7 @@ func (p *parser) policy(n *yaml.Node) Policy {
 
 // MaxRetentionHours is a hundred years: more is a typing mistake (in a policy, and in a
 // one-off retention of the service's preview).
-const MaxRetentionHours = 100 * 366 * 24
+const MaxRetentionHours = vacuum.MaxRetentionHours
 
 func (p *parser) retention(v *yaml.Node) Retention {
 	if v.Kind != yaml.ScalarNode {
