@@ -34,9 +34,12 @@ vet:
 
 # golangci-lint (.golangci.yml: depguard keeps the package arrows pointing down, plus govet,
 # staticcheck, errcheck, ineffassign, unused), installed on first use from the Go proxy at a
-# pinned version into .cache/, then the proof that the depguard rules fire.
+# pinned version into a cache outside the work tree (DELTAVACUUM_TOOLS, default
+# ~/.cache/deltavacuum-tools), as the test servers' binaries are, so that every clone on this
+# machine builds it once; then the proof that the depguard rules fire.
 GOLANGCI_LINT_VERSION := v2.15.0
-GOLANGCI_LINT := $(CURDIR)/.cache/golangci-lint-$(GOLANGCI_LINT_VERSION)/golangci-lint
+DELTAVACUUM_TOOLS ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/deltavacuum-tools
+GOLANGCI_LINT := $(DELTAVACUUM_TOOLS)/golangci-lint-$(GOLANGCI_LINT_VERSION)/golangci-lint
 
 $(GOLANGCI_LINT):
 	GOBIN=$(dir $@) $(GO) install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_LINT_VERSION)

@@ -10,7 +10,7 @@ import (
 	"github.com/deltavacuum/deltavacuum/vacuum"
 )
 
-// Runs lists the runs recorded beside the table, oldest first, each with its state (run.Runs).
+// Runs lists the runs recorded beside the table, newest first, each with its state (run.Runs).
 func (t *Table) Runs(ctx context.Context) ([]run.RunInfo, error) {
 	return run.Runs(ctx, t.Store, time.Now(), 0)
 }
@@ -34,9 +34,10 @@ func (t *Table) Undo(ctx context.Context, id string, opts undo.Options) (rep *ru
 		if err != nil {
 			return nil, err
 		}
-		for i := len(runs) - 1; i >= 0 && id == ""; i-- {
-			if runs[i].Err == "" && runs[i].NumFiles > 0 && !runs[i].UndoComplete {
-				id = runs[i].ID
+		for _, r := range runs { // newest first
+			if r.Err == "" && r.NumFiles > 0 && !r.UndoComplete {
+				id = r.ID
+				break
 			}
 		}
 		if id == "" {
@@ -49,6 +50,9 @@ func (t *Table) Undo(ctx context.Context, id string, opts undo.Options) (rep *ru
 	snap, err := t.Snapshot(ctx)
 	if err != nil {
 		return nil, err // before the lock: not a table, or a broken log, changes nothing
+	}
+	if err := undo.Check(ctx, t.Store, id, snap); err != nil {
+		return nil, err // before the lock: a record not to use, or an undo that can bring nothing back, changes nothing
 	}
 	if opts.DryRun {
 		opts.Snapshot = snap

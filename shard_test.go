@@ -126,7 +126,7 @@ func TestShardRecorded(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if last := runs[len(runs)-1]; last.Shard != params["shard"] || last.SnapshotVersion != v {
+		if last := runs[0]; last.Shard != params["shard"] || last.SnapshotVersion != v {
 			t.Errorf("the run record says shard %q version %d", last.Shard, last.SnapshotVersion)
 		}
 	}

@@ -171,14 +171,23 @@ func undoRoundTrip(t *testing.T, store storage.Store, trash string) {
 			}
 		}
 	}
-	// Again: everything is there; nothing is replaced.
-	again, err := tbl.Undo(ctx, res.RunID, undo.Options{})
-	if err != nil || again.NumRestored != 0 || again.NumPresent == 0 {
-		t.Fatalf("second undo: %+v, %v", again, err)
-	}
+	// Again: everything is back, so the run's state says an undo can bring nothing back
+	// (issue 36, item 4), and a second undo is refused with that one reason, changing nothing.
 	runs, _ = tbl.Runs(ctx)
-	if len(runs) != 1 || runs[0].Undone == nil {
+	if len(runs) != 1 || runs[0].Undone == nil || runs[0].State != run.StateUndone {
 		t.Fatalf("the run is not listed as undone: %+v", runs)
+	}
+	if u := runs[0].Undo; u == nil || u.Possible != vacuum.UndoNo || !strings.Contains(u.Why, "cannot be undone again") {
+		t.Fatalf("an undone run says undo %+v, want no", u)
+	}
+	again, err := tbl.Undo(ctx, res.RunID, undo.Options{})
+	if !errors.Is(err, undo.ErrNotUndoable) || again != nil || !strings.Contains(err.Error(), "cannot be undone again") {
+		t.Fatalf("second undo: %+v, %v; want the refusal of an undone run", again, err)
+	}
+	for k, b := range before {
+		if got, _ := storage.ReadAll(ctx, store, k); !bytes.Equal(got, b) {
+			t.Errorf("%s changed by the refused second undo", k)
+		}
 	}
 	// Nothing is left for the default undo.
 	if _, err := tbl.Undo(ctx, "", undo.Options{}); err == nil {
@@ -229,8 +238,9 @@ func TestUndoFromS3Versioning(t *testing.T) {
 	undoRoundTrip(t, uploadFixture(t, storagetest.NewS3Versioned(t)), "")
 }
 
-// On a store that keeps nothing, a run without a trash cannot be undone, and the undo says
-// so for every file instead of reporting success.
+// On a store that keeps nothing, a run without a trash cannot be undone: the undo is refused
+// before it starts, with one reason (not one line per file), writes nothing, and leaves the
+// run completed (issue 36, item 3: it went ahead and marked the run "partially undone").
 func TestUndoWithoutRecovery(t *testing.T) {
 	ctx := context.Background()
 	store := localFixture(t)
@@ -243,9 +253,21 @@ func TestUndoWithoutRecovery(t *testing.T) {
 	if res.Reclaim == nil || res.Reclaim.BytesNow != res.SizeOfDeletedData || res.Reclaim.When != "now" {
 		t.Fatalf("reclaim on local disk: %+v", res.Reclaim)
 	}
-	rep, err := tbl.Undo(ctx, res.RunID, undo.Options{})
-	if !errors.Is(err, undo.ErrIncomplete) || rep.NumRestored != 0 || rep.NumLost == 0 {
-		t.Fatalf("undo without recovery: %+v, %v", rep, err)
+	for _, dry := range []bool{true, false} {
+		rep, err := tbl.Undo(ctx, res.RunID, undo.Options{DryRun: dry})
+		if !errors.Is(err, undo.ErrNotUndoable) || rep != nil {
+			t.Fatalf("undo (dry run %v) without recovery: %+v, %v; want a refusal", dry, rep, err)
+		}
+		if msg := err.Error(); strings.Count(msg, "\n") != 0 || !strings.Contains(msg, "cannot be undone: nothing keeps deleted files here") || !strings.Contains(msg, "--trash") {
+			t.Errorf("the refusal: %q", msg)
+		}
+	}
+	if _, err := store.Stat(ctx, run.RunsDir+res.RunID+".undo.json"); !errors.Is(err, storage.ErrNotExist) {
+		t.Errorf("the refused undo wrote a report: %v", err)
+	}
+	runs, err := tbl.Runs(ctx)
+	if err != nil || len(runs) != 1 || runs[0].State != run.StateCompleted || runs[0].Undo.Possible != vacuum.UndoNo {
+		t.Fatalf("after the refused undo: %+v, %v; want completed, undo no", runs, err)
 	}
 }
 

@@ -73,7 +73,7 @@ func TestDeletedBytesAreTheDeletedOnes(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	if !strings.Contains(out, "Deleted 1 files (17 bytes)") {
+	if !strings.Contains(out, "Deleted 1 file (17 bytes)") {
 		t.Errorf("got %q", out)
 	}
 	_, js, _ := run(t, "vacuum", tb.dir, "--retain-hours", "0", "--conf", checkOff, "--json")

@@ -27,21 +27,26 @@ type HistoryEntry struct {
 }
 
 // History returns the commits of the table newest first, at most limit of them (all when
-// limit <= 0). Each timestamp is the in-commit timestamp when there is one, else the
-// commitInfo timestamp, else the commit file's modification time.
+// limit <= 0). Each timestamp is Spark's: the commit file's modification time, made strictly
+// increasing (fileTimes, as VACUUM LITE and inspect's horizon read them), unless the table has
+// in-commit timestamps on (its newest commit carries one), then the commit's in-commit
+// timestamp where it has one. The commitInfo's own timestamp (the writer's clock when it began)
+// is not a version's time.
 func History(ctx context.Context, store storage.Store, limit int) ([]HistoryEntry, error) {
 	seg, err := ListLog(ctx, store)
 	if err != nil {
 		return nil, err
 	}
+	times := fileTimes(seg.AllCommits)
+	ict := false // the table has in-commit timestamps on: its newest commit carries one
 	commits := append([]LogFile(nil), seg.AllCommits...)
 	sort.Slice(commits, func(i, j int) bool { return commits[i].Version > commits[j].Version })
 	if limit > 0 && len(commits) > limit {
 		commits = commits[:limit]
 	}
 	out := make([]HistoryEntry, 0, len(commits))
-	for _, c := range commits {
-		e := HistoryEntry{Version: c.Version, Timestamp: c.ModTime.UTC(), OperationParameters: json.RawMessage("{}"), OperationMetrics: json.RawMessage("{}")}
+	for i, c := range commits {
+		e := HistoryEntry{Version: c.Version, Timestamp: times[c.Version], OperationParameters: json.RawMessage("{}"), OperationMetrics: json.RawMessage("{}")}
 		var info *CommitInfo
 		err := readJSONActions(ctx, store, c.Key, func(a *Action) error {
 			if a.CommitInfo != nil && info == nil {
@@ -73,11 +78,11 @@ func History(ctx context.Context, store storage.Store, limit int) ([]HistoryEntr
 			if len(f.OperationMetrics) > 0 && string(f.OperationMetrics) != "null" {
 				e.OperationMetrics = json.RawMessage(f.OperationMetrics)
 			}
-			switch {
-			case info.InCommitTimestamp != nil:
+			if i == 0 {
+				ict = info.InCommitTimestamp != nil
+			}
+			if ict && info.InCommitTimestamp != nil {
 				e.Timestamp = time.UnixMilli(*info.InCommitTimestamp).UTC()
-			case info.Timestamp != nil:
-				e.Timestamp = time.UnixMilli(*info.Timestamp).UTC()
 			}
 		}
 		out = append(out, e)

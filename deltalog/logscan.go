@@ -31,9 +31,9 @@ func (s *Snapshot) LogFileRefs(ctx context.Context, store storage.Store, fn func
 	return nil
 }
 
-// CommitOperation is the operation a commit's commitInfo names, with the commit's time: the
-// in-commit timestamp when there is one, else the commitInfo timestamp, else the commit
-// file's modification time (as History has it).
+// CommitOperation is the operation a commit's commitInfo names, with the commit's time by
+// History's rule (Spark's): its in-commit timestamp when the table has them on, else its file's
+// modification time made strictly increasing.
 type CommitOperation struct {
 	Version   int64
 	Operation string
@@ -51,6 +51,8 @@ func (s *Snapshot) Operations(ctx context.Context, store storage.Store, limit in
 		parsed[s.commits[i].file.Version] = s.commits[i].commitInfo
 	}
 	all := s.Segment.AllCommits
+	times := fileTimes(all)
+	ict := s.InCommitTimestampsEnabled()
 	for i, n := len(all)-1, 0; i >= 0 && (limit <= 0 || n < limit); i, n = i-1, n+1 {
 		f := all[i]
 		info, ok := parsed[f.Version]
@@ -65,14 +67,11 @@ func (s *Snapshot) Operations(ctx context.Context, store storage.Store, limit in
 				return err
 			}
 		}
-		op := CommitOperation{Version: f.Version, Timestamp: f.ModTime.UTC()}
+		op := CommitOperation{Version: f.Version, Timestamp: times[f.Version]}
 		if info != nil {
 			op.Operation, op.Engine = info.Operation, info.EngineInfo
-			switch {
-			case info.InCommitTimestamp != nil:
+			if ict && info.InCommitTimestamp != nil {
 				op.Timestamp = time.UnixMilli(*info.InCommitTimestamp).UTC()
-			case info.Timestamp != nil:
-				op.Timestamp = time.UnixMilli(*info.Timestamp).UTC()
 			}
 		}
 		if !fn(op) {

@@ -43,14 +43,36 @@ func (s *Snapshot) CommitTimestamps(ctx context.Context, store storage.Store) ([
 				ts = time.UnixMilli(*info.InCommitTimestamp)
 			}
 		}
-		ts = ts.Truncate(time.Millisecond)
-		if i > 0 && !ts.After(prev) {
-			ts = prev.Add(time.Millisecond)
-		}
+		ts = nextCommitTime(i, ts, prev)
 		prev = ts
 		out = append(out, CommitTime{Version: c.Version, Timestamp: ts})
 	}
 	return out, nil
+}
+
+// nextCommitTime is the time of the i-th commit (oldest first) read as ts, after a commit of
+// time prev: to the millisecond, and at least one millisecond after prev (the protocol's rule
+// for file times, which a clock set back or a copy of the log can disorder).
+func nextCommitTime(i int, ts, prev time.Time) time.Time {
+	ts = ts.Truncate(time.Millisecond)
+	if i > 0 && !ts.After(prev) {
+		ts = prev.Add(time.Millisecond)
+	}
+	return ts
+}
+
+// fileTimes are the times of the commits files (oldest first) by their files alone: the
+// modification times, made strictly increasing as CommitTimestamps makes them. Every front end
+// shows a version's time by one rule, Spark's: this one, unless the commit carries an
+// in-commit timestamp of a table that has them on (History, Operations, CommitTimestamps).
+func fileTimes(files []LogFile) map[int64]time.Time {
+	out := make(map[int64]time.Time, len(files))
+	var prev time.Time
+	for i, f := range files {
+		prev = nextCommitTime(i, f.ModTime, prev)
+		out[f.Version] = prev.UTC()
+	}
+	return out
 }
 
 // LastVacuumInfoKey is the key of the file recording how far VACUUM has covered the log.

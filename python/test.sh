@@ -62,4 +62,4 @@ fi
 cd "$work"
 DELTAVACUUM_PY_REPO="$repo" DELTAVACUUM_PY_WHEEL="$wheel" DELTAVACUUM_PY_SDIST="$sdist" \
   "$work/venv/bin/python" -m pytest -p no:cacheprovider --rootdir "$here/tests" \
-  -c /dev/null -q "$here/tests" "$@"
+  -c /dev/null -q -rs "$here/tests" "$@"

@@ -405,6 +405,8 @@ type Summary struct {
 	UndoComplete bool       `json:"undoComplete,omitempty"`
 	// LastUndo is what the last undo of the run did, complete or not.
 	LastUndo *UndoOutcome `json:"lastUndo,omitempty"`
+	// Purged is what a trash purge did to the run's trash (nil: never purged).
+	Purged *PurgeNote `json:"purged,omitempty"`
 	// Err is set when the record could not be read.
 	Err string `json:"error,omitempty"`
 }
@@ -427,7 +429,7 @@ func (o *UndoOutcome) Complete() bool { return o != nil && o.NumLost+o.NumFailed
 // ListRecords returns the runs of the table in store, oldest first, from their headers.
 func ListRecords(ctx context.Context, store storage.Store) ([]Summary, error) {
 	var ids []string
-	undone := map[string]bool{}
+	undone, purged := map[string]bool{}, map[string]bool{}
 	err := store.Walk(ctx, RunsDir, func(o storage.Object) error {
 		if o.IsDir {
 			if o.Key != RunsDir {
@@ -439,6 +441,8 @@ func ListRecords(ctx context.Context, store storage.Store) ([]Summary, error) {
 		switch {
 		case strings.HasSuffix(name, undoSuffix) && ValidID(strings.TrimSuffix(name, undoSuffix)):
 			undone[strings.TrimSuffix(name, undoSuffix)] = true
+		case strings.HasSuffix(name, purgeSuffix) && ValidID(strings.TrimSuffix(name, purgeSuffix)):
+			purged[strings.TrimSuffix(name, purgeSuffix)] = true
 		case strings.HasSuffix(name, recordSuffix) && ValidID(strings.TrimSuffix(name, recordSuffix)):
 			ids = append(ids, strings.TrimSuffix(name, recordSuffix))
 		}
@@ -453,7 +457,7 @@ func ListRecords(ctx context.Context, store storage.Store) ([]Summary, error) {
 	sort.Strings(ids)
 	out := make([]Summary, 0, len(ids))
 	for _, id := range ids {
-		out = append(out, summaryOf(ctx, store, id, undone[id]))
+		out = append(out, summaryOf(ctx, store, id, undone[id], purged[id]))
 	}
 	sort.SliceStable(out, func(i, j int) bool { return compareRuns(out[i], out[j]) < 0 })
 	return out, nil
@@ -480,11 +484,13 @@ func SummaryOf(ctx context.Context, store storage.Store, id string) (Summary, er
 	if rep, err := ReadUndoReport(ctx, store, id); err == nil {
 		s.setUndo(rep)
 	}
+	s.Purged = purgedOf(ctx, store, id)
 	return s, nil
 }
 
-// summaryOf is the summary of run id (undone: a report of its undo is kept).
-func summaryOf(ctx context.Context, store storage.Store, id string, undone bool) Summary {
+// summaryOf is the summary of run id (undone: a report of its undo is kept; purged: a note of
+// a purge of its trash).
+func summaryOf(ctx context.Context, store storage.Store, id string, undone, purged bool) Summary {
 	s := Summary{Record: Record{ID: id}}
 	r, err := readHeader(ctx, store, id)
 	if err != nil {
@@ -496,6 +502,9 @@ func summaryOf(ctx context.Context, store storage.Store, id string, undone bool)
 		if rep, err := ReadUndoReport(ctx, store, id); err == nil {
 			s.setUndo(rep)
 		}
+	}
+	if purged {
+		s.Purged = purgedOf(ctx, store, id)
 	}
 	return s
 }

@@ -166,7 +166,7 @@ func (r *Run) Vacuum(ctx context.Context) (*vacuum.Result, error) {
 	}
 	if res != nil {
 		for _, h := range r.lock.TakenOver() {
-			res.Warnings = append(res.Warnings, TakeoverNote(r.store.Location(), h))
+			res.Warnings = append(res.Warnings, TakeoverNote(context.WithoutCancel(ctx), r.store, h))
 		}
 	}
 	return res, err

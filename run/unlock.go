@@ -26,6 +26,9 @@ type Unlocked struct {
 	Released bool `json:"released"`
 	// Kept says why a ticket was left in place.
 	Kept string `json:"kept,omitempty"`
+	// RunNote, for a released ticket of a run that keeps a record, says what became of that
+	// run and what to do about it (RunNote).
+	RunNote string `json:"runNote,omitempty"`
 }
 
 // UnlockReport is what Unlock found and did.
@@ -84,12 +87,12 @@ func Unlock(ctx context.Context, store storage.Store, opts UnlockOptions) (*Unlo
 			}
 			u.deleted()
 		case stepDone:
-			return finishUnlock(rep, u)
+			return finishUnlock(ctx, store, rep, u)
 		}
 	}
 }
 
-func finishUnlock(rep *UnlockReport, u *unlocker) (*UnlockReport, error) {
+func finishUnlock(ctx context.Context, store storage.Store, rep *UnlockReport, u *unlocker) (*UnlockReport, error) {
 	for _, v := range u.Verdicts {
 		if v.State == stateReleased {
 			continue
@@ -101,6 +104,9 @@ func finishUnlock(rep *UnlockReport, u *unlocker) (*UnlockReport, error) {
 			if t := v.Holding.Ticket; t != nil && t.SameHost() {
 				e.Kept = fmt.Sprintf("live: process %d of this host runs, %s; --force removes it (that run then stops before its next batch of deletes)", t.PID, v.Holding.Why)
 			}
+		}
+		if t := v.Holding.Ticket; e.Released && t != nil && t.Run != "" {
+			e.RunNote = RunNote(ctx, store, t.Run)
 		}
 		rep.Tickets = append(rep.Tickets, e)
 	}

@@ -187,14 +187,33 @@ func Vacuum(ctx context.Context, store storage.Store, req Request) (*vacuum.Resu
 	return r.Vacuum(ctx)
 }
 
-// TakeoverNote is what to do about the run of a ticket found dead.
-func TakeoverNote(location string, h Holding) string {
-	what := fmt.Sprintf("the lock ticket %s of %s was released: %s", h.Key, location, h.Why)
+// TakeoverNote is what to do about the run of a ticket found dead (and released) on the table
+// in store.
+func TakeoverNote(ctx context.Context, store storage.Store, h Holding) string {
+	what := fmt.Sprintf("the lock ticket %s of %s was released: %s", h.Key, store.Location(), h.Why)
 	if h.Ticket != nil && h.Ticket.Run != "" {
-		what += fmt.Sprintf("; its run %s was interrupted (its record says RUNNING): deltavacuum undo %s --unfinished --run %s brings back what it deleted",
-			h.Ticket.Run, location, h.Ticket.Run)
+		what += "; " + RunNote(ctx, store, h.Ticket.Run)
 	}
 	return what
+}
+
+// RunNote says what became of run id of the table in store, whose lock ticket no live process
+// holds, and what to do about it: undo it where the store or its trash keeps what it deleted,
+// run VACUUM again where nothing does (run.InfoOf's advice).
+func RunNote(ctx context.Context, store storage.Store, id string) string {
+	s, err := SummaryOf(ctx, store, id)
+	switch {
+	case errors.Is(err, storage.ErrNotExist):
+		// A run writes its record before its first delete.
+		return fmt.Sprintf("its run %s stopped before it wrote its record, so before its first delete: it deleted nothing", id)
+	case err != nil:
+		return fmt.Sprintf("what became of its run %s could not be read (deltavacuum runs %s says)", id, store.Location())
+	case s.Err != "":
+		return fmt.Sprintf("its run %s was interrupted, and its record cannot be read", id)
+	case s.Status != StatusRunning:
+		return fmt.Sprintf("its run %s had recorded its end (%s) before it stopped", id, s.Status)
+	}
+	return fmt.Sprintf("its run %s was interrupted (its record says RUNNING): %s", id, InterruptedAdvice(s, store.Location()))
 }
 
 // planner reads the snapshot a run plans from: req.From advanced to the latest version when
@@ -394,9 +413,16 @@ func execute(ctx context.Context, store storage.Store, pl *vacuum.Plan, snap *de
 		exec.Start = st
 	}
 	res, err := vacuum.Execute(ctx, store, pl, exec)
+	// Once every delete is done, an interrupt has nothing left to stop: the run ends as it
+	// went (confirmed, recorded, covered), and only a lost lock (its cause, which Confirm
+	// reads first) fails it.
+	fin := context.WithoutCancel(ctx)
 	if err == nil && res.Status == vacuum.StatusCompleted {
 		// A run reports success only while it still holds the table.
-		if cerr := lk.Confirm(ctx); cerr != nil {
+		cctx, cancel := context.WithTimeout(fin, heartbeatIOTimeout)
+		cerr := lk.Confirm(cctx)
+		cancel()
+		if cerr != nil {
 			res.Status, err = vacuum.StatusFailed, cerr
 		}
 	}
@@ -411,7 +437,7 @@ func execute(ctx context.Context, store storage.Store, pl *vacuum.Plan, snap *de
 		}
 	}
 	if err == nil {
-		if cerr := vacuum.RecordCoverage(ctx, store, res); cerr != nil {
+		if cerr := vacuum.RecordCoverage(fin, store, res); cerr != nil {
 			err = fmt.Errorf("vacuum of %s completed, but %w", pl.Table, cerr)
 		}
 	}

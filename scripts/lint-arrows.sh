@@ -70,5 +70,5 @@ if [ "$failed" -ne 0 ]; then
   echo "$out" >&2
   exit 1
 fi
-grep "depguard" <<<"$out"
-echo "lint-arrows: all ${#cases[@]} upward imports were refused"
+# The refusals themselves are what was expected: printed, they read as failures of the tree.
+echo "lint-arrows: ok: each of the ${#cases[@]} upward imports planted in a copy was refused by its depguard rule"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The test command of README.md (make test): go vet, gofmt and make lint, then every Go test
+# The test command of README.md (make test; docs/testing.md): go vet, gofmt and make lint, then every Go test
 # against the object-store test servers on 127.0.0.1, which it starts and stops again.
 #
 # The first run on a machine installs the servers (pinned versions, into

@@ -145,7 +145,7 @@ func (l *locale) plainValue(v any) string {
 		return l.count(x)
 	case float64:
 		return l.number(x, -1, false)
-	case time.Time:
+	case time.Time, *time.Time:
 		return l.when(x)
 	case fmt.Stringer:
 		return x.String()
@@ -153,12 +153,13 @@ func (l *locale) plainValue(v any) string {
 	return fmt.Sprint(v)
 }
 
-// scriptMessages are the messages the page's script uses (ids starting with "js.", and the
-// states): the layout gives them to it in a data attribute.
+// scriptMessages are the messages the page's script uses (ids starting with "js.", the
+// states, and the details of a run in progress, which the run page's script keeps in step with
+// its state): the layout gives them to it in a data attribute.
 func (l *locale) scriptMessages() map[string]string {
 	out := map[string]string{}
 	for k, v := range l.messages {
-		if strings.HasPrefix(k, "js.") || strings.HasPrefix(k, "state.") {
+		if strings.HasPrefix(k, "js.") || strings.HasPrefix(k, "state.") || k == "detail.planned" || k == "detail.running" {
 			out[k] = v
 		}
 	}
@@ -372,7 +373,7 @@ func offerWhy(o UndoOffer, d RunDoc) string {
 	if d.Undo != nil && detail == "" {
 		detail = d.Undo.Why
 	}
-	return text("undo."+o.Reason, "detail", detail, "error", d.StateDetail)
+	return text("undo."+o.Reason, "detail", detail, "error", d.StateDetail, "at", d.PurgedAt())
 }
 
 // count is n with thousands separated.
@@ -596,6 +597,7 @@ var messagesEN = map[string]string{
 	"table.runs.none":             "No runs yet.",
 	"table.runs.all":              "Every run of this table",
 	"table.history":               "History (DESCRIBE HISTORY)",
+	"table.history.broken":        "The history cannot be read while the table is broken (see above).",
 	"table.history.note":          "The newest {n} commits; older ones: GET /api/tables/{id}/history?offset={n}.",
 
 	"policy.retention":        "Retention",
@@ -792,7 +794,7 @@ var messagesEN = map[string]string{
 	"undo.undone":          "Undone: every file it deleted is back.",
 	"undo.nothing-kept":    "It cannot be undone: nothing kept the files it deleted ({detail}). A policy with trash: true moves them to the trash instead, where an undo finds them.",
 	"undo.rest-lost":       "The files still missing cannot come back: nothing keeps them any more (the trash was purged, or the store no longer keeps them). Undoing again would not help.",
-	"undo.purged":          "It cannot be undone any more: its trash was purged once the table's undo window ({window}) had passed.",
+	"undo.purged":          "It cannot be undone any more: its trash was purged on {at}.",
 	"undo.nothing-deleted": "It deleted nothing: there is nothing to undo.",
 	"undo.retry":           "Some files failed to come back: undoing again retries them.",
 	"undo.unknown":         "Whether the store keeps deleted files could not be read ({detail}): an undo may bring nothing back. See what would come back first.",

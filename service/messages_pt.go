@@ -147,6 +147,7 @@ var messagesPT = map[string]string{
 	"table.runs.none":             "Nenhuma execução ainda.",
 	"table.runs.all":              "Todas as execuções desta tabela",
 	"table.history":               "Histórico (DESCRIBE HISTORY)",
+	"table.history.broken":        "O histórico não pode ser lido enquanto a tabela estiver com defeito (veja acima).",
 	"table.history.note":          "Os {n} commits mais recentes; os anteriores: GET /api/tables/{id}/history?offset={n}.",
 
 	"policy.retention":        "Retenção",
@@ -343,7 +344,7 @@ var messagesPT = map[string]string{
 	"undo.undone":          "Desfeita: todo arquivo que ela excluiu está de volta.",
 	"undo.nothing-kept":    "Não pode ser desfeita: nada guardou os arquivos que ela excluiu ({detail}). Uma política com trash: true os move para a lixeira em vez disso, onde um desfazer os encontra.",
 	"undo.rest-lost":       "Os arquivos que ainda faltam não podem voltar: nada os guarda mais (a lixeira foi esvaziada, ou o armazenamento não os guarda mais). Desfazer de novo não ajudaria.",
-	"undo.purged":          "Não pode mais ser desfeita: a sua lixeira foi esvaziada depois de passado o prazo para desfazer da tabela ({window}).",
+	"undo.purged":          "Não pode mais ser desfeita: a sua lixeira foi esvaziada em {at}.",
 	"undo.nothing-deleted": "Não excluiu nada: não há nada a desfazer.",
 	"undo.retry":           "Alguns arquivos não voltaram: desfazer de novo tenta outra vez.",
 	"undo.unknown":         "Não foi possível saber se o armazenamento guarda arquivos excluídos ({detail}): um desfazer pode não trazer nada de volta. Veja antes o que voltaria.",

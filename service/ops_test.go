@@ -294,7 +294,9 @@ func TestStaleLock(t *testing.T) {
 				t.Errorf("run %v", got)
 			}
 			l := logs.String()
-			if !strings.Contains(l, "taken over") || !strings.Contains(l, rec) || !strings.Contains(l, "--unfinished --run "+rec) {
+			// Its run wrote no record: it stopped before its first delete (issue 36: no undo
+			// is offered for what nothing deleted).
+			if !strings.Contains(l, "taken over") || !strings.Contains(l, rec) || !strings.Contains(l, "it deleted nothing") {
 				t.Errorf("the interrupted run is not reported with what to do:\n%s", l)
 			}
 		})

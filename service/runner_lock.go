@@ -25,7 +25,7 @@ func (r *runner) startLocked(ctx context.Context, t *table, dt *deltavacuum.Tabl
 	}
 	for _, h := range started.TakenOver() {
 		r.m.staleRecords.WithLabelValues(t.cfg.ID).Inc()
-		r.log.Warn("lock of a dead process taken over", "table", t.cfg.ID, "ticket", h.Key, "state", h.State, "note", run.TakeoverNote(dt.Location, h))
+		r.log.Warn("lock of a dead process taken over", "table", t.cfg.ID, "ticket", h.Key, "state", h.State, "note", run.TakeoverNote(ctx, dt.Store, h))
 	}
 	return started, nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/deltavacuum/deltavacuum/run"
 	"github.com/deltavacuum/deltavacuum/service/state"
@@ -33,12 +34,14 @@ type RunDoc struct {
 	// Trash is the folder the run moved its files into instead of deleting them ("" when it
 	// deleted them).
 	Trash string `json:"trash,omitempty"`
+	// Purged is what a purge of its trash did (the service's undo window, or deltavacuum trash
+	// purge): the run's note, read by package run (run.Summary.Purged).
+	Purged *run.PurgeNote `json:"purged,omitempty"`
 	// UndoOffer is what an undo of the run can do now (undoOfferOf).
 	UndoOffer UndoOffer `json:"undoOffer"`
 
 	recorded bool             // the table keeps a record of the run
 	deleted  int64            // the files the record says the run deleted (or, unfinished, planned)
-	purged   bool             // its trash was purged: the table's undo window has passed
 	recovery storage.Recovery // what the store keeps of what the run deleted (the record's)
 }
 
@@ -98,8 +101,7 @@ func (r *runner) doc(ctx context.Context, sr state.Run) RunDoc {
 		// polling its Fabric job) may start the next run at once.
 		d.State, d.StateDetail = run.StateRunning, "ending: "+d.StateDetail
 	}
-	d.Trash, d.recovery, d.deleted = sum.Trash, sum.Recovery, sum.NumFiles
-	d.purged = d.Trash != "" && r.trashPurged(sr)
+	d.Trash, d.recovery, d.deleted, d.Purged = sum.Trash, sum.Recovery, sum.NumFiles, sum.Purged
 	if sum.Err == "" && d.RecordID == "" {
 		d.RecordID = sum.ID
 	}
@@ -140,19 +142,6 @@ func (r *runner) summary(ctx context.Context, sr state.Run) (run.Summary, error)
 		return run.Summary{}, err
 	}
 	return run.SummaryOf(ctx, dt.Store, id)
-}
-
-// trashPurged reports whether the service has purged the trash of run sr: its table's undo
-// window had passed since the run started when the table's trash was last purged.
-func (r *runner) trashPurged(sr state.Run) bool {
-	t, ok := r.tables.lookup(sr.Table)
-	if !ok || t.cfg.Policy.UndoWindow <= 0 {
-		return false
-	}
-	r.mu.Lock()
-	at, ok := r.upkeep.purged[sr.Table]
-	r.mu.Unlock()
-	return ok && !at.Before(sr.Started.Add(t.cfg.Policy.UndoWindow))
 }
 
 // lastUndo reads the report of the last undo of run sr from its table.
@@ -234,12 +223,15 @@ const (
 	offerInterrupted    = "interrupted"
 )
 
-// undoOfferOf is what an undo of the run d can do now. Undo again only when some files failed
-// to come back (a retry can bring them); never for an undone run, a run in progress, one that
-// deleted nothing, or one whose deleted files nothing kept (the store keeps no versions and
-// there was no trash).
+// undoOfferOf is what an undo of the run d can do now, from the run's one state (run.InfoOf:
+// d.Undo is what an undo can bring back now, less what an undo brought back and a purge of its
+// trash deleted). Undo again only when some files failed to come back (a retry can bring
+// them); never for an undone run, a run in progress, one that deleted nothing, one whose trash
+// was purged, or one whose deleted files nothing kept (the store keeps no versions and there was
+// no trash).
 func undoOfferOf(d RunDoc) UndoOffer {
 	o := UndoOffer{}
+	cannot := d.Undo != nil && d.Undo.Possible == vacuum.UndoNo
 	switch {
 	case d.State == run.StatePlanned || d.State == run.StateRunning:
 		o.Reason = offerRunning
@@ -249,18 +241,20 @@ func undoOfferOf(d RunDoc) UndoOffer {
 		o.Reason = offerNoRecord
 	case d.State == run.StateUndone:
 		o.Reason = offerUndone
+	case cannot && d.Purged != nil:
+		o.Reason = offerPurged
+	case cannot && d.State == run.StatePartiallyUndone:
+		o.Reason = offerRestLost
+	case cannot && vacuum.NewUndoability(d.recovery, d.Trash, true).Possible == vacuum.UndoNo:
+		o.Reason = offerNothingKept // the store keeps nothing and there was no trash
+	case cannot && d.deleted == 0:
+		o.Reason = offerNothingDeleted
+	case cannot:
+		o.Reason = offerNothingKept
 	case d.State == run.StatePartiallyUndone && d.LastUndo != nil && d.LastUndo.NumFailed > 0:
 		o.Action, o.Reason = "undo again", offerRetry
-	case d.State == run.StatePartiallyUndone:
-		o.Reason = offerRestLost
-	case d.purged:
-		o.Reason = offerPurged
-	case d.Undo != nil && d.Undo.Possible == vacuum.UndoNo:
-		o.Reason = offerNothingKept
 	case d.Interrupted:
 		o.Action, o.Unfinished, o.Reason = "undo", true, offerInterrupted
-	case d.deleted == 0:
-		o.Reason = offerNothingDeleted
 	case d.Undo != nil && d.Undo.Possible == vacuum.UndoUnknown:
 		o.Action, o.Reason = "undo", offerUnknown
 	default:
@@ -268,4 +262,13 @@ func undoOfferOf(d RunDoc) UndoOffer {
 	}
 	o.Why = offerWhy(o, d)
 	return o
+}
+
+// PurgedAt is when the run's trash was purged (nil: never, or not known when).
+func (d RunDoc) PurgedAt() *time.Time {
+	if d.Purged == nil || d.Purged.At.IsZero() {
+		return nil
+	}
+	t := d.Purged.At
+	return &t
 }

@@ -82,6 +82,9 @@ func (r *runner) undo(ctx context.Context, id string, dryRun bool) (*run.UndoRep
 	if errors.Is(err, run.ErrLocked) {
 		return nil, fmt.Errorf("table %s: %w: %w", t.cfg.ID, ErrBusy, err)
 	}
+	if errors.Is(err, undo.ErrNotUndoable) {
+		return nil, of(errConflict, err) // the run's state says nothing can come back: nothing changed
+	}
 	if err != nil {
 		return rep, of(errTable, err)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/deltavacuum/deltavacuum/service/state"
 	"github.com/deltavacuum/deltavacuum/storage"
 	"github.com/deltavacuum/deltavacuum/storage/local"
+	"github.com/deltavacuum/deltavacuum/undo"
 	"github.com/deltavacuum/deltavacuum/vacuum"
 )
 
@@ -360,13 +361,22 @@ func TestUndoOfferOf(t *testing.T) {
 		{"completed", RunDoc{State: run.StateCompleted, recorded: true, Undo: yes, deleted: 3}, "undo", offerPossible},
 		{"completed, unknown store", RunDoc{State: run.StateCompleted, recorded: true, Undo: unknown, deleted: 3}, "undo", offerUnknown},
 		{"completed, nothing kept", RunDoc{State: run.StateCompleted, recorded: true, Undo: no, deleted: 3}, "", offerNothingKept},
-		{"completed, nothing deleted", RunDoc{State: run.StateCompleted, recorded: true, Undo: yes}, "", offerNothingDeleted},
+		{"completed, nothing deleted", RunDoc{State: run.StateCompleted, recorded: true, Undo: no, Trash: "_t/x/"}, "", offerNothingDeleted},
+		{"completed, nothing deleted, nothing kept", RunDoc{State: run.StateCompleted, recorded: true, Undo: no, recovery: storage.Recovery{Kind: storage.RecoveryNone}}, "", offerNothingKept},
 		{"failed", RunDoc{State: run.StateFailed, recorded: true, Undo: yes, deleted: 1}, "undo", offerPossible},
 		{"interrupted", RunDoc{State: run.StateFailed, Interrupted: true, recorded: true, Undo: yes, deleted: 1}, "undo", offerInterrupted},
 		{"undone", RunDoc{State: run.StateUndone, recorded: true, Undo: yes, deleted: 3, LastUndo: &run.UndoOutcome{NumRestored: 3}}, "", offerUndone},
 		{"partially undone, failed", RunDoc{State: run.StatePartiallyUndone, recorded: true, Undo: yes, deleted: 3, LastUndo: &run.UndoOutcome{NumRestored: 2, NumFailed: 1}}, "undo again", offerRetry},
 		{"partially undone, failed and lost", RunDoc{State: run.StatePartiallyUndone, recorded: true, Undo: yes, deleted: 3, LastUndo: &run.UndoOutcome{NumRestored: 1, NumFailed: 1, NumLost: 1}}, "undo again", offerRetry},
-		{"partially undone, lost", RunDoc{State: run.StatePartiallyUndone, recorded: true, Undo: yes, deleted: 3, LastUndo: &run.UndoOutcome{NumRestored: 2, NumLost: 1}}, "", offerRestLost},
+		{"partially undone, lost", RunDoc{State: run.StatePartiallyUndone, recorded: true, Undo: no, Trash: "_t/x/", deleted: 3, LastUndo: &run.UndoOutcome{NumRestored: 2, NumLost: 1}}, "", offerRestLost},
+		// Issue 36: the offer follows the run's one state (run.InfoOf), which knows of a purge
+		// of the trash (by the CLI, the library or this service's window alike) and of an
+		// interrupted run whose store keeps nothing.
+		{"purged", RunDoc{State: run.StateCompleted, recorded: true, Undo: no, Trash: "_t/x/", deleted: 3, Purged: &run.PurgeNote{At: t0, Done: true}}, "", offerPurged},
+		{"purged after failures", RunDoc{State: run.StatePartiallyUndone, recorded: true, Undo: no, Trash: "_t/x/", deleted: 3,
+			LastUndo: &run.UndoOutcome{NumRestored: 2, NumFailed: 1}, Purged: &run.PurgeNote{At: t0, Done: true}}, "", offerPurged},
+		{"purge left some", RunDoc{State: run.StateCompleted, recorded: true, Undo: yes, Trash: "_t/x/", deleted: 3, Purged: &run.PurgeNote{At: t0, Done: true, NumLeft: 1}}, "undo", offerPossible},
+		{"interrupted, nothing kept", RunDoc{State: run.StateFailed, Interrupted: true, recorded: true, Undo: no, deleted: 1, recovery: storage.Recovery{Kind: storage.RecoveryNone}}, "", offerNothingKept},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			o := undoOfferOf(c.d)
@@ -388,5 +398,54 @@ func TestRunStateRecordGone(t *testing.T) {
 	r := getRun(t, f, id)
 	if a, why := offer(r); r["state"] != run.StateUnreadable || a != "" || why != offerUnreadable {
 		t.Errorf("run of a removed table: %v; offer %q %q", r, a, why)
+	}
+}
+
+// TestPurgedRunEverywhere (issue 36, item 1): a run whose trash was purged offered an undo in
+// the API and on its page unless this service's own window purged it (it guessed from its
+// last purge), and the undo then found nothing. The purge keeps a note beside the run's
+// record, by this service's window or by deltavacuum trash purge (the library) alike, and the
+// API reads the run's state from it: cannot be undone, since when; an undo is refused (409)
+// and changes nothing.
+func TestPurgedRunEverywhere(t *testing.T) {
+	f := newFixture(t, "tables:\n  - {id: a, path: TABLES/a, policy: {trash: true, undoWindow: 168h, inspectEvery: off}}\n"+
+		"  - {id: b, path: TABLES/b, policy: {trash: true, inspectEvery: off}}\n", nil, nil)
+	ctx := context.Background()
+	ra, rb := startRun(t, f, "a"), startRun(t, f, "b")
+	for _, id := range []string{ra, rb} {
+		if a, why := offer(getRun(t, f, id)); a != "undo" || why != offerPossible {
+			t.Fatalf("run %s before any purge: offer %q %q", id, a, why)
+		}
+	}
+	// a: the service's window; b: deltavacuum trash purge, outside the service.
+	f.clock.set(t0.Add(169 * time.Hour))
+	f.srv.Tick(ctx)
+	f.srv.Wait()
+	purgeAt := t0.Add(170 * time.Hour)
+	tb, err := deltavacuum.Open(ctx, filepath.Join(f.dir, "b"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tb.PurgeTrash(ctx, run.DefaultTrash, undo.PurgeOptions{Now: purgeAt}); err != nil {
+		t.Fatal(err)
+	}
+	for id, at := range map[string]time.Time{ra: t0.Add(169 * time.Hour), rb: purgeAt} {
+		r := getRun(t, f, id)
+		a, why := offer(r)
+		u, _ := r["undo"].(map[string]any)
+		p, _ := r["purged"].(map[string]any)
+		if a != "" || why != offerPurged || u["possible"] != "no" || p == nil || p["at"] != at.UTC().Format(time.RFC3339) {
+			t.Errorf("run %s after its trash was purged: offer %q %q, undo %v, purged %v", id, a, why, u, p)
+		}
+		if w, _ := r["undoOffer"].(map[string]any)["why"].(string); !strings.Contains(w, "its trash was purged on "+at.UTC().Format("2006-01-02 15:04:05")) {
+			t.Errorf("run %s: the offer says %q", id, w)
+		}
+		if !strings.Contains(r["stateDetail"].(string), "its trash was purged on") {
+			t.Errorf("run %s: detail %q", id, r["stateDetail"])
+		}
+		code, body := f.do(t, "POST", "/api/runs/"+id+"/undo", `{"dryRun": true}`)
+		if code != 409 || !strings.Contains(body["error"].(string), "its trash was purged on") || strings.Contains(body["error"].(string), "_deltavacuum/trash/") {
+			t.Errorf("undo of run %s: %d %v, want 409 saying its trash was purged", id, code, body)
+		}
 	}
 }

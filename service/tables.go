@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -106,10 +107,29 @@ func (ts *tables) open(ctx context.Context, t *table) (*deltavacuum.Table, error
 	return t.open(ctx)
 }
 
-// open opens the table through its session.
+// open opens the table through its session. A folder that does not exist is said in the
+// service's words: the library's speak of the command line (--warehouse, --catalog).
 func (t *table) open(ctx context.Context) (*deltavacuum.Table, error) {
-	return t.session.OpenRef(ctx, t.ref)
+	dt, err := t.session.OpenRef(ctx, t.ref)
+	var ne *deltavacuum.NotExistError
+	if errors.As(err, &ne) {
+		return nil, &folderGoneError{table: t.cfg.ID, err: ne}
+	}
+	return dt, err
 }
+
+// folderGoneError is the refusal of a table whose folder does not exist. It matches what the
+// library's NotExistError matches (fs.ErrNotExist, deltalog.ErrNotDeltaTable).
+type folderGoneError struct {
+	table string
+	err   *deltavacuum.NotExistError
+}
+
+func (e *folderGoneError) Error() string {
+	return "the folder of table " + e.table + " does not exist: check its path in the service's configuration (or the discovery root that found it)"
+}
+
+func (e *folderGoneError) Unwrap() error { return e.err }
 
 // lookup returns the table of id (configured or discovered).
 func (ts *tables) lookup(id string) (*table, bool) {

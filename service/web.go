@@ -162,6 +162,17 @@ func (rr runRow) Companions() int64 {
 	return 0
 }
 
+// ShowUndoability says whether the run page says what the run promised of its files (what
+// the store or the trash keeps): not once its state says more (undone, its trash purged, the
+// rest lost, files to retry, nothing deleted), which the page's reason then says.
+func (rr runRow) ShowUndoability() bool {
+	switch rr.UndoOffer.Reason {
+	case offerPossible, offerUnknown, offerNothingKept, offerInterrupted:
+		return true
+	}
+	return false
+}
+
 // Via is how an undo brings the run's files back (via.* names it in words; "" when it cannot).
 func (rr runRow) Via() string {
 	if rr.Undo == nil {

@@ -4,10 +4,15 @@ import (
 	"context"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/deltavacuum/deltavacuum"
+	"github.com/deltavacuum/deltavacuum/run"
+	"github.com/deltavacuum/deltavacuum/undo"
 )
 
 // The pages in each state a run and a table can be in (issue 27): after a run, after an
@@ -84,6 +89,14 @@ func TestBrowserAfterUndo(t *testing.T) {
 	if b.has("#undo-dry") || b.has("#undo-run") {
 		t.Error("the page of an undone run offers an undo")
 	}
+	// Issue 36, item 4: one answer everywhere; the page no longer says the trash keeps what
+	// the run deleted once it is all back.
+	if b.has("#undoability") {
+		t.Errorf("the page of an undone run says %q", b.text("#undoability"))
+	}
+	if got := b.text("#undo-why"); !strings.Contains(got, "Undone: every file it deleted is back") {
+		t.Errorf("why no undo: %q", got)
+	}
 	b.timesOnOneLine()
 	b.shot("run")
 	b.nav("/")
@@ -134,6 +147,97 @@ func TestBrowserTrashedRun(t *testing.T) {
 	b.shot("runs")
 }
 
+// TestBrowserPurgedRun (issue 36, item 1): a trashed run whose trash deltavacuum trash purge
+// emptied (outside the service) said "What it deletes can come back: the trash keeps it" and
+// offered Undo. Now its page, the runs list and the table page say it cannot be undone, since
+// when, in both languages, and offer nothing.
+func TestBrowserPurgedRun(t *testing.T) {
+	f := newFixture(t, "tables:\n  - {id: a, path: TABLES/a, policy: {trash: true, inspectEvery: off}}\n", nil, nil)
+	ctx := context.Background()
+	id := startRun(t, f, "a")
+	tb, err := deltavacuum.Open(ctx, filepath.Join(f.dir, "a"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := t0.Add(2 * time.Hour)
+	if _, err := tb.PurgeTrash(ctx, run.DefaultTrash, undo.PurgeOptions{Now: at}); err != nil {
+		t.Fatal(err)
+	}
+	for lang, want := range map[string]string{
+		"en":    "It cannot be undone any more: its trash was purged on " + at.Format("2006-01-02 15:04:05") + " UTC.",
+		"pt-BR": "Não pode mais ser desfeita: a sua lixeira foi esvaziada em " + at.Format("02/01/2006 15:04:05") + " UTC.",
+	} {
+		b := newBrowserIn(t, f.http.URL, lang)
+		b.nav("/runs/" + id)
+		if got := b.text("#undo-why"); got != want {
+			t.Errorf("%s: why no undo: %q, want %q", lang, got, want)
+		}
+		if b.has("#undo-dry") || b.has("#undoability") {
+			t.Errorf("%s: the page of a purged run offers an undo or says what the trash keeps", lang)
+		}
+		if got := b.attr("#undo", "data-reason"); got != offerPurged {
+			t.Errorf("%s: reason %q", lang, got)
+		}
+		b.shot("run-" + lang)
+		b.nav("/runs")
+		if got, col := b.text(`#runs tr[data-run="`+id+`"] td[data-label="`+localeByTag(lang).text("col.undo")+`"]`), localeByTag(lang).text("undocol.purged"); got != col {
+			t.Errorf("%s: the runs list's undo column %q, want %q", lang, got, col)
+		}
+	}
+	// The dry run the page's link would make is refused, and says why.
+	b := newBrowser(t, f.http.URL)
+	b.nav("/runs/" + id + "?undo=dry")
+	if got := b.text("body"); !strings.Contains(got, "its trash was purged on") || strings.Contains(got, "no such file") {
+		t.Errorf("the dry run of the undo of a purged run: %q", got)
+	}
+}
+
+// heldRecord holds the first write of a run record until released (the run is planned, and
+// the table holds no record of it yet), then the moves into the trash as gatedMover does.
+type heldRecord struct {
+	gatedMover
+	once             sync.Once
+	entered, release chan struct{}
+}
+
+func (h *heldRecord) Put(ctx context.Context, key string, data []byte) error {
+	if strings.HasPrefix(key, run.RunsDir) && strings.HasSuffix(key, ".jsonl.gz") {
+		h.once.Do(func() { close(h.entered) })
+		<-h.release
+	}
+	return h.gatedMover.Put(ctx, key, data)
+}
+
+// TestBrowserLiveRunDetail (issue 36, item 6): the live run page kept "Accepted: it is
+// planning…" while the run deleted (66 %): its script updated the state, not the detail under
+// it. The page is shown while the run is planned, then the run records itself and deletes.
+func TestBrowserLiveRunDetail(t *testing.T) {
+	f := newFixture(t, "tables:\n  - {id: a, path: TABLES/a, policy: {trash: true, inspectEvery: off}}\n", nil, nil)
+	g := gate(t, f)
+	h := &heldRecord{gatedMover: gatedMover{g}, entered: make(chan struct{}), release: make(chan struct{})}
+	f.srv.tables.openHook = func(context.Context, *table) (*deltavacuum.Table, error) { return deltavacuum.OpenStore(h), nil }
+	b := newBrowser(t, f.http.URL)
+	b.nav("/tables/a")
+	b.run(chromedp.Click("#preview", chromedp.ByQuery), chromedp.WaitVisible("#run-now", chromedp.ByQuery), b.ready())
+	b.run(chromedp.Click("#run-now", chromedp.ByQuery), chromedp.WaitVisible(`#run[data-state="planned"]`, chromedp.ByQuery))
+	<-h.entered
+	if got := b.text("#run-detail"); !strings.HasPrefix(got, "Accepted: it is planning") {
+		t.Errorf("the detail of a planned run: %q", got)
+	}
+	close(h.release)
+	b.run(chromedp.WaitVisible(`#run[data-phase="deleting"]`, chromedp.ByQuery), chromedp.WaitVisible(`#run[data-state="running"]`, chromedp.ByQuery))
+	if got := b.text("#run-detail"); got != "In progress." {
+		t.Errorf("the detail of a run that deletes: %q", got)
+	}
+	b.shot("deleting")
+	close(g.release)
+	b.run(chromedp.WaitVisible(`#run[data-state="completed"]`, chromedp.ByQuery), b.ready())
+	f.srv.Wait()
+	if got := b.text("#run-detail"); got != "Completed." {
+		t.Errorf("the detail of the ended run: %q", got)
+	}
+}
+
 // TestBrowserBrokenTable: a table whose location does not exist and one that is not a Delta
 // table are listed broken with the reason, not "not inspected yet" and idle; the table page
 // says so at its top.
@@ -164,7 +268,23 @@ func TestBrowserBrokenTable(t *testing.T) {
 	if got := b.text("#broken"); !strings.Contains(got, "does not exist") {
 		t.Errorf("the table page's banner: %q", got)
 	}
+	// Issue 36, item 6: the service's words (its configuration), not the command line's
+	// (--warehouse), said once on the page, not in the banner and again under the history.
+	page := b.text("body")
+	if strings.Contains(page, "--warehouse") || strings.Contains(page, "--catalog") || !strings.Contains(page, "check its path in the service's configuration") {
+		t.Errorf("the broken table's page gives the wrong advice:\n%s", page)
+	}
+	if n := strings.Count(page, "does not exist"); n != 1 {
+		t.Errorf("the page says the reason %d times:\n%s", n, page)
+	}
+	if got := b.text("#history-broken"); !strings.Contains(got, "cannot be read while the table is broken") {
+		t.Errorf("the history: %q", got)
+	}
 	b.shot("table")
+	b.nav("/tables/plain")
+	if page := b.text("body"); strings.Count(page, "is not a Delta table") != 1 {
+		t.Errorf("the page of a folder that is not a table says it %d times:\n%s", strings.Count(page, "is not a Delta table"), page)
+	}
 }
 
 // TestBrowserRunsPage: the runs of every table, newest first, with their table, state, start,

@@ -142,9 +142,6 @@ func (s *Server) runPage(w http.ResponseWriter, r *http.Request) {
 	}
 	rr := runRowOf(d)
 	body := map[string]any{"R": rr, "Recovery": l.recoveryText(d.recovery, s.locationOf(d.Table))}
-	if t, ok := s.tables.lookup(d.Table); ok && t.cfg.Policy.UndoWindow > 0 {
-		body["UndoWindow"] = l.durationText(t.cfg.Policy.UndoWindow)
-	}
 	var last *run.UndoReport
 	if d.LastUndo != nil {
 		if last, err = s.runner.lastUndo(r.Context(), d.Run); err == nil {

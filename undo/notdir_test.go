@@ -138,6 +138,7 @@ func writeTrashedRun(t *testing.T, s storage.Store, files ...string) *run.Record
 	for _, f := range files {
 		rec.Files = append(rec.Files, run.Entry{Path: f, Size: 3})
 	}
+	rec.NumFiles, rec.Bytes = int64(len(files)), 3*int64(len(files))
 	if err := run.WriteRecord(context.Background(), s, rec); err != nil {
 		t.Fatal(err)
 	}
@@ -215,7 +216,7 @@ func TestUndoFromRecoveryFileWhereFolderWas(t *testing.T) {
 	s := fileInTheWay{mem.New("mem://t")}
 	at, _ := run.IDTime(testRun)
 	rec := &run.Record{ID: testRun, Table: s.Location(), Status: run.StatusCompleted, Complete: true, StartedAt: at, Mode: "FULL",
-		Recovery: storage.Recovery{Kind: storage.RecoverySoftDelete, Days: 7, Detail: "test"}, Files: []run.Entry{{Path: "a/x.parquet", Size: 3}}}
+		Recovery: storage.Recovery{Kind: storage.RecoverySoftDelete, Days: 7, Detail: "test"}, NumFiles: 1, Bytes: 3, Files: []run.Entry{{Path: "a/x.parquet", Size: 3}}}
 	if err := run.WriteRecord(ctx, s, rec); err != nil {
 		t.Fatal(err)
 	}

@@ -84,7 +84,7 @@ func Purge(ctx context.Context, store storage.Store, snap *deltalog.Snapshot, fo
 		return nil, fmt.Errorf("trash purge of %s: reading the log: %w; nothing was purged", store.Location(), err)
 	}
 	for _, id := range due {
-		found, err := purgeRun(ctx, store, id, referenced, rep, dryRun)
+		found, err := purgeRun(ctx, store, id, referenced, rep, now, dryRun)
 		if err != nil {
 			return rep, err
 		}
@@ -99,8 +99,12 @@ func Purge(ctx context.Context, store storage.Store, snap *deltalog.Snapshot, fo
 }
 
 // purgeRun deletes the trash of run id: the files its record names that are in its trash.
-// found is false when the run has no trash folder any more (purged before).
-func purgeRun(ctx context.Context, store storage.Store, id string, referenced map[string]bool, rep *PurgeReport, dryRun bool) (found bool, err error) {
+// found is false when the run has no trash folder any more (purged before). A real purge keeps
+// a note beside the run's record (run.WritePurgeNote) before its first delete, and again with
+// what it deleted once it is done: from then on the run's state says it cannot be undone, in
+// every front end (run.InfoOf). A note that cannot be written first stops the purge of that
+// run with nothing deleted.
+func purgeRun(ctx context.Context, store storage.Store, id string, referenced map[string]bool, rep *PurgeReport, now time.Time, dryRun bool) (found bool, err error) {
 	rec, err := run.ReadRecord(ctx, store, id)
 	if err != nil {
 		return false, fmt.Errorf("trash purge of %s: %w; the trash of that run was left as it is", store.Location(), err)
@@ -111,6 +115,7 @@ func purgeRun(ctx context.Context, store storage.Store, id string, referenced ma
 		named[dir+e.Path] = true
 	}
 	var files, dirs []string
+	kept := 0 // files of the run the table's log names: left in the trash
 	sizes := map[string]int64{}
 	err = store.Walk(ctx, dir, func(o storage.Object) error {
 		found = true
@@ -121,6 +126,7 @@ func purgeRun(ctx context.Context, store storage.Store, id string, referenced ma
 			rep.Left = append(rep.Left, Failure{Path: o.Key, Error: "no run record names it: left as it is"})
 		case referenced[o.Key]:
 			rep.Left = append(rep.Left, Failure{Path: o.Key, Error: "the table's log names it: never deleted"})
+			kept++
 		default:
 			files = append(files, o.Key)
 			sizes[o.Key] = o.Size
@@ -140,14 +146,30 @@ func purgeRun(ctx context.Context, store storage.Store, id string, referenced ma
 		}
 		return true, nil
 	}
+	note := &run.PurgeNote{Run: id, At: now.UTC(), Trash: dir, NumLeft: int64(len(files)) + int64(kept)}
+	if err := run.WritePurgeNote(ctx, store, note); err != nil {
+		return true, fmt.Errorf("trash purge of %s: %w; the trash of run %s was left as it is", store.Location(), err, id)
+	}
+	defer func() {
+		// Written whatever happened since the first note: it says what is gone and what is left.
+		note.Done = true
+		if werr := run.WritePurgeNote(context.WithoutCancel(ctx), store, note); werr != nil {
+			err = errors.Join(err, fmt.Errorf("trash purge of %s: %w (its first note says the trash of run %s is purged)", store.Location(), werr, id))
+		}
+	}()
 	for start := 0; start < len(files); start += 1000 {
 		res, err := store.Delete(ctx, files[start:min(start+1000, len(files))])
 		for _, r := range res {
 			if r.Err != nil {
 				rep.Failed = append(rep.Failed, Failure{Path: r.Key, Error: r.Err.Error()})
-			} else if !r.Gone {
+				continue
+			}
+			note.NumLeft--
+			if !r.Gone {
 				rep.NumFiles++
 				rep.Bytes += sizes[r.Key]
+				note.NumFiles++
+				note.Bytes += sizes[r.Key]
 			}
 		}
 		if err != nil {

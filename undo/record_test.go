@@ -76,7 +76,8 @@ func writeTrashed(t *testing.T, s storage.Store, folder string, started time.Tim
 	t.Helper()
 	ctx := context.Background()
 	id := run.NewID(started)
-	rec := &run.Record{ID: id, Table: s.Location(), Status: run.StatusCompleted, Complete: true, StartedAt: started, Mode: "FULL", Trash: folder + id + "/"}
+	rec := &run.Record{ID: id, Table: s.Location(), Status: run.StatusCompleted, Complete: true, StartedAt: started, Mode: "FULL", Trash: folder + id + "/",
+		NumFiles: int64(len(files)), Bytes: 5 * int64(len(files))}
 	for _, f := range files {
 		rec.Files = append(rec.Files, run.Entry{Path: f, Size: 5})
 		if err := s.Put(ctx, folder+id+"/"+f, []byte("12345")); err != nil {

@@ -4,10 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/deltavacuum/deltavacuum/run"
+	"net/url"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/deltavacuum/deltavacuum/run"
 
 	"github.com/deltavacuum/deltavacuum/deltalog"
 	"github.com/deltavacuum/deltavacuum/storage"
@@ -38,6 +41,65 @@ type Options struct {
 // ErrIncomplete is returned (wrapped) when an undo could not restore every file.
 var ErrIncomplete = errors.New("not every file of the run was restored")
 
+// ErrNotUndoable is matched (errors.Is) by the refusal of an undo that can bring nothing back:
+// the run's state (run.InfoOf) says so, before anything is looked at or written.
+var ErrNotUndoable = errors.New("nothing an undo can bring back")
+
+// NotUndoableError is the refusal of an undo of a run that can bring nothing back: its trash
+// was purged, nothing kept what it deleted, an undo brought it all back already, it deleted
+// nothing. Why is the run's state's own words (run.RunInfo.Undo).
+type NotUndoableError struct {
+	Run, Table, Why string
+}
+
+func (e *NotUndoableError) Error() string {
+	return fmt.Sprintf("run %s of %s %s; nothing was changed", e.Run, e.Table, e.Why)
+}
+
+// Unwrap gives ErrNotUndoable.
+func (e *NotUndoableError) Unwrap() error { return ErrNotUndoable }
+
+// Check refuses what Undo would refuse of run id of the table in store before it looks at a
+// file, so that a caller can refuse it before it takes the table's lock (a refusal changes
+// nothing): a record that cannot be read, one that names as its trash a folder the table of
+// snap does not hide (a planted record naming a partition folder would move live files), and a
+// run whose state says an undo can bring nothing back (Undoable).
+func Check(ctx context.Context, store storage.Store, id string, snap *deltalog.Snapshot) error {
+	rec, err := run.ReadRecord(ctx, store, id)
+	if err != nil {
+		return err
+	}
+	return check(ctx, store, rec, snap)
+}
+
+func check(ctx context.Context, store storage.Store, rec *run.Record, snap *deltalog.Snapshot) error {
+	if rec.Trash != "" {
+		if _, err := vacuum.TrashFolder(snap, strings.TrimSuffix(rec.Trash, rec.ID+"/")); err != nil {
+			return fmt.Errorf("run %s of %s names %s as its trash: %w; the record is not used", rec.ID, store.Location(), rec.Trash, err)
+		}
+	}
+	// An undo that can bring nothing back is refused before it looks at a file: one line, and
+	// the run's state stays what it was (no report is written).
+	return Undoable(ctx, store, rec.ID)
+}
+
+// Undoable refuses, with a *NotUndoableError, the undo of run id of the table in store when its
+// state (run.InfoOf) says an undo can bring nothing back; a record that cannot be read is
+// refused with the reason. It reads the record's header, its last undo and its purge note.
+func Undoable(ctx context.Context, store storage.Store, id string) error {
+	sum, err := run.SummaryOf(ctx, store, id)
+	if err != nil {
+		return err
+	}
+	if sum.Err != "" {
+		return fmt.Errorf("run %s of %s: %s", id, store.Location(), sum.Err)
+	}
+	if u := run.InfoOf(sum, false).Undo; u != nil && u.Possible == vacuum.UndoNo {
+		return &NotUndoableError{Run: id, Table: store.Location(), Why: u.Why}
+	}
+	return nil
+}
+
 // Undo restores what run id of the table in store deleted: files in the run's trash are
 // moved back; otherwise the store's recovery (versioning, soft delete) brings each file back.
 // A file that is at its path now is never replaced. The report lists every file; unless a
@@ -61,10 +123,8 @@ func Undo(ctx context.Context, store storage.Store, id string, opts Options) (*r
 	}
 	rep := &run.UndoReport{Run: id, Table: store.Location(), At: opts.Now.UTC(), DryRun: opts.DryRun, Files: make([]run.UndoFile, len(rec.Files))}
 	var restore func(ctx context.Context, e run.Entry) (string, string)
-	if rec.Trash != "" {
-		if _, err := vacuum.TrashFolder(opts.Snapshot, strings.TrimSuffix(rec.Trash, id+"/")); err != nil {
-			return nil, fmt.Errorf("run %s of %s names %s as its trash: %w; the record is not used", id, store.Location(), rec.Trash, err)
-		}
+	if err := check(ctx, store, rec, opts.Snapshot); err != nil {
+		return nil, err
 	}
 	switch {
 	case rec.Trash != "":
@@ -81,6 +141,10 @@ func Undo(ctx context.Context, store storage.Store, id string, opts Options) (*r
 		r, ok := store.(storage.Restorer)
 		restore = func(ctx context.Context, e run.Entry) (string, string) {
 			if !ok || !rec.Recovery.Restorable() && rec.Recovery.Kind != storage.RecoveryUnknown {
+				// A file an interrupted run never reached is still at its path: present.
+				if _, err := store.Stat(ctx, e.Path); err == nil {
+					return run.OutcomePresent, "it is at its path: the run never deleted it"
+				}
 				return run.OutcomeLost, "the store kept nothing of it (" + rec.Recovery.Detail + "); a run with --trash can be undone on such a store"
 			}
 			return fromRecovery(ctx, store, r, e, opts.DryRun)
@@ -101,10 +165,10 @@ func Undo(ctx context.Context, store storage.Store, id string, opts Options) (*r
 			if why == nil {
 				var w string
 				out, w = restore(ctx, e)
-				rep.Files[i] = run.UndoFile{Path: e.Path, Size: e.Size, Outcome: out, Why: w}
+				rep.Files[i] = run.UndoFile{Path: e.Path, Size: e.Size, Outcome: out, Why: relative(store, w)}
 				return
 			}
-			rep.Files[i] = run.UndoFile{Path: e.Path, Size: e.Size, Outcome: out, Why: why.Error()}
+			rep.Files[i] = run.UndoFile{Path: e.Path, Size: e.Size, Outcome: out, Why: errText(store, why)}
 		}()
 	}
 	wg.Wait()
@@ -150,7 +214,7 @@ func fromTrash(ctx context.Context, store storage.Store, m storage.Mover, trashe
 			if _, err := store.Stat(ctx, e.Path); err == nil {
 				return run.OutcomePresent, "it is at its path, not in the trash"
 			}
-			return run.OutcomeLost, "not in the trash (purged?): " + err.Error()
+			return run.OutcomeLost, "not in the trash any more, nor at its path"
 		}
 		if _, err := store.Stat(ctx, e.Path); err == nil {
 			return run.OutcomePresent, "a file is at its path now; it would be left as it is"
@@ -176,7 +240,7 @@ func fromTrash(ctx context.Context, store storage.Store, m storage.Mover, trashe
 		case !errors.Is(serr, storage.ErrNotExist):
 			return run.OutcomeFailed, "not moved back (" + err.Error() + "), and whether it is still in the trash at " + trashed + " could not be told: " + serr.Error()
 		}
-		return run.OutcomeLost, "not in the trash any more (trash purge removed it?)"
+		return run.OutcomeLost, "not in the trash any more, nor at its path"
 	}
 	return run.OutcomeFailed, err.Error()
 }
@@ -213,4 +277,19 @@ func fromRecovery(ctx context.Context, store storage.Store, r storage.Restorer, 
 		return run.OutcomeLost, err.Error()
 	}
 	return run.OutcomeFailed, err.Error()
+}
+
+// errText is err as a file's outcome says it: the paths in it relative to the table (a local
+// store's errors name files by their absolute paths).
+func errText(store storage.Store, err error) string { return relative(store, err.Error()) }
+
+// relative rewrites the absolute paths of the table's files in msg (a local store's errors
+// carry them) relative to the table's root.
+func relative(store storage.Store, msg string) string {
+	u, err := url.Parse(store.Location())
+	if err != nil || u.Scheme != "file" || u.Path == "" {
+		return msg
+	}
+	root := filepath.FromSlash(strings.TrimSuffix(u.Path, "/"))
+	return strings.ReplaceAll(msg, root+string(filepath.Separator), "")
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/deltavacuum/deltavacuum/deltalog"
 	"github.com/deltavacuum/deltavacuum/storage"
@@ -61,7 +62,7 @@ type Failure struct {
 // less those a commit made after planning made it keep (section 13 of the contract), which
 // are listed in Dropped with the reason.
 //
-// Every field README.md lists for --json is always present (null or [] when empty).
+// Every field docs/cli.md lists for --json is always present (null or [] when empty).
 type Result struct {
 	*Plan
 	DryRun                bool   `json:"dryRun"`
@@ -83,9 +84,9 @@ type Result struct {
 	// delete was sent: commits after it are the window no VACUUM closes (docs/design.md).
 	RecheckedThrough *int64    `json:"recheckedThroughVersion"`
 	Failed           []Failure `json:"failed"`
-	// NotReached are the files a run that stopped part-way (interrupted, cancelled) had sent
-	// to the store but that the store did not delete: nothing happened to them, and the next
-	// run plans them again. The files it never sent are in no list (the plan has them).
+	// NotReached are the planned files a run that stopped part-way (interrupted, cancelled, its
+	// lock lost) did not delete: those it had sent that the store did not delete, and every one
+	// it never sent. Nothing happened to them; the next run plans them again.
 	NotReached []string `json:"notReached"`
 	// Warnings are what the user should know of the run's safety that is not an error.
 	Warnings []string `json:"warnings,omitempty"`
@@ -142,7 +143,13 @@ func Execute(ctx context.Context, store storage.Store, plan *Plan, opts ExecOpti
 		return res, err
 	}
 	counters := opts.Counters
-	defer counters.SetPhase("done")
+	defer func() {
+		if res.Status == StatusCompleted {
+			counters.SetPhase("done")
+		} else {
+			counters.SetPhase("stopped")
+		}
+	}()
 	tl, err := newTail(store, plan)
 	if err != nil {
 		return res, err
@@ -153,11 +160,18 @@ func Execute(ctx context.Context, store storage.Store, plan *Plan, opts ExecOpti
 		recorded, base = opts.Start.Version, opts.Start.Base
 		res.StartVersion = &recorded
 	}
+	ex := &executor{store: store, del: del, plan: plan, opts: opts, res: res, tail: tl, keepDirs: map[string]bool{}}
 	counters.SetPhase("re-checking the log")
 	if err := tl.catchUp(ctx, recorded, base); err != nil {
-		return res, err
+		if ctx.Err() == nil {
+			return res, err
+		}
+		// Stopped before the first delete: every planned file is one it did not reach.
+		if nerr := ex.notReachedFrom(0); nerr != nil {
+			return res, errors.Join(err, nerr)
+		}
+		return res, &StoppedError{Table: plan.Table, NotReached: int64(len(res.NotReached)), Err: context.Cause(ctx)}
 	}
-	ex := &executor{store: store, del: del, plan: plan, opts: opts, res: res, tail: tl, keepDirs: map[string]bool{}}
 	counters.SetPhase("deleting")
 	err = ex.deleteFiles(ctx)
 	if err == nil {
@@ -170,7 +184,7 @@ func Execute(ctx context.Context, store storage.Store, plan *Plan, opts ExecOpti
 	res.RecheckedThrough = &checked
 	res.retentionRaised = tl.raisedAt >= 0
 	if err != nil {
-		return res, fmt.Errorf("vacuum of %s interrupted after deleting %d files: %w", plan.Table, res.NumDeletedFiles, err)
+		return res, &StoppedError{Table: plan.Table, Deleted: res.NumDeletedFiles, NotReached: int64(len(res.NotReached)), Err: err}
 	}
 	if len(res.Failed) > 0 {
 		return res, fmt.Errorf("vacuum of %s: %w: %d of %d files and directories (see the failed list); what remains is what this run could not delete, and running VACUUM again plans it afresh",
@@ -178,6 +192,42 @@ func Execute(ctx context.Context, store storage.Store, plan *Plan, opts ExecOpti
 	}
 	res.Status = StatusCompleted
 	return res, nil
+}
+
+// StoppedError is the error of a run that stopped before it deleted every planned file: it was
+// interrupted (Ctrl-C, SIGTERM, a cancel), lost its lock, or a request of the store failed.
+// Err is the cause (context.Canceled for an interrupt, matched by errors.Is); the message says
+// what was done and what was not, in words.
+type StoppedError struct {
+	Table      string
+	Deleted    int64 // files the run deleted
+	NotReached int64 // planned files it did not delete (Result.NotReached)
+	Err        error
+}
+
+func (e *StoppedError) Error() string {
+	what := "stopped"
+	if errors.Is(e.Err, context.Canceled) {
+		what = "was interrupted"
+	}
+	msg := fmt.Sprintf("vacuum of %s %s after deleting %s", e.Table, what, countFiles(e.Deleted))
+	if e.NotReached > 0 {
+		msg += fmt.Sprintf("; %s not deleted, untouched: run VACUUM again to delete them", countFiles(e.NotReached))
+	}
+	if errors.Is(e.Err, context.Canceled) {
+		return msg // an interrupt: its Go words ("context canceled") say nothing more
+	}
+	return msg + ": " + e.Err.Error()
+}
+
+func (e *StoppedError) Unwrap() error { return e.Err }
+
+// countFiles is "1 file" or "N files".
+func countFiles(n int64) string {
+	if n == 1 {
+		return "1 file"
+	}
+	return fmt.Sprintf("%d files", n)
 }
 
 // executor deletes one plan.
@@ -250,6 +300,10 @@ func (ex *executor) deleteFiles(ctx context.Context) error {
 	// it holds BatchSize of those the log still lets go.
 	var batch []File
 	taken := 0
+	// placed counts the files whose fate is decided (dropped, or in a batch that is sent): a
+	// run that stops has not reached the files after them.
+	placed := 0
+	var batchFailed atomic.Bool
 	sendErr := files.Each(func(f File) error {
 		taken++
 		if batch == nil {
@@ -264,6 +318,7 @@ func (ex *executor) deleteFiles(ctx context.Context) error {
 			}
 			batch = make([]File, 0, min(ex.opts.BatchSize, files.Len()-taken+1))
 		}
+		placed++
 		if d, keep := ex.tail.keepFile(&f); keep {
 			ex.drop(d, false)
 		} else {
@@ -278,7 +333,7 @@ func (ex *executor) deleteFiles(ctx context.Context) error {
 			batch = append(batch, f)
 		}
 		if len(batch) == ex.opts.BatchSize {
-			ex.send(ctx, &wg, workers, cancel, batch)
+			ex.send(ctx, &wg, workers, cancel, &batchFailed, batch)
 			batch = nil
 		}
 		return nil
@@ -286,27 +341,50 @@ func (ex *executor) deleteFiles(ctx context.Context) error {
 	switch {
 	case batch == nil:
 	case len(batch) > 0:
-		ex.send(ctx, &wg, workers, cancel, batch)
+		ex.send(ctx, &wg, workers, cancel, &batchFailed, batch)
 	default:
 		<-workers
 	}
 	wg.Wait()
+	if sendErr == nil && !batchFailed.Load() {
+		// Every planned file was sent and every batch went through: an interrupt that came
+		// after the last delete found nothing left to stop.
+		return nil
+	}
+	if err := ex.notReachedFrom(placed); err != nil {
+		return errors.Join(sendErr, err)
+	}
 	if sendErr != nil {
 		return sendErr
 	}
-	if err := context.Cause(ctx); err != nil {
-		return err
-	}
-	return nil
+	return context.Cause(ctx)
 }
 
-// send deletes a batch in its own goroutine, which holds a worker.
-func (ex *executor) send(ctx context.Context, wg *sync.WaitGroup, workers chan struct{}, cancel context.CancelCauseFunc, batch []File) {
+// notReachedFrom adds to the files not reached every planned file from the index placed on,
+// which the run never sent.
+func (ex *executor) notReachedFrom(placed int) error {
+	i := 0
+	ex.mu.Lock()
+	defer ex.mu.Unlock()
+	return ex.plan.Files.Each(func(f File) error {
+		if i >= placed {
+			ex.res.NotReached = append(ex.res.NotReached, f.Path)
+			ex.keepAbove(f.Path)
+		}
+		i++
+		return nil
+	})
+}
+
+// send deletes a batch in its own goroutine, which holds a worker; a batch that fails sets
+// failed and stops the others.
+func (ex *executor) send(ctx context.Context, wg *sync.WaitGroup, workers chan struct{}, cancel context.CancelCauseFunc, failed *atomic.Bool, batch []File) {
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
 		defer func() { <-workers }()
 		if err := ex.deleteBatch(ctx, batch); err != nil {
+			failed.Store(true)
 			cancel(err)
 		}
 	}()
@@ -320,6 +398,28 @@ func (ex *executor) deleteBatch(ctx context.Context, batch []File) error {
 		keys[i] = f.Path
 	}
 	results, err := ex.deleteListed(ctx, batch, keys)
+	if len(results) < len(batch) {
+		// The deleter answered for none (or only some) of the batch: a stop before it sent it
+		// (the lock confirmed first, the run interrupted), or a request that failed whole.
+		why := err
+		if why == nil {
+			why = fmt.Errorf("the store answered for %d of %d files", len(results), len(batch))
+		}
+		stopped := ctx.Err() != nil
+		ex.mu.Lock()
+		for _, f := range batch[len(results):] {
+			if stopped {
+				ex.res.NotReached = append(ex.res.NotReached, f.Path) // the run stopped: never sent
+				ex.keepAbove(f.Path)
+				continue
+			}
+			ex.fail(f.Path, why)
+			if ex.opts.Counters != nil {
+				ex.opts.Counters.Failed.Add(1)
+			}
+		}
+		ex.mu.Unlock()
+	}
 	ex.confirmGone(ctx, results)
 	counters := ex.opts.Counters
 	var companions []string

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"testing"
 
@@ -241,5 +242,92 @@ func TestExecuteBatchesAlignWithTheStore(t *testing.T) {
 		if diff := cmp.Diff(tc.want, st.calls); diff != "" {
 			t.Errorf("store batch %d: Delete calls (-want +got):\n%s", tc.size, diff)
 		}
+	}
+}
+
+// stopAfter is a store whose Delete calls cancel once n keys in all were passed to it (after
+// deleting them): an interrupt (Ctrl-C) that lands while batches are in flight, or, with n the
+// number of planned files, right after the last delete.
+type stopAfter struct {
+	storage.Store
+	mu     sync.Mutex
+	n      int
+	seen   int
+	cancel context.CancelFunc
+}
+
+func (s *stopAfter) Delete(ctx context.Context, keys []string) ([]storage.DeleteResult, error) {
+	res, err := s.Store.Delete(ctx, keys)
+	s.mu.Lock()
+	s.seen += len(keys)
+	if s.seen >= s.n {
+		s.cancel()
+	}
+	s.mu.Unlock()
+	return res, err
+}
+
+// TestExecuteInterruptCountsEveryFile (issue 36, item 5): Ctrl-C 1.3 s into a run of 120 005
+// files said "Stopped before 3718 files" when 115 723 were left: NotReached held the batches in
+// flight only. Every planned file the run did not delete is in it now, the error says so in
+// words ("context canceled" is Go's), and the progress ends "stopped", not "done".
+func TestExecuteInterruptCountsEveryFile(t *testing.T) {
+	for _, at := range []int{0, 100, 250} {
+		t.Run(fmt.Sprint(at), func(t *testing.T) {
+			tb := newTable(t, tableSpec{})
+			for i := range 1000 {
+				tb.file(fmt.Sprintf("f-%04d.parquet", i), 30*day)
+			}
+			plan := tb.plan(retain0)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			if at == 0 {
+				cancel() // before the first delete
+			}
+			counters := NewCounters()
+			res, err := Execute(ctx, &stopAfter{Store: tb.store, n: at, cancel: cancel}, plan, ExecOptions{BatchSize: 50, Concurrency: 2, Counters: counters})
+			var se *StoppedError
+			if !errors.As(err, &se) || !errors.Is(err, context.Canceled) || res.Status != StatusFailed {
+				t.Fatalf("got %v (%T), status %s; want a StoppedError of an interrupt", err, err, res.Status)
+			}
+			left := len(tb.store.Keys()) - 1 // the commit
+			if got := len(res.NotReached); int64(got) != plan.NumFilesToDelete-res.NumDeletedFiles || got != left || len(res.Failed) != 0 {
+				t.Errorf("deleted %d, not reached %d, failed %d, left on disk %d: of %d planned", res.NumDeletedFiles, got, len(res.Failed), left, plan.NumFilesToDelete)
+			}
+			if se.NotReached != int64(len(res.NotReached)) || se.Deleted != res.NumDeletedFiles {
+				t.Errorf("the error counts %d deleted, %d not reached; the result %d, %d", se.Deleted, se.NotReached, res.NumDeletedFiles, len(res.NotReached))
+			}
+			if msg := err.Error(); strings.Contains(msg, "context canceled") || !strings.Contains(msg, "was interrupted after deleting") ||
+				!strings.Contains(msg, fmt.Sprintf("%d files not deleted", len(res.NotReached))) {
+				t.Errorf("message %q", msg)
+			}
+			if p := counters.Phase(); p != "stopped" {
+				t.Errorf("progress ends %q, want stopped", p)
+			}
+		})
+	}
+}
+
+// TestExecuteInterruptAfterTheLastDelete (issue 36, item 5): an interrupt that lands once every
+// planned file is deleted has nothing left to stop: the run completes (it printed "Deleted
+// 120005 files", then failed with "context canceled" and recorded VACUUM END FAILED).
+func TestExecuteInterruptAfterTheLastDelete(t *testing.T) {
+	tb := newTable(t, tableSpec{})
+	for i := range 300 {
+		tb.file(fmt.Sprintf("f-%04d.parquet", i), 30*day)
+	}
+	plan := tb.plan(retain0)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	counters := NewCounters()
+	res, err := Execute(ctx, &stopAfter{Store: tb.store, n: 300, cancel: cancel}, plan, ExecOptions{BatchSize: 50, Concurrency: 2, Counters: counters})
+	if err != nil || res.Status != StatusCompleted || res.NumDeletedFiles != 300 || len(res.NotReached) != 0 {
+		t.Fatalf("got %v, status %s, deleted %d, not reached %d; want a completed run", err, res.Status, res.NumDeletedFiles, len(res.NotReached))
+	}
+	if ctx.Err() == nil {
+		t.Fatal("the interrupt did not land: the test proves nothing")
+	}
+	if p := counters.Phase(); p != "done" {
+		t.Errorf("progress ends %q", p)
 	}
 }

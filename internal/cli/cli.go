@@ -23,7 +23,7 @@ import (
 	"github.com/deltavacuum/deltavacuum/vacuum"
 )
 
-// Exit codes, as users of restic and rclone expect them (README.md, "Exit status").
+// Exit codes, as users of restic and rclone expect them (docs/cli.md, "Exit status").
 const (
 	ExitOK          = 0
 	ExitFailure     = 1   // refused or failed: nothing, or not everything planned, was done
@@ -75,15 +75,67 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 }
 
 func execute(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	root := newRoot(stdin, stdout, stderr)
+	out := &countingWriter{w: stdout}
+	root := newRoot(stdin, out, stderr)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	if err == nil {
 		return ExitOK
 	}
-	fmt.Fprintln(stderr, "deltavacuum: "+err.Error())
-	return exitCode(ctx, err)
+	msg := errorText(ctx, err)
+	fmt.Fprintln(stderr, "deltavacuum: "+msg)
+	code := exitCode(ctx, err)
+	if out.n == 0 && wantsJSON(args) {
+		// --json promises one JSON document for every failure: one the command did not get to
+		// print (a mistyped flag, a wrong argument, a refusal before any result) is this one.
+		_ = writeJSON(stdout, jsonError{Error: msg, ExitCode: code})
+	}
+	return code
 }
+
+// errorText is err as the command line says it: an interrupt in words, not in Go's
+// ("context canceled").
+func errorText(ctx context.Context, err error) string {
+	msg := err.Error()
+	if ctx.Err() == nil || !errors.Is(err, context.Canceled) {
+		return msg
+	}
+	msg = strings.ReplaceAll(msg, ": context canceled", "")
+	msg = strings.ReplaceAll(msg, "context canceled", "interrupted")
+	if !strings.Contains(msg, "interrupted") {
+		msg = "interrupted: " + msg
+	}
+	return msg
+}
+
+// wantsJSON reports whether the command line asks for --json (before a "--", after which every
+// argument is a name).
+func wantsJSON(args []string) bool {
+	for _, a := range args {
+		switch a {
+		case "--":
+			return false
+		case "--json", "--json=true", "--json=1", "--json=t", "--json=TRUE", "--json=True":
+			return true
+		}
+	}
+	return false
+}
+
+// countingWriter counts the bytes a command wrote on standard output.
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// Unwrap gives the writer below (isTerminal looks through it).
+func (c *countingWriter) Unwrap() io.Writer { return c.w }
 
 // exitCode is the exit status of a command that returned err.
 func exitCode(ctx context.Context, err error) int {

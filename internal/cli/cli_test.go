@@ -89,7 +89,7 @@ func TestVacuumText(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	if !strings.Contains(out, "Found 7 files (") || !strings.Contains(out, "and 0 directories in a total of 1 directories that are safe to delete.") {
+	if !strings.Contains(out, "Found 7 files (") || !strings.Contains(out, "and 0 directories in a total of 1 directory that are safe to delete.") {
 		t.Errorf("summary missing:\n%s", out)
 	}
 	if strings.Count(out, "\ntombstone\t")+strings.Count(out, "tombstone\t") < 7 {

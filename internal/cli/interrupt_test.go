@@ -3,15 +3,18 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/deltavacuum/deltavacuum"
 	"github.com/deltavacuum/deltavacuum/deltalog"
+	"github.com/deltavacuum/deltavacuum/internal/fixtures"
 	"github.com/deltavacuum/deltavacuum/storage"
 	"github.com/deltavacuum/deltavacuum/storage/local"
 	"github.com/deltavacuum/deltavacuum/vacuum"
@@ -73,7 +76,40 @@ func TestInterruptPrintsOneLine(t *testing.T) {
 	if n := strings.Count(out.String(), "\n"); n > 10 || strings.Contains(out.String(), "context canceled") {
 		t.Errorf("%d lines:\n%s", n, out.String())
 	}
-	if !strings.Contains(out.String(), fmt.Sprintf("Stopped before %d files", len(res.NotReached))) {
+	if !strings.Contains(out.String(), fmt.Sprintf("Stopped before %d files of the 600 planned", len(res.NotReached))) {
 		t.Errorf("no summary line:\n%s", out.String())
+	}
+	// Issue 36, item 5: every planned file not deleted is counted, not the batches in flight.
+	if got := res.NumDeletedFiles + int64(len(res.NotReached)); got != 600 {
+		t.Errorf("deleted %d + not reached %d = %d of 600 planned", res.NumDeletedFiles, len(res.NotReached), got)
+	}
+	if strings.Contains(err.Error(), "context canceled") {
+		t.Errorf("the error says Go's words: %s", err)
+	}
+}
+
+// TestInterruptSaysItInWords (issue 36, item 5): an interrupt is said as one ("interrupted"),
+// never in Go's words ("context canceled"), with exit status 130, and --json prints its error
+// document with that status.
+func TestInterruptSaysItInWords(t *testing.T) {
+	dir := fixtures.Copy(t, "delta/basic-with-inserts-deletes-checkpoint", time.Now().Add(-30*24*time.Hour))
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, args := range [][]string{
+		{"vacuum", dir, "--dry-run"},
+		{"vacuum", dir, "--json", "--retain-hours", "0", "--conf", checkOff},
+		{"inspect", dir, "--json"},
+	} {
+		var out, errs bytes.Buffer
+		code := Run(ctx, args, strings.NewReader(""), &out, &errs)
+		if code != ExitInterrupted || strings.Contains(errs.String(), "context canceled") || !strings.Contains(errs.String(), "interrupted") {
+			t.Errorf("%v: exit %d: %s", args, code, errs.String())
+		}
+		if slices.Contains(args, "--json") {
+			var doc map[string]any
+			if err := json.Unmarshal(out.Bytes(), &doc); err != nil || doc["exitCode"] != float64(ExitInterrupted) || strings.Contains(doc["error"].(string), "context canceled") {
+				t.Errorf("%v --json: %v\n%s", args, err, out.String())
+			}
+		}
 	}
 }

@@ -142,8 +142,9 @@ func printStatement(w, stderr io.Writer, r *session.Result) error {
 			for _, d := range v.Dirs {
 				fmt.Fprintln(w, displayPath(sparkPath(v.Table, d.Path)))
 			}
-			fmt.Fprintf(w, "Found %d files (%d bytes) and %d directories in a total of %d directories that are safe to delete.\n",
-				v.NumFilesToDelete, v.SizeOfDataToDelete, len(v.Dirs), v.TotalDirectories)
+			fmt.Fprintf(w, "Found %s (%s) and %s in a total of %s that are safe to delete.\n",
+				filesPhrase(v.NumFilesToDelete), bytesPhrase(v.SizeOfDataToDelete),
+				countPhrase(int64(len(v.Dirs)), "directory", "directories"), countPhrase(int64(v.TotalDirectories), "directory", "directories"))
 			printNotes(stderr, v)
 			return nil
 		}

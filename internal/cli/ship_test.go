@@ -215,11 +215,11 @@ func TestSQLJSONError(t *testing.T) {
 	}
 }
 
-// readmeJSONFields are the top-level fields README.md lists for vacuum --json (the names in
+// readmeJSONFields are the top-level fields docs/cli.md lists for vacuum --json (the names in
 // backquotes of its "With `--json`, one JSON document:" paragraph, outside parentheses).
 func readmeJSONFields(t *testing.T) []string {
 	t.Helper()
-	b, err := os.ReadFile("../../README.md")
+	b, err := os.ReadFile("../../docs/cli.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,7 +227,7 @@ func readmeJSONFields(t *testing.T) []string {
 	i := strings.Index(s, "With `--json`, one JSON document:")
 	j := strings.Index(s[i:], "Every path is relative")
 	if i < 0 || j < 0 {
-		t.Fatal("README.md no longer has the --json paragraph")
+		t.Fatal("docs/cli.md no longer has the --json paragraph")
 	}
 	para := s[i+len("With `--json`, one JSON document:") : i+j]
 	for { // drop (nested lists), innermost first
@@ -242,7 +242,7 @@ func readmeJSONFields(t *testing.T) []string {
 		fields = append(fields, m[1])
 	}
 	if len(fields) < 15 {
-		t.Fatalf("found only %v in README's --json paragraph", fields)
+		t.Fatalf("found only %v in docs/cli.md's --json paragraph", fields)
 	}
 	return fields
 }
@@ -269,7 +269,7 @@ func TestJSONHasEveryREADMEField(t *testing.T) {
 		}
 		for _, f := range fields {
 			if _, ok := doc[f]; !ok {
-				t.Errorf("%v: the JSON lacks %q, which README.md lists", args[1:], f)
+				t.Errorf("%v: the JSON lacks %q, which docs/cli.md lists", args[1:], f)
 			}
 		}
 	}

@@ -22,9 +22,10 @@ func newRunsCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "runs TABLE",
 		Short: "List the VACUUM runs recorded beside a table, which undo can take back",
-		Long: `List the run records a real VACUUM keeps under _deltavacuum/runs/ in the table: when each
-run started, its status, what it deleted, where the files went (deleted, or moved to a trash) and
-what the store keeps of them (versioning, soft delete), and whether it was undone.`,
+		Long: `List the run records a real VACUUM keeps under _deltavacuum/runs/ in the table, newest first: when
+each run started, its state, what it deleted, where the files went (deleted, or moved to a trash)
+and what the store keeps of them (versioning, soft delete), and whether an undo can bring them
+back now (UNDO: no once it was undone, or its trash purged).`,
 		Args: exactArgs(1, "one TABLE"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			t, err := sf.openTable(cmd, args[0])
@@ -67,6 +68,9 @@ func printRuns(w io.Writer, table string, runs []dvrun.RunInfo) {
 		}
 		if r.Trash != "" {
 			kept = "trash " + r.Trash
+			if r.Purged != nil {
+				kept = "trash, purged"
+			}
 		}
 		mode := r.Mode
 		if r.Shard != "" {
@@ -77,7 +81,7 @@ func printRuns(w io.Writer, table string, runs []dvrun.RunInfo) {
 			undoable = r.Undo.Possible
 		}
 		fmt.Fprintf(w, "%-27s %-17s %-8s %10d %12s  %-24s %s\n", r.ID, r.State, mode, r.NumFiles, humanBytes(r.Bytes), displayPath(kept), undoable)
-		if r.State != dvrun.StateCompleted {
+		if r.State != dvrun.StateCompleted || r.Purged != nil {
 			fmt.Fprintf(w, "%27s %s\n", "", displayPath(r.StateDetail))
 		}
 	}
@@ -203,8 +207,16 @@ DURATION ago (30d, 72h, 90m; 0 empties the whole trash). Those runs can no longe
 					if rep.DryRun {
 						verb = "Would delete"
 					}
-					fmt.Fprintf(cmd.OutOrStdout(), "%s %d files (%s) of %d runs from the trash %s; %d younger runs kept.\n",
-						verb, rep.NumFiles, humanBytes(rep.Bytes), len(rep.Runs), displayPath(rep.Trash), len(rep.Kept))
+					fmt.Fprintf(cmd.OutOrStdout(), "%s %s (%s) of %s from the trash %s; %s kept.\n",
+						verb, filesPhrase(rep.NumFiles), humanBytes(rep.Bytes), countPhrase(int64(len(rep.Runs)), "run", "runs"), displayPath(rep.Trash),
+						countPhrase(int64(len(rep.Kept)), "younger run", "younger runs"))
+					switch n := len(rep.Runs); {
+					case rep.DryRun || n == 0:
+					case n == 1:
+						fmt.Fprintln(cmd.OutOrStdout(), "That run can no longer be undone (deltavacuum runs says so).")
+					default:
+						fmt.Fprintf(cmd.OutOrStdout(), "Those %d runs can no longer be undone (deltavacuum runs says so).\n", n)
+					}
 					for _, f := range rep.Failed {
 						fmt.Fprintf(cmd.OutOrStdout(), "failed\t%s\t%s\n", displayPath(f.Path), displayPath(f.Error))
 					}

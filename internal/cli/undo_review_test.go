@@ -119,13 +119,21 @@ func TestPartialUndoIsRetriedNotSkipped(t *testing.T) {
 		t.Fatalf("trash: %v", m)
 	}
 	_ = os.Remove(m[0]) // the second run's trash is lost
-	for i := range 2 {
-		code, out, _ := runCLI(t, "undo", dir)
-		if code != ExitFailure || !strings.Contains(out, "Restored 0 files") {
-			t.Fatalf("undo %d: exit %d, want the second run tried again:\n%s", i, code, out)
-		}
+	second := filepath.Base(filepath.Dir(m[0]))
+	code, out, _ := runCLI(t, "undo", dir)
+	if code != ExitFailure || !strings.Contains(out, "Restored 0 files") || !strings.Contains(out, second) {
+		t.Fatalf("undo: exit %d, want the second run tried:\n%s", code, out)
 	}
-	_, out, _ := runCLI(t, "runs", dir)
+	// Again: the second run is still the one, and its state now says the rest cannot come
+	// back: refused with that reason, never moved on to the first run.
+	code, out, errs := runCLI(t, "undo", dir)
+	if code != ExitFailure || out != "" || !strings.Contains(errs, second) || !strings.Contains(errs, "cannot be undone further") {
+		t.Fatalf("undo again: exit %d, want the second run refused:\n%s%s", code, out, errs)
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, "_deltavacuum", "trash", "*", "*.parquet")); len(left) != 7 {
+		t.Errorf("the first run's trash holds %d files, want its 7 untouched", len(left))
+	}
+	_, out, _ = runCLI(t, "runs", dir)
 	if !strings.Contains(out, "partial") {
 		t.Errorf("runs does not show the partial undo:\n%s", out)
 	}

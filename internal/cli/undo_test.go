@@ -86,9 +86,9 @@ func TestTrashRunsUndoPurge(t *testing.T) {
 	if left, _ := filepath.Glob(filepath.Join(dir, "_old", "*", "*")); len(left) != 0 {
 		t.Errorf("left in the trash: %v", left)
 	}
-	// Undo of the purged run: nothing to bring back, and the exit code says so.
-	if code, out, _ = run(t, "undo", dir); code != ExitFailure || !strings.Contains(out, "not restorable") {
-		t.Errorf("undo of a purged run: exit %d\n%s", code, out)
+	// Undo of the purged run: refused in one line that says when its trash was purged.
+	if code, out, errs = run(t, "undo", dir); code != ExitFailure || out != "" || !strings.Contains(errs, "its trash was purged on") {
+		t.Errorf("undo of a purged run: exit %d\n%s%s", code, out, errs)
 	}
 }
 

@@ -30,8 +30,9 @@ after the stale limit (15 minutes without a heartbeat).
 unlock shows what each open ticket held (the command, run, host, process and last heartbeat) and
 releases those of processes that are gone, without a heartbeat for the stale limit, unreadable, or
 dated ahead of this clock. A live holder is kept unless --force (its run then stops at its next
-heartbeat). The run a released ticket held, if it kept a record, is undone with
-deltavacuum undo TABLE --unfinished --run ID.`,
+heartbeat). For the run a released ticket held, if it kept a record, unlock says what to do:
+deltavacuum undo TABLE --unfinished --run ID where the store or its trash keeps what it deleted,
+VACUUM again where nothing does.`,
 		Example: `  deltavacuum unlock /data/sales
   deltavacuum unlock s3://bucket/sales --dry-run --json`,
 		Args: exactArgs(1, "one TABLE"),
@@ -84,9 +85,8 @@ func printUnlock(w io.Writer, rep *dvrun.UnlockReport) {
 		if u.Why != "" && u.Released {
 			fmt.Fprintf(w, "\t%s\n", displayPath(u.Why))
 		}
-		if u.Released && u.Ticket != nil && u.Ticket.Run != "" {
-			fmt.Fprintf(w, "\tits run %s was interrupted: deltavacuum undo %s --unfinished --run %s brings back what it deleted\n",
-				u.Ticket.Run, displayPath(rep.Table), u.Ticket.Run)
+		if u.RunNote != "" {
+			fmt.Fprintf(w, "\t%s\n", displayPath(u.RunNote))
 		}
 	}
 	verb := "Released"

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	dvrun "github.com/deltavacuum/deltavacuum/run"
@@ -81,7 +80,7 @@ Kubernetes: a Job with completionMode: Indexed, completions: N and parallelism u
 			printed := false // --json: a result was printed; otherwise an error document is
 			defer func() {
 				if err != nil && asJSON && !printed {
-					_ = writeJSON(cmd.OutOrStdout(), jsonError{Table: redact.FromContext(cmd.Context()).String(args[0]), Error: err.Error(), ExitCode: exitCode(context.Background(), err)})
+					_ = writeJSON(cmd.OutOrStdout(), jsonError{Table: redact.FromContext(cmd.Context()).String(args[0]), Error: errorText(cmd.Context(), err), ExitCode: exitCode(cmd.Context(), err)})
 				}
 			}()
 			s, err := sf.session()
@@ -171,6 +170,9 @@ Kubernetes: a Job with completionMode: Indexed, completions: N and parallelism u
 					return werr
 				}
 				printNotes(cmd.ErrOrStderr(), res)
+				if err == nil && !res.DryRun && ctx.Err() != nil {
+					fmt.Fprintln(cmd.ErrOrStderr(), "deltavacuum: the interrupt came after the last delete: nothing was left to stop, and the run completed")
+				}
 			}
 			return err
 		},
@@ -213,18 +215,29 @@ func printResult(w io.Writer, res *vacuum.Result) error {
 			fmt.Fprintf(w, "directory\t\t\t%s\n", displayPath(d.Path+"/"))
 		}
 		printKeptForReaders(w, res.Plan)
-		fmt.Fprintf(w, "Found %d files (%d bytes) and %d directories in a total of %d directories that are safe to delete.\n",
-			res.NumFilesToDelete, res.SizeOfDataToDelete, len(res.Dirs), res.TotalDirectories)
+		fmt.Fprintf(w, "Found %s (%s) and %s in a total of %s that are safe to delete.\n",
+			filesPhrase(res.NumFilesToDelete), bytesPhrase(res.SizeOfDataToDelete),
+			countPhrase(int64(len(res.Dirs)), "directory", "directories"), countPhrase(int64(res.TotalDirectories), "directory", "directories"))
 		printCompanions(w, "go", res.NumChecksumFiles, res.SizeOfChecksumFiles)
 		printReclaim(w, res)
 		printUndoability(w, res)
 		return nil
 	}
 	printKeptForReaders(w, res.Plan)
-	fmt.Fprintf(w, "Deleted %d files (%d bytes) and %d directories in a total of %d directories.\n",
-		res.NumDeletedFiles, res.SizeOfDeletedData, res.NumDeletedDirectories, res.TotalDirectories)
+	if res.Plan != nil && res.Plan.Trash != "" {
+		// Moved, not deleted: the files are in the run's trash until it is purged.
+		fmt.Fprintf(w, "Moved %s (%s) to the trash %s and removed %s in a total of %s.\n",
+			filesPhrase(res.NumDeletedFiles), bytesPhrase(res.SizeOfDeletedData), displayPath(dvrun.RunTrash(res.Plan.Trash, res.RunID)),
+			countPhrase(res.NumDeletedDirectories, "directory", "directories"), countPhrase(int64(res.TotalDirectories), "directory", "directories"))
+	} else {
+		fmt.Fprintf(w, "Deleted %s (%s) and %s in a total of %s.\n",
+			filesPhrase(res.NumDeletedFiles), bytesPhrase(res.SizeOfDeletedData),
+			countPhrase(res.NumDeletedDirectories, "directory", "directories"), countPhrase(int64(res.TotalDirectories), "directory", "directories"))
+	}
 	printCompanions(w, "went", res.NumDeletedChecksumFiles, res.SizeOfDeletedChecksumFiles)
-	if res.NumAlreadyGone > 0 {
+	if res.NumAlreadyGone == 1 {
+		fmt.Fprintln(w, "1 file was already gone.")
+	} else if res.NumAlreadyGone > 1 {
 		fmt.Fprintf(w, "%d files were already gone.\n", res.NumAlreadyGone)
 	}
 	if len(res.Dropped) > 0 {
@@ -238,7 +251,7 @@ func printResult(w io.Writer, res *vacuum.Result) error {
 	}
 	if n := len(res.NotReached); n > 0 {
 		// One line, not one per file (an interrupt reaches thousands): --json lists them.
-		fmt.Fprintf(w, "Stopped before %s: nothing happened to them (--json lists them); run VACUUM again to delete them.\n", filesPhrase(int64(n)))
+		fmt.Fprintf(w, "Stopped before %s of the %d planned: nothing happened to them (--json lists them); run VACUUM again to delete them.\n", filesPhrase(int64(n)), res.NumFilesToDelete)
 	}
 	printReclaim(w, res)
 	printUndoability(w, res)
@@ -300,11 +313,17 @@ func printCompanions(w io.Writer, verb string, n, bytes int64) {
 }
 
 // filesPhrase is "1 file" or "N files".
-func filesPhrase(n int64) string {
+func filesPhrase(n int64) string { return countPhrase(n, "file", "files") }
+
+// bytesPhrase is "1 byte" or "N bytes".
+func bytesPhrase(n int64) string { return countPhrase(n, "byte", "bytes") }
+
+// countPhrase is n with the singular or the plural of what.
+func countPhrase(n int64, one, other string) string {
 	if n == 1 {
-		return "1 file"
+		return "1 " + one
 	}
-	return fmt.Sprintf("%d files", n)
+	return fmt.Sprintf("%d %s", n, other)
 }
 
 // printUndoability says whether deltavacuum undo can bring back what the run deleted (would

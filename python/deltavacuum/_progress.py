@@ -30,6 +30,10 @@ def progress_callback(progress: Any, desc: str) -> Tuple[Optional[ProgressCallba
         nonlocal bar
         if bar is None:
             bar = tqdm(total=None, desc=desc, unit="file", leave=True)
+            # The bar starts at the first event, when the run has listed for a while already:
+            # its clock starts when the run did, or its first rate is the files listed so far
+            # over a few microseconds (billions of files per second).
+            bar.start_t = bar.last_print_t = bar._time() - max(p.elapsed_seconds, 0.0)
         if p.phase == "deleting" or p.deleted:
             bar.total = p.candidates or None
             bar.n = p.deleted

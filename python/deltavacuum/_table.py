@@ -192,7 +192,7 @@ class DeltaTable:
         lists them too).
         version: plan on that snapshot version instead of the latest. shard: "I/N", vacuum
         only shard I of N (it needs version): N workers with one N and one version together do
-        one run (README.md, --shard).
+        one run (docs/cli.md, --shard).
         An interrupt (the notebook's stop button) stops the run cleanly and raises
         VacuumInterrupted, a KeyboardInterrupt."""
         hours = _one_retention(retention_hours, retentionHours)
@@ -278,7 +278,8 @@ class DeltaTable:
         return [HistoryEntry.from_json(h) for h in doc.get("history") or []]
 
     def runs(self) -> List[RunSummary]:
-        """The VACUUM runs recorded beside the table (newest last), which undo can take back."""
+        """The VACUUM runs recorded beside the table, newest first (as the service's pages list
+        them), each with its state and whether an undo can bring its files back now."""
         doc = self._one(["runs", "--json"])
         return [RunSummary.from_json(r) for r in doc]
 

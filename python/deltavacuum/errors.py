@@ -26,7 +26,8 @@ class UsageError(DeltaVacuumError, ValueError):
 
 
 class TableNotFound(DeltaVacuumError):
-    """The location holds no Delta table (no _delta_log), or the name resolves to none."""
+    """The location does not exist or holds no Delta table (no _delta_log), or the name
+    resolves to none."""
 
 
 class VacuumRefused(DeltaVacuumError):
@@ -63,7 +64,7 @@ def from_failure(message: str, exit_code: int, result: Any = None) -> DeltaVacuu
     if "refusing to vacuum" in message:
         m = _SETTING.search(message)
         return VacuumRefused(message, setting=m.group(1) if m else None, exit_code=exit_code, result=result)
-    if "is not a Delta table" in message or "unknown table" in message:
+    if "is not a Delta table" in message or "unknown table" in message or "does not exist: check the path" in message:
         return TableNotFound(message, exit_code=exit_code, result=result)
     if exit_code == 2:
         return UsageError(message, exit_code=exit_code, result=result)

@@ -76,6 +76,9 @@ class VacuumResult:
     warnings: List[str]
     raw: Dict[str, Any] = field(repr=False)
     undo: Optional[Undoability] = None
+    #: The planned files a run that stopped part-way (interrupted, cancelled) did not delete:
+    #: every one of them, those it never sent included. The next run plans them again.
+    not_reached: List[str] = field(default_factory=list)
 
     @property
     def total_bytes(self) -> int:
@@ -135,6 +138,7 @@ class VacuumResult:
             warnings=list(d.get("warnings") or []) + list(warnings or []),
             raw=dict(d),
             undo=Undoability.from_json(d.get("undo")),
+            not_reached=[str(p) for p in d.get("notReached") or []],
         )
 
 
@@ -164,7 +168,8 @@ class RunSummary:
     ``state`` is the run's one state, as the command line, the service and its pages show it:
     "running", "completed", "failed" (an interrupted run too), "partially undone", "undone" or
     "unreadable"; ``state_detail`` says it in words. ``undone_at`` is set only once an undo
-    brought every file back; ``undo`` says whether an undo can bring its files back at all."""
+    brought every file back; ``undo`` says whether an undo can bring its files back now ("no"
+    once an undo brought them all back, or its trash was purged: ``purged_at``)."""
 
     id: str
     status: str
@@ -179,13 +184,16 @@ class RunSummary:
     state: str = ""
     state_detail: str = ""
     undo: Optional[Undoability] = None
+    purged_at: Optional[datetime] = None
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> "RunSummary":
+        purged = d.get("purged") or {}
         return cls(str(d.get("id", "")), str(d.get("status", "")), bool(d.get("complete", False)),
                    parse_time(d.get("startedAt")), parse_time(d.get("finishedAt")), str(d.get("mode", "")),
                    int(d.get("numFiles", 0)), int(d.get("bytes", 0)), parse_time(d.get("undoneAt")), dict(d),
-                   str(d.get("state", "")), str(d.get("stateDetail", "")), Undoability.from_json(d.get("undo")))
+                   str(d.get("state", "")), str(d.get("stateDetail", "")), Undoability.from_json(d.get("undo")),
+                   parse_time(purged.get("at")))
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,10 @@ def settings() -> Dict[str, str]:
     ep = os.environ.get("DELTAVACUUM_TEST_AZURE_ENDPOINT")
     if not ep:
         pytest.skip("no Azure test server: set the DELTAVACUUM_TEST_AZURE_* variables (. .cache/testservers.env)")
+    # delta-rs's emulator mode (azure_storage_use_emulator) goes to port 10000 unless this says
+    # where the server is: the test servers may listen elsewhere (DELTAVACUUM_TEST_AZURE_PORT).
+    u = urllib.parse.urlsplit(ep)
+    os.environ.setdefault("AZURITE_BLOB_STORAGE_URL", f"{u.scheme}://{u.netloc}")
     return {
         "endpoint": ep.rstrip("/"),
         "account": os.environ.get("DELTAVACUUM_TEST_AZURE_ACCOUNT", "devstoreaccount1"),

@@ -55,6 +55,9 @@ def test_stop_button_ends_the_run_cleanly(azure_table) -> None:  # noqa: F811
     assert "interrupted" in e.value.message or "canceled" in e.value.message, e.value.message
     res = e.value.result
     assert res is not None and res.status == "FAILED" and res.num_deleted_files == 0 and res.run_id
+    # Issue 36, item 5: every planned file not deleted is counted, in words without Go's.
+    assert len(res.not_reached) == res.num_files_to_delete == 2, res.not_reached
+    assert "context canceled" not in e.value.message, e.value.message
     proxy.hold_deletes = False
     end = dt.history(limit=1)[0]
     assert end.operation == "VACUUM END" and end.operation_parameters.get("status") == "FAILED"

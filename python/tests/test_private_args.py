@@ -29,12 +29,21 @@ def _reached(run: Dict, s: str) -> bool:
     return any(s in a for a in run["private"] or []) or any(s in v for v in run["env"].values())
 
 
+def _on_command_line(run: Dict, s: str) -> bool:
+    """Whether s is on the run's command line. A short value (concurrency "7") is looked for as
+    an argument or an argument's value: as a substring it is in any path of the temporary
+    folder pytest numbers (pytest-7/), and the test failed on every tenth run."""
+    if len(s) >= 8:
+        return s in _public(run)
+    return any(a == s or a.endswith("=" + s) for a in run["argv"] + (run["cmdline"] or []))
+
+
 def _assert_private(run: Dict, secrets: List[str], names: List[str] = []) -> None:
     """secrets reached the binary, but not by its command line; names are not on it either."""
     assert run["cmdline"] is not None, "no /proc/self/cmdline: the raw command line is not checked"
     assert run["argv"][0].startswith("--args-fd="), run["argv"]
     for s in secrets + names:
-        assert s not in _public(run), (s, run["argv"])
+        assert not _on_command_line(run, s), (s, run["argv"])
     for s in secrets:
         assert _reached(run, s), (s, run["private"])
 

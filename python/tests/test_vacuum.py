@@ -109,6 +109,23 @@ def test_progress_bar_with_tqdm(table: Path, capsys: pytest.CaptureFixture) -> N
     assert "VACUUM" in capsys.readouterr().err
 
 
+def test_first_progress_rate_is_the_runs(capsys: pytest.CaptureFixture) -> None:
+    """Issue 36, item 6: the bar starts at the first event, two seconds into the run; its first
+    rate read the files listed over a few microseconds (billions per second)."""
+    pytest.importorskip("tqdm")
+    import re
+
+    from deltavacuum._progress import progress_callback
+    from deltavacuum._run import Progress
+
+    update, close = progress_callback(True, desc="VACUUM t")
+    assert update is not None
+    update(Progress(phase="listing", listed=100000, candidates=0, deleted=0, deleted_bytes=0, failed=0, elapsed_seconds=2.0))
+    close()
+    rates = [float(r) for r in re.findall(r"([0-9.]+)file/s", capsys.readouterr().err)]
+    assert rates and 0 < rates[0] <= 50000, rates
+
+
 def test_trash_then_undo_restores(table: Path) -> None:
     dt = DeltaTable(table)
     res = dt.vacuum(168, dry_run=False, trash=".deltavacuum_trash")
@@ -118,6 +135,31 @@ def test_trash_then_undo_restores(table: Path) -> None:
     assert all((table / n).exists() for n in STALE)
     assert dt.runs()[0].undone_at is not None and dt.runs()[0].state == "undone"
     assert res.undo is not None and res.undo.possible == "yes" and res.undo.via == "trash"
+    # Issue 36, item 4: once every file is back, the run's one state says an undo can bring
+    # nothing back (it said "yes"), and an undo is refused.
+    [run] = dt.runs()
+    assert run.undo is not None and run.undo.possible == "no" and "cannot be undone again" in run.undo.why
+    with pytest.raises(DeltaVacuumError, match="cannot be undone again"):
+        dt.undo(run_id=res.run_id)
+
+
+def test_a_purged_run_cannot_be_undone(table: Path) -> None:
+    """Issue 36, item 1: after a purge of its trash, the run says so, since when."""
+    import subprocess
+
+    from deltavacuum._binary import binary_path
+
+    dt = DeltaTable(table)
+    res = dt.vacuum(168, dry_run=False, trash="_trash")
+    done = subprocess.run([binary_path(), "trash", "purge", str(table), "--trash=_trash", "--older-than=0s"],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    [run] = dt.runs()
+    assert run.id == res.run_id and run.purged_at is not None and run.state == "completed"
+    assert run.undo is not None and run.undo.possible == "no" and "its trash was purged on" in run.undo.why
+    with pytest.raises(DeltaVacuumError, match="its trash was purged on") as e:
+        dt.undo(dry_run=True)
+    assert "_trash/" not in e.value.message and "no such file" not in e.value.message
 
 
 def test_a_run_on_local_disk_says_it_cannot_be_undone(table: Path) -> None:
@@ -126,13 +168,14 @@ def test_a_run_on_local_disk_says_it_cannot_be_undone(table: Path) -> None:
     assert res.undo is not None and res.undo.possible == "no" and "use --trash" in res.undo.why
     [run] = dt.runs()
     assert run.state == "completed" and run.undo is not None and run.undo.possible == "no"
-    preview = dt.undo(run_id=res.run_id, dry_run=True)  # reports; does not raise
-    assert preview.dry_run and preview.num_restored == 0 and preview.num_not_restorable == 2
-    with pytest.raises(DeltaVacuumError):
-        dt.undo(run_id=res.run_id)
+    # Issue 36, item 3: an undo that can bring nothing back is refused, dry run or not, with
+    # the one reason; the run stays completed.
+    for dry in (True, False):
+        with pytest.raises(DeltaVacuumError, match="cannot be undone: nothing keeps deleted files here") as e:
+            dt.undo(run_id=res.run_id, dry_run=dry)
+        assert e.value.message.count("\n") == 0, e.value.message
     [run] = dt.runs()
-    assert run.state == "partially undone" and run.undone_at is None
-    assert "cannot come back" in run.state_detail and "retry" not in run.state_detail
+    assert run.state == "completed" and run.undone_at is None
 
 
 def test_shards_together_are_one_run(table: Path) -> None:
@@ -176,6 +219,14 @@ def test_names_in_a_spark_warehouse_and_a_lakehouse(tmp_path: Path, table: Path)
 def test_not_a_table_and_usage_errors(tmp_path: Path, table: Path) -> None:
     with pytest.raises(deltavacuum.TableNotFound, match="not a Delta table"):
         DeltaTable(tmp_path).vacuum()
+    # Issue 36, item 6: a path that does not exist is a table not found too.
+    with pytest.raises(deltavacuum.TableNotFound, match="does not exist"):
+        DeltaTable(tmp_path / "no-such-table").vacuum()
+    with pytest.raises(deltavacuum.TableNotFound, match="does not exist"):
+        DeltaTable(tmp_path / "no-such-table").runs()
+    # ... and a storage option a slip away from one is named.
+    with pytest.raises(deltavacuum.UsageError, match="did you mean aws_region"):
+        DeltaTable(table, storage_options={"aws_regoin": "eu-west-1"}).vacuum()
     with pytest.raises(deltavacuum.UsageError, match="unknown storage option") as e:
         DeltaTable(table, storage_options={"no_such_option": "1"}).vacuum()
     assert isinstance(e.value, ValueError) and e.value.exit_code == 2

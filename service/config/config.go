@@ -596,7 +596,7 @@ func (p *parser) storageOptions(f field, what string) map[string]EnvRef {
 		k, v := f.value.Content[i], f.value.Content[i+1]
 		name, ok := location.Canonical(k.Value)
 		if k.Tag != "!!str" || !ok {
-			p.errf(k, "%s: unknown storage option %q (see storage/README.md for the keys)", what, k.Value)
+			p.errf(k, "%s: %v", what, location.UnknownOptionError(k.Value))
 			continue
 		}
 		if _, dup := out[name]; dup {

@@ -132,3 +132,29 @@ func TestBackendNotLinked(t *testing.T) {
 		t.Errorf("the local backend is always linked: %v", err)
 	}
 }
+
+// TestUnknownOptionSuggests (issue 36, item 6): a mistyped storage option names the key it is
+// a slip away from (Python passes the tool's words on); a key far from any names none; the
+// value is never in the message.
+func TestUnknownOptionSuggests(t *testing.T) {
+	for _, tc := range []struct{ key, near string }{
+		{"aws_regoin", "aws_region"},
+		{"AZURE_STORAGE_ACOUNT_KEY", "azure_storage_account_key"},
+		{" google_service_acount ", "google_service_account"},
+		{"colour", ""},
+		{"", ""},
+		{"x\n", ""},
+	} {
+		_, err := ParseStorageOptions([]string{tc.key + "=s3cr3t-value"})
+		if err == nil {
+			t.Fatalf("%q accepted", tc.key)
+		}
+		msg := err.Error()
+		if strings.Contains(msg, "s3cr3t") {
+			t.Errorf("%q: the message shows the value: %s", tc.key, msg)
+		}
+		if tc.near != "" && !strings.Contains(msg, "did you mean "+tc.near+"?") || tc.near == "" && strings.Contains(msg, "did you mean") {
+			t.Errorf("%q: %s, want a suggestion of %q", tc.key, msg, tc.near)
+		}
+	}
+}

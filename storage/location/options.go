@@ -158,6 +158,57 @@ func Canonical(key string) (string, bool) {
 	return k.Name, true
 }
 
+// UnknownOptionError is the refusal of an option key that is none: it names the key and, when
+// it is a slip of a key or two away from one (a letter left out, two swapped), that one.
+func UnknownOptionError(key string) error {
+	key = strings.TrimSpace(key)
+	if near := Suggest(key); near != "" {
+		return fmt.Errorf("unknown storage option %q: did you mean %s? (deltavacuum storage-options lists the keys)", key, near)
+	}
+	return fmt.Errorf("unknown storage option %q (deltavacuum storage-options lists the keys)", key)
+}
+
+// Suggest returns the option key (a name or an alias) nearest to key when it is within a slip
+// of a key or two (a swap is two), "" otherwise.
+func Suggest(key string) string {
+	key = strings.ToLower(strings.TrimSpace(key))
+	if key == "" {
+		return ""
+	}
+	best, bestDist := "", 0
+	for name := range byName {
+		d := editDistance(key, name)
+		if best == "" || d < bestDist || d == bestDist && name < best {
+			best, bestDist = name, d
+		}
+	}
+	if best != "" && bestDist <= max(1, min(3, len(key)/3)) {
+		return best
+	}
+	return ""
+}
+
+// editDistance is the Levenshtein distance of a and b (bytes).
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
 // ParseStorageOptions parses --storage-option flags, each KEY=VALUE. Keys are
 // case-insensitive and may be aliases; a later flag overrides an earlier one. Errors name the
 // key, never the value.
@@ -170,7 +221,7 @@ func ParseStorageOptions(flags []string) (Options, error) {
 		}
 		name, ok := Canonical(k)
 		if !ok {
-			return nil, fmt.Errorf("unknown storage option %q (see the storage documentation for the keys)", strings.TrimSpace(k))
+			return nil, UnknownOptionError(k)
 		}
 		o[name] = v
 	}

@@ -176,6 +176,9 @@ function setupRun() {
     span.textContent = msg("state." + s);
     state.replaceChildren(span);
     card.dataset.state = s;
+    // The detail says the state in words: "Accepted: it is planning…" must not outlive the
+    // planning (the page reloads once the run ends, with the ended run's detail).
+    if (s === "planned" || s === "running") $("run-detail").textContent = msg("detail." + s);
   }
   async function poll() {
     let data;
