@@ -50,8 +50,14 @@ for t in ${targets[@]}; do
     "$bin" unleash ./vacuum "${excludes[@]}" --timeout-coefficient 3 -o "$out/rules.json" | tee "$out/rules.log"
     ;;
   run)
-    echo "mutation: the run package"
-    "$bin" unleash ./run --timeout-coefficient 3 -o "$out/run.json" | tee "$out/run.log"
+    # The tests that guard run/ live in its own package and in those that drive a run end to
+    # end with the fixtures: scripts/mutation-go/go makes every "go test" of ./run (coverage
+    # and each mutant) a test of all of them, and -coverpkg counts their coverage of run/.
+    guards="./run/ . ./session/ ./undo/ ./internal/cli/"
+    echo "mutation: the run package, with the tests of $guards"
+    DELTAVACUUM_REAL_GO="$(command -v "$GO")" DELTAVACUUM_MUTATION_TARGET=run DELTAVACUUM_MUTATION_GUARDS="$guards" \
+      PATH="$PWD/scripts/mutation-go:$PATH" \
+      "$bin" unleash ./run --coverpkg ./run --timeout-coefficient 3 -o "$out/run.json" | tee "$out/run.log"
     ;;
   *)
     echo "mutation: unknown target $t (rules or run)" >&2
