@@ -58,7 +58,9 @@ func parseVersion(s string) (int64, bool) {
 	return v, err == nil
 }
 
-func isUUID(s string) bool {
+// IsUUID reports whether s is a UUID in its canonical 8-4-4-4-12 hexadecimal form (the
+// names of V2 checkpoints; Iceberg's table-uuid and metadata file names).
+func IsUUID(s string) bool {
 	if len(s) != 36 {
 		return false
 	}
@@ -101,7 +103,7 @@ func ParseLogName(name string) LogFile {
 		lf.Kind = KindChecksum
 	case len(parts) == 3 && parts[1] == "checkpoint" && parts[2] == "parquet":
 		lf.Kind, lf.Format = KindClassicCheckpoint, "parquet"
-	case len(parts) == 4 && parts[1] == "checkpoint" && isUUID(parts[2]) && (parts[3] == "json" || parts[3] == "parquet"):
+	case len(parts) == 4 && parts[1] == "checkpoint" && IsUUID(parts[2]) && (parts[3] == "json" || parts[3] == "parquet"):
 		lf.Kind, lf.Format = KindUUIDCheckpoint, parts[3]
 	case len(parts) == 5 && parts[1] == "checkpoint" && parts[4] == "parquet":
 		p, ok1 := parseVersion(parts[2])

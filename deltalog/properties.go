@@ -8,6 +8,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/deltavacuum/deltavacuum/internal/nearest"
 	"github.com/deltavacuum/deltavacuum/storage"
 )
 
@@ -283,34 +284,12 @@ func nearestDeltaKey(lk string) (string, int) {
 	for _, p := range deltaProperties {
 		l := asciiLower(p.key)
 		for _, cand := range []string{l, strings.TrimPrefix(l, prefixDelta)} {
-			if d := editDistance(lk, cand); d < bestD {
+			if d := nearest.Distance(lk, cand); d < bestD {
 				best, bestD = p.key, d
 			}
 		}
 	}
 	return best, bestD
-}
-
-// editDistance is the Levenshtein distance between a and b, in runes.
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
 }
 
 // Property is one key and value, in the order given.

@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/deltavacuum/deltavacuum/internal/nearest"
 	"github.com/deltavacuum/deltavacuum/storage/location"
 )
 
@@ -60,48 +61,23 @@ func suggestFlag(cmd *cobra.Command, err error) string {
 		return ""
 	}
 	name, _, _ = strings.Cut(name, "=")
-	best, bestDist := "", 0
-	var prefixed []string
+	var names, prefixed []string
 	visit := func(f *pflag.Flag) {
 		if f.Hidden {
 			return
 		}
+		names = append(names, f.Name)
 		if len(name) >= 3 && strings.HasPrefix(f.Name, name) {
 			prefixed = append(prefixed, f.Name)
-		}
-		d := editDistance(name, f.Name)
-		if best == "" || d < bestDist || (d == bestDist && f.Name < best) {
-			best, bestDist = f.Name, d
 		}
 	}
 	cmd.Flags().VisitAll(visit)
 	cmd.InheritedFlags().VisitAll(visit)
-	switch {
-	case best != "" && bestDist <= max(1, min(3, len(name)/3)): // a slip of a key or two (a swap is two)
-		return best
-	case len(prefixed) == 1: // the start of one flag's name
+	if near := nearest.Name(name, names); near != "" {
+		return near
+	}
+	if len(prefixed) == 1 { // the start of one flag's name
 		return prefixed[0]
 	}
 	return ""
-}
-
-// editDistance is the Levenshtein distance of a and b.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

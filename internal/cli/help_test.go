@@ -124,20 +124,6 @@ func TestUnknownFlagSuggestsTheNearest(t *testing.T) {
 	}
 }
 
-func TestEditDistance(t *testing.T) {
-	for _, tc := range []struct {
-		a, b string
-		want int
-	}{
-		{"", "", 0}, {"abc", "", 3}, {"", "ab", 2}, {"retian-hours", "retain-hours", 2},
-		{"dryrun", "dry-run", 1}, {"kitten", "sitting", 3}, {"same", "same", 0},
-	} {
-		if got := editDistance(tc.a, tc.b); got != tc.want {
-			t.Errorf("editDistance(%q, %q) = %d, want %d", tc.a, tc.b, got, tc.want)
-		}
-	}
-}
-
 // TestFlagValuesComplete: the shell completion (cobra's hidden __complete command, which the
 // scripts of deltavacuum completion call) offers the values each flag takes.
 func TestFlagValuesComplete(t *testing.T) {

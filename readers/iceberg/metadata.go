@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/deltavacuum/deltavacuum/deltalog"
 	"github.com/deltavacuum/deltavacuum/internal/strictjson"
 )
 
@@ -97,9 +98,9 @@ func (m *tableMetadata) check() error {
 		return errors.New("no last-updated-ms")
 	case m.Schema == nil && len(m.Schemas) == 0:
 		return errors.New("no schema nor schemas")
-	case *m.FormatVersion >= 2 && (m.TableUUID == nil || !isUUID(*m.TableUUID)):
+	case *m.FormatVersion >= 2 && (m.TableUUID == nil || !deltalog.IsUUID(*m.TableUUID)):
 		return errors.New("no table-uuid (required from format-version 2 on)")
-	case m.TableUUID != nil && !isUUID(*m.TableUUID):
+	case m.TableUUID != nil && !deltalog.IsUUID(*m.TableUUID):
 		return fmt.Errorf("table-uuid %q is not a UUID", *m.TableUUID)
 	}
 	seen := make(map[int64]bool, len(m.Snapshots))

@@ -3,6 +3,8 @@ package iceberg
 import (
 	"strconv"
 	"strings"
+
+	"github.com/deltavacuum/deltavacuum/deltalog"
 )
 
 // NameKind says which writer's naming a metadata file follows.
@@ -58,7 +60,7 @@ func parseName(name string) (kind NameKind, version int64, gz, ok bool) {
 			switch {
 			case !hasUUID:
 				return NameHadoop, n, gz, true
-			case isUUID(uuid):
+			case deltalog.IsUUID(uuid):
 				return NameUniForm, n, gz, true
 			}
 		}
@@ -69,7 +71,7 @@ func parseName(name string) (kind NameKind, version int64, gz, ok bool) {
 		switch {
 		case !hasUUID:
 			return NameNumber, n, gz, true
-		case len(digits) >= 5 && isUUID(uuid):
+		case len(digits) >= 5 && deltalog.IsUUID(uuid):
 			return NameSequence, n, gz, true
 		}
 	}
@@ -88,25 +90,4 @@ func parseVersion(s string) (int64, bool) {
 	}
 	n, err := strconv.ParseInt(s, 10, 64)
 	return n, err == nil
-}
-
-// isUUID reports whether s is a UUID in its canonical 8-4-4-4-12 hexadecimal form.
-func isUUID(s string) bool {
-	if len(s) != 36 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch i {
-		case 8, 13, 18, 23:
-			if c != '-' {
-				return false
-			}
-		default:
-			if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
-				return false
-			}
-		}
-	}
-	return true
 }

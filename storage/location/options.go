@@ -3,11 +3,14 @@ package location
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/deltavacuum/deltavacuum/internal/nearest"
 	"github.com/deltavacuum/deltavacuum/storage/ratelimit"
 )
 
@@ -175,38 +178,7 @@ func Suggest(key string) string {
 	if key == "" {
 		return ""
 	}
-	best, bestDist := "", 0
-	for name := range byName {
-		d := editDistance(key, name)
-		if best == "" || d < bestDist || d == bestDist && name < best {
-			best, bestDist = name, d
-		}
-	}
-	if best != "" && bestDist <= max(1, min(3, len(key)/3)) {
-		return best
-	}
-	return ""
-}
-
-// editDistance is the Levenshtein distance of a and b (bytes).
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
+	return nearest.Name(key, slices.Collect(maps.Keys(byName)))
 }
 
 // ParseStorageOptions parses --storage-option flags, each KEY=VALUE. Keys are
