@@ -86,16 +86,10 @@ func newPinCmd() *cobra.Command {
 		if err := dvrun.CheckReason(reason); err != nil {
 			return &UsageError{Err: err}
 		}
-		if maxPin != "" {
-			if req.MaxPin, err = parseAge(maxPin); err != nil || req.MaxPin == 0 {
-				return usagef("--max-pin %q: expected a duration such as 30d", maxPin)
-			}
-		}
-		s, err := sf.session()
-		if err != nil {
+		if req.MaxPin, err = parseMaxPin(maxPin); err != nil {
 			return err
 		}
-		t, err := s.OpenArg(cmd.Context(), args[0])
+		t, err := sf.openTable(cmd, args[0])
 		if err != nil {
 			return err
 		}
@@ -135,18 +129,11 @@ func newPinsCmd() *cobra.Command {
 		Args:    exactArgs(1, "one TABLE"),
 	}
 	cmd.RunE = withJSONError(&asJSON, func(cmd *cobra.Command, args []string) error {
-		var mp time.Duration
-		if maxPin != "" {
-			var err error
-			if mp, err = parseAge(maxPin); err != nil || mp == 0 {
-				return usagef("--max-pin %q: expected a duration such as 30d", maxPin)
-			}
-		}
-		s, err := sf.session()
+		mp, err := parseMaxPin(maxPin)
 		if err != nil {
 			return err
 		}
-		t, err := s.OpenArg(cmd.Context(), args[0])
+		t, err := sf.openTable(cmd, args[0])
 		if err != nil {
 			return err
 		}
@@ -208,11 +195,7 @@ func newUnpinCmd() *cobra.Command {
 			id = args[1]
 		}
 		args = []string{args[0], id}
-		s, err := sf.session()
-		if err != nil {
-			return err
-		}
-		t, err := s.OpenArg(cmd.Context(), args[0])
+		t, err := sf.openTable(cmd, args[0])
 		if err != nil {
 			return err
 		}
@@ -232,4 +215,16 @@ func newUnpinCmd() *cobra.Command {
 	cmd.Flags().StringVar(&id, "id", "", "the `PIN` to remove (instead of the second argument)")
 	sf.add(cmd)
 	return cmd
+}
+
+// parseMaxPin reads --max-pin: 0 (the default, run.DefaultMaxPin) when not given.
+func parseMaxPin(arg string) (time.Duration, error) {
+	if arg == "" {
+		return 0, nil
+	}
+	d, err := parseAge(arg)
+	if err != nil || d == 0 {
+		return 0, usagef("--max-pin %q: expected a duration such as 30d", arg)
+	}
+	return d, nil
 }
