@@ -186,7 +186,9 @@ func streamingReader(ctx context.Context, snap *deltalog.Snapshot, loc string, o
 		return fail(err)
 	}
 	v := cp.Version
-	return vacuum.Reader{Kind: vacuum.ReaderStreaming, Name: loc, Version: &v}, nil
+	// Outside an initial snapshot the query reads the changes of its version first (the
+	// offset is before or inside them): what that commit names is kept too.
+	return vacuum.Reader{Kind: vacuum.ReaderStreaming, Name: loc, Version: &v, Changes: !cp.InitialSnapshot}, nil
 }
 
 type icebergFound struct {

@@ -41,6 +41,11 @@ type Reader struct {
 	// Version is the version it pins (it needs every snapshot from it to the newest); nil
 	// when it pins none.
 	Version *int64 `json:"version,omitempty"`
+	// Changes: it reads the changes of Version itself too, not only the snapshots from it (a
+	// streaming query whose offset is before or inside that commit's changes: with
+	// readChangeFeed it reads the commit's change data, or the files it removed). The files
+	// the commit of Version names are kept then, as those of the commits after it.
+	Changes bool `json:"readsChangesOfVersion,omitempty"`
 	// Until is when it lets go (a pin's end); zero when nothing says.
 	Until time.Time `json:"until,omitzero"`
 	// Folders are folders of the table (keys ending in '/') it keeps whole: never listed.
@@ -105,7 +110,7 @@ func (p *Planner) protectReaders(ctx context.Context) error {
 		}
 		p.protectAncestors(key)
 	}
-	oldest := int64(-1)
+	oldest, found := int64(0), false // the oldest version whose commit a reader does not read
 	for i, r := range rs {
 		for _, dir := range r.Folders {
 			if !strings.HasSuffix(dir, "/") || dir == "/" {
@@ -123,12 +128,12 @@ func (p *Planner) protectReaders(ctx context.Context) error {
 			// snapshot does not protect already.)
 			return fmt.Errorf("table %s: %w: %s, but the table's latest version is %d: a reader cannot be there; check it (a pin or checkpoint of another table?)",
 				p.snap.Location, ErrReaderTooOld, r.Describe(), p.snap.Version)
-		case v < p.snap.Version && (oldest < 0 || v < oldest):
-			oldest = v
+		case r.before() < p.snap.Version && (!found || r.before() < oldest):
+			oldest, found = r.before(), true
 		}
 	}
 	sort.Strings(k.folders)
-	if oldest >= 0 {
+	if found {
 		commits := map[int64]deltalog.LogFile{}
 		for _, c := range p.snap.Segment.AllCommits {
 			commits[c.Version] = c
@@ -136,7 +141,7 @@ func (p *Planner) protectReaders(ctx context.Context) error {
 		for v := oldest + 1; v <= p.snap.Version; v++ {
 			mask := uint64(0)
 			for i, r := range rs {
-				if r.Version != nil && *r.Version < v {
+				if r.needs(v) {
 					mask |= 1 << i
 				}
 			}
@@ -168,11 +173,25 @@ func (p *Planner) protectReaders(ctx context.Context) error {
 	return nil
 }
 
-// readersBefore names the readers whose version is older than v.
+// before is the newest version whose commit r does not read: its version, or the one before
+// it when it reads the changes of its version (Changes). Only for a reader with a version.
+func (r Reader) before() int64 {
+	if r.Changes {
+		return *r.Version - 1
+	}
+	return *r.Version
+}
+
+// needs reports whether r reads the files the commit of version v names.
+func (r Reader) needs(v int64) bool {
+	return r.Version != nil && r.before() < v
+}
+
+// readersBefore names the readers that read the files the commit of v names.
 func readersBefore(rs []Reader, v int64) string {
 	var names []string
 	for _, r := range rs {
-		if r.Version != nil && *r.Version < v {
+		if r.needs(v) {
 			names = append(names, r.Describe())
 		}
 	}

@@ -1,0 +1,66 @@
+package vacuum
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestReaderOfChangesKeepsWhatItsOwnCommitNames: a reader of the changes of its version (a
+// streaming query whose offset is before that commit's changes) needs the files the commit
+// names (its change data, the files it removed and their deletion vectors) as well as those
+// of the commits after it; a reader of the snapshot at the same version does not.
+func TestReaderOfChangesKeepsWhatItsOwnCommitNames(t *testing.T) {
+	tb := newTable(t, tableSpec{})
+	tb.commit(addDV("a.parquet", dvU("", z85)), add("b.parquet"))                                            // 1
+	tb.commit(removeDV("a.parquet", 20*day, dvU("", z85)), add("a.parquet"), cdc("_change_data/c2.parquet")) // 2
+	tb.commit(remove("b.parquet", 20*day))                                                                   // 3
+	for _, k := range []string{"a.parquet", "b.parquet", dvFile, "_change_data/c2.parquet"} {
+		tb.file(k, 30*day)
+	}
+	v := int64(2)
+	changes := Reader{Kind: ReaderStreaming, Name: "cp", Version: &v, Changes: true}
+	plan := tb.plan(Options{Readers: []Reader{changes}})
+	if diff := cmp.Diff(map[string]Reason{}, deleted(plan)); diff != "" {
+		t.Errorf("a reader of the changes of version 2: deleted (-want +got):\n%s", diff)
+	}
+	want := map[string]string{dvFile: "streaming@2", "_change_data/c2.parquet": "streaming@2", "b.parquet": "streaming@2"}
+	if diff := cmp.Diff(want, keptFor(plan, []Reader{changes})); diff != "" {
+		t.Errorf("kept for the reader (-want +got):\n%s", diff)
+	}
+
+	snapshot := pinAt(2)
+	plan = tb.plan(Options{Readers: []Reader{snapshot}})
+	if diff := cmp.Diff(map[string]Reason{dvFile: ReasonTombstone, "_change_data/c2.parquet": ReasonChangeData}, deleted(plan)); diff != "" {
+		t.Errorf("a reader of the snapshot at version 2: deleted (-want +got):\n%s", diff)
+	}
+}
+
+// TestReaderOfChangesOfTheFirstVersion: a reader of the changes from version 0 reads commit 0 too; and refuses when the log no longer
+// holds the commit of its own version.
+func TestReaderOfChangesOfTheFirstVersion(t *testing.T) {
+	tb := newTable(t, tableSpec{})
+	tb.commit(add("a.parquet"))            // 1
+	tb.commit(remove("a.parquet", 20*day)) // 2
+	tb.file("a.parquet", 30*day)
+	v := int64(0)
+	r := Reader{Kind: ReaderStreaming, Name: "cp", Version: &v, Changes: true}
+	if got := deleted(tb.plan(Options{Readers: []Reader{r}})); len(got) != 0 {
+		t.Errorf("a reader of the changes from version 0: deleted %v", got)
+	}
+
+	tb = newTable(t, tableSpec{})
+	tb.commit(add("a.parquet"))            // 1
+	tb.commit(remove("a.parquet", 20*day)) // 2
+	tb.commit(add("b.parquet"))            // 3
+	tb.checkpointWith(2, "b.parquet")
+	v = 2
+	r = Reader{Kind: ReaderStreaming, Name: "cp", Version: &v, Changes: true}
+	if _, err := tb.planner(Options{Readers: []Reader{r}}); !errIs(ErrReaderTooOld)(err) {
+		t.Errorf("a reader of the changes of version 2, commit 2 cleaned up: got %v, want ErrReaderTooOld", err)
+	}
+	snapshot := pinAt(2)
+	if _, err := tb.planner(Options{Readers: []Reader{snapshot}}); err != nil {
+		t.Errorf("a reader of the snapshot at version 2, commit 2 cleaned up: %v", err)
+	}
+}
