@@ -291,12 +291,33 @@ func cloneReader(ctx context.Context, store storage.Store, loc string, open func
 		return nil, err
 	}
 	var keys []string
+	// inside keeps the key p names in this table, with every other reading of it (a path the
+	// clone names with a character writers spell two ways protects both, as this table's log
+	// does).
+	inside := func(p, k string) {
+		keys = append(keys, k)
+		keys = append(keys, root.OtherReadings(p, k)...)
+	}
 	err = snap.Files(ctx, other, func(f deltalog.File) error {
-		if !strings.Contains(f.LogPath, ":") {
-			return nil // relative: a file of the clone itself
+		if strings.Contains(f.LogPath, ":") { // absolute: a relative path names a file of the clone itself
+			k, in, err := root.Key(f.LogPath)
+			if err != nil {
+				return err
+			}
+			if in {
+				inside(f.LogPath, k)
+			}
 		}
-		if k, inside, err := root.Key(f.LogPath); err == nil && inside {
-			keys = append(keys, k)
+		// SHALLOW CLONE writes the deletion vectors of the files it takes as absolute ("p")
+		// vectors naming this table's files.
+		if dv := f.DeletionVector; dv != nil && dv.StorageType == "p" {
+			k, in, err := root.DVKey(dv)
+			if err != nil {
+				return err
+			}
+			if in {
+				inside(dv.PathOrInlineDv, k)
+			}
 		}
 		return nil
 	})

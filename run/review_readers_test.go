@@ -76,3 +76,77 @@ func TestStreamingReaderKeepsTheChangesOfTheVersionItReadsNext(t *testing.T) {
 		}
 	}
 }
+
+// cloneOf is a shallow clone (at file:///tmp/review/clone) whose only add names, by absolute
+// path, a file of the review table, with the given deletion vector (nil: none).
+func cloneOf(t *testing.T, path string, dv map[string]any) *mem.Store {
+	t.Helper()
+	clone := mem.New("file:///tmp/review/clone")
+	add := map[string]any{"path": path, "size": 1, "modificationTime": 0, "dataChange": true}
+	if dv != nil {
+		add["deletionVector"] = dv
+	}
+	commit(t, clone, 0, map[string]any{"protocol": map[string]any{"minReaderVersion": 3, "minWriterVersion": 7,
+		"readerFeatures": []string{"deletionVectors"}, "writerFeatures": []string{"deletionVectors"}}},
+		map[string]any{"metaData": map[string]any{"id": "clone", "format": map[string]any{"provider": "parquet"},
+			"schemaString": `{"type":"struct","fields":[]}`, "partitionColumns": []string{}, "configuration": map[string]string{}}},
+		map[string]any{"add": add})
+	return clone
+}
+
+// TestShallowCloneKeepsTheDeletionVectorsItReads: SHALLOW CLONE of a table with deletion vectors
+// writes its adds with absolute paths into the source table, their deletion vectors as "p"
+// vectors naming the source's files (delta-io/delta#1733). When the source replaces the
+// deletion vector of that file (a second DELETE) and its tombstone expires, the old vector is
+// an orphan of the source, but the clone still reads it: VACUUM of the source must keep it.
+func TestShallowCloneKeepsTheDeletionVectorsItReads(t *testing.T) {
+	now := time.Now()
+	store := mem.New("file:///tmp/review/table")
+	const (
+		dv1 = "deletion_vector_d2c639aa-8816-431a-aaf6-d3fe2512ff61.bin" // z85 ^-aqEH.-t@S}K{vb[*k^
+		dv2 = "deletion_vector_00000000-0000-0000-0000-000000000024.bin" // z85 0000000000000000000A
+	)
+	u := func(z string) map[string]any {
+		return map[string]any{"storageType": "u", "pathOrInlineDv": z, "offset": 1, "sizeInBytes": 36, "cardinality": 2}
+	}
+	commit(t, store, 0, map[string]any{"protocol": map[string]any{"minReaderVersion": 3, "minWriterVersion": 7,
+		"readerFeatures": []string{"deletionVectors"}, "writerFeatures": []string{"deletionVectors"}}},
+		map[string]any{"metaData": map[string]any{"id": readersTableID, "format": map[string]any{"provider": "parquet"},
+			"schemaString": `{"type":"struct","fields":[]}`, "partitionColumns": []string{}, "configuration": map[string]string{"delta.enableDeletionVectors": "true"}}})
+	commit(t, store, 1, map[string]any{"add": map[string]any{"path": "f.parquet", "size": 1, "modificationTime": 0, "dataChange": true, "deletionVector": u("^-aqEH.-t@S}K{vb[*k^")}})
+	// The clone is taken here, then a second DELETE replaces the deletion vector.
+	commit(t, store, 2, map[string]any{"remove": map[string]any{"path": "f.parquet", "deletionTimestamp": now.Add(-20 * 24 * time.Hour).UnixMilli(), "dataChange": true, "deletionVector": u("^-aqEH.-t@S}K{vb[*k^")}},
+		map[string]any{"add": map[string]any{"path": "f.parquet", "size": 1, "modificationTime": 0, "dataChange": true, "deletionVector": u("0000000000000000000A")}})
+	for _, k := range []string{"f.parquet", dv1, dv2} {
+		store.PutAt(k, []byte("x"), now.Add(-30*24*time.Hour))
+	}
+	clone := cloneOf(t, "file:///tmp/review/table/f.parquet", map[string]any{"storageType": "p",
+		"pathOrInlineDv": "file:///tmp/review/table/" + dv1, "offset": 1, "sizeInBytes": 36, "cardinality": 2})
+	got := dryRunDeletes(t, store, Request{Options: vacuum.Options{Now: now}, Discover: ReaderOptions{
+		Siblings: []string{"file:///tmp/review/clone"}, Open: opener(map[string]storage.Store{"file:///tmp/review/clone": clone})}})
+	for _, k := range got {
+		if k == dv1 {
+			t.Errorf("the DRY RUN deletes %s, the deletion vector the shallow clone reads (deletes %v)", k, got)
+		}
+	}
+}
+
+// TestShallowCloneKeepsEveryReadingOfItsPaths: a path the clone names that can be read two
+// ways (a writer that did not escape '%') keeps both readings, as the table's own log does
+// for its files (VACUUM-SPEC section 7).
+func TestShallowCloneKeepsEveryReadingOfItsPaths(t *testing.T) {
+	now := time.Now()
+	store := mem.New("file:///tmp/review/table")
+	commit(t, store, 0, map[string]any{"protocol": map[string]any{"minReaderVersion": 1, "minWriterVersion": 2}},
+		map[string]any{"metaData": map[string]any{"id": readersTableID, "format": map[string]any{"provider": "parquet"},
+			"schemaString": `{"type":"struct","fields":[]}`, "partitionColumns": []string{}, "configuration": map[string]string{}}})
+	commit(t, store, 1, map[string]any{"add": map[string]any{"path": "p=a%3Ab/part.parquet", "size": 1, "modificationTime": 0, "dataChange": true}})
+	commit(t, store, 2, map[string]any{"remove": map[string]any{"path": "p=a%3Ab/part.parquet", "deletionTimestamp": now.Add(-20 * 24 * time.Hour).UnixMilli(), "dataChange": true}})
+	store.PutAt("p=a%3Ab/part.parquet", []byte("x"), now.Add(-30*24*time.Hour))
+	clone := cloneOf(t, "file:///tmp/review/table/p=a%3Ab/part.parquet", nil)
+	got := dryRunDeletes(t, store, Request{Options: vacuum.Options{Now: now}, Discover: ReaderOptions{
+		Siblings: []string{"file:///tmp/review/clone"}, Open: opener(map[string]storage.Store{"file:///tmp/review/clone": clone})}})
+	if len(got) != 0 {
+		t.Errorf("the DRY RUN deletes %v, which the shallow clone reads", got)
+	}
+}
