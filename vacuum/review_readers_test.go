@@ -64,3 +64,28 @@ func TestReaderOfChangesOfTheFirstVersion(t *testing.T) {
 		t.Errorf("a reader of the snapshot at version 2, commit 2 cleaned up: %v", err)
 	}
 }
+
+// TestShardRefusesAReaderBeyondTheLog: a reader beyond the log (a pin or checkpoint of
+// another table) refuses every run, a sharded one too, which plans on an older version than
+// the latest: it lies about this table whatever the version planned.
+func TestShardRefusesAReaderBeyondTheLog(t *testing.T) {
+	tb := newTable(t, tableSpec{})
+	tb.commit(add("a.parquet")) // 1
+	tb.commit(add("b.parquet")) // 2
+	tb.commit(add("c.parquet")) // 3
+	if _, err := tb.planner(Options{Readers: []Reader{pinAt(100)}}); !errIs(ErrReaderTooOld)(err) {
+		t.Fatalf("a run of the whole table: got %v, want ErrReaderTooOld", err)
+	}
+	v := int64(2)
+	for _, pin := range []int64{3, 4} { // the latest version, and the next one a query reads
+		if _, err := tb.planner(Options{Version: &v, Shard: &Shard{Index: 0, Count: 2}, Readers: []Reader{pinAt(pin)}}); err != nil {
+			t.Errorf("shard 0/2 at version 2, a reader at version %d: %v", pin, err)
+		}
+	}
+	for i := range 2 {
+		_, err := tb.planner(Options{Version: &v, Shard: &Shard{Index: i, Count: 2}, Readers: []Reader{pinAt(100)}})
+		if !errIs(ErrReaderTooOld)(err) {
+			t.Errorf("shard %d/2 at version 2, a reader at version 100 of a table at version 3: got %v, want ErrReaderTooOld", i, err)
+		}
+	}
+}

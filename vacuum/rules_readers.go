@@ -111,6 +111,7 @@ func (p *Planner) protectReaders(ctx context.Context) error {
 		p.protectAncestors(key)
 	}
 	oldest, found := int64(0), false // the oldest version whose commit a reader does not read
+	latest := p.snap.Version         // the table's latest version, listed again for a shard's reader after its version
 	for i, r := range rs {
 		for _, dir := range r.Folders {
 			if !strings.HasSuffix(dir, "/") || dir == "/" {
@@ -122,12 +123,20 @@ func (p *Planner) protectReaders(ctx context.Context) error {
 		if r.Version == nil {
 			continue
 		}
-		switch v := *r.Version; {
-		case v < 0 || (v > p.snap.Version+1 && p.opts.Version == nil):
-			// (A sharded run plans on an older version: a reader after it needs nothing its
-			// snapshot does not protect already.)
+		v := *r.Version
+		if v > latest+1 && p.opts.Version != nil {
+			// A sharded run plans on an older version: a reader after it needs nothing its
+			// snapshot and the re-check do not protect already, but one beyond the log lies.
+			seg, err := deltalog.ListLog(ctx, p.store)
+			if err != nil {
+				return err
+			}
+			latest = max(latest, seg.Version)
+		}
+		switch {
+		case v < 0 || v > latest+1:
 			return fmt.Errorf("table %s: %w: %s, but the table's latest version is %d: a reader cannot be there; check it (a pin or checkpoint of another table?)",
-				p.snap.Location, ErrReaderTooOld, r.Describe(), p.snap.Version)
+				p.snap.Location, ErrReaderTooOld, r.Describe(), latest)
 		case r.before() < p.snap.Version && (!found || r.before() < oldest):
 			oldest, found = r.before(), true
 		}
