@@ -2,12 +2,20 @@ package run
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/go-json-experiment/json"
+
 	"github.com/deltavacuum/deltavacuum/storage"
+	"github.com/deltavacuum/deltavacuum/storage/local"
 	"github.com/deltavacuum/deltavacuum/storage/mem"
 	"github.com/deltavacuum/deltavacuum/vacuum"
 )
@@ -149,4 +157,62 @@ func TestShallowCloneKeepsEveryReadingOfItsPaths(t *testing.T) {
 	if len(got) != 0 {
 		t.Errorf("the DRY RUN deletes %v, which the shallow clone reads", got)
 	}
+}
+
+// TestReaderRefusalWritesNothing: a real run refused for a pin it cannot honour (a pin beyond
+// the log, which the planner refuses after the lock is taken) leaves the table's folder as it
+// found it, and deletes nothing.
+func TestReaderRefusalWritesNothing(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	store, err := local.New(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	commit(t, store, 0, map[string]any{"protocol": map[string]any{"minReaderVersion": 1, "minWriterVersion": 2}},
+		map[string]any{"metaData": map[string]any{"id": readersTableID, "format": map[string]any{"provider": "parquet"},
+			"schemaString": `{"type":"struct","fields":[]}`, "partitionColumns": []string{}, "configuration": map[string]string{}}})
+	commit(t, store, 1, map[string]any{"add": map[string]any{"path": "a.parquet", "size": 1, "modificationTime": 0, "dataChange": true}})
+	commit(t, store, 2, map[string]any{"remove": map[string]any{"path": "a.parquet", "deletionTimestamp": now.Add(-20 * 24 * time.Hour).UnixMilli(), "dataChange": true}})
+	old := now.Add(-30 * 24 * time.Hour)
+	for _, k := range []string{"a.parquet", "orphan.parquet"} {
+		if err := os.WriteFile(filepath.Join(dir, k), []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(filepath.Join(dir, k), old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const id = "0196f5a2-3c41-7d2e-9b1a-5c3e8f7a6b21"
+	b, err := json.Marshal(Pin{Format: pinFormat, ID: id, Table: store.Location(), Version: 100, Reason: "another table's",
+		Created: now.Add(-time.Hour).UTC(), Until: now.Add(time.Hour).UTC(), By: Self()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := store.PutIfAbsent(ctx, pinKey(id), b); err != nil {
+		t.Fatal(err)
+	}
+	before := filesBelow(t, dir)
+	_, err = Vacuum(ctx, store, Request{Options: vacuum.Options{Now: now}})
+	if !errors.Is(err, vacuum.ErrReaderTooOld) {
+		t.Fatalf("got %v, want the refusal of a pin beyond the log", err)
+	}
+	// (The lock folder's own time moves: the lock's ticket was written in it and removed.)
+	if after := filesBelow(t, dir); !slices.Equal(before, after) {
+		t.Errorf("the refusal changed the folder:\nbefore %v\nafter  %v", before, after)
+	}
+}
+
+// filesBelow is tree without the times of folders.
+func filesBelow(t *testing.T, dir string) []string {
+	t.Helper()
+	var out []string
+	for _, e := range tree(t, dir) {
+		if fi, err := os.Stat(e[:strings.Index(e, " ")]); err == nil && fi.IsDir() {
+			e = e[:strings.LastIndex(e, " ")]
+		}
+		out = append(out, e)
+	}
+	return out
 }
