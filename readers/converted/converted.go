@@ -94,12 +94,24 @@ func Detect(ctx context.Context, store storage.Store, snap *deltalog.Snapshot) (
 	}, nil
 }
 
+// othersListedAtMost is how many names of other files a snapshot's segment keeps
+// (deltalog.Segment.Others): a list that long may have left the conversion log out, and it is
+// looked for (TestDetectBehindManyStrayFiles).
+const othersListedAtMost = 1000
+
 // conversionLogListed reports whether OneLake's conversion log is in the log: from the listing
 // the snapshot was read from (deltalog.Segment.Others: no request), or, without a snapshot, by
-// looking for it.
+// looking for it (or when the listing kept too many other names to tell).
 func conversionLogListed(ctx context.Context, store storage.Store, snap *deltalog.Snapshot) (bool, error) {
 	if snap != nil && snap.Segment != nil {
-		return slices.Contains(snap.Segment.Others, strings.TrimPrefix(OneLakeConversionLog, deltalog.LogDir)), nil
+		others := snap.Segment.Others
+		if slices.Contains(others, strings.TrimPrefix(OneLakeConversionLog, deltalog.LogDir)) {
+			return true, nil
+		}
+		if len(others) < othersListedAtMost {
+			return false, nil
+		}
+		// The listing kept only the first names: the conversion log may be past them.
 	}
 	o, err := store.Stat(ctx, OneLakeConversionLog)
 	switch {
