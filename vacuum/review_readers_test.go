@@ -89,3 +89,35 @@ func TestShardRefusesAReaderBeyondTheLog(t *testing.T) {
 		}
 	}
 }
+
+// TestReaderKeepsEverySpellingACommitAfterItNames: a remove after the reader's version that
+// names its file by an absolute URI with escapes, or by a relative path that can be read two
+// ways, keeps every key it names; a sharded run keeps them in the shard that lists each.
+func TestReaderKeepsEverySpellingACommitAfterItNames(t *testing.T) {
+	tb := newTable(t, tableSpec{})
+	tb.commit(add("mem://bucket/table/x%20y.parquet"), add("p=a%3Ab/f.parquet")) // 1
+	tb.commit(remove("mem://bucket/table/x%20y.parquet", 20*day))                // 2
+	tb.commit(remove("p=a%3Ab/f.parquet", 20*day))                               // 3
+	for _, k := range []string{"x y.parquet", "p=a:b/f.parquet", "p=a%3Ab/f.parquet", "orphan.parquet"} {
+		tb.file(k, 30*day)
+	}
+	want := map[string]Reason{"orphan.parquet": ReasonUntracked}
+	if diff := cmp.Diff(want, deleted(tb.plan(Options{Readers: []Reader{pinAt(1)}}))); diff != "" {
+		t.Errorf("deleted (-want +got):\n%s", diff)
+	}
+	if got := deleted(tb.plan(Options{Mode: ModeLite, Readers: []Reader{pinAt(1)}})); len(got) != 0 { // LITE deletes no untracked file
+		t.Errorf("LITE deleted %v", got)
+	}
+	v := tb.version
+	for n := 2; n <= 5; n++ {
+		got := map[string]Reason{}
+		for i := range n {
+			for k, r := range deleted(tb.plan(Options{Version: &v, Shard: &Shard{Index: i, Count: n}, Readers: []Reader{pinAt(1)}})) {
+				got[k] = r
+			}
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%d shards deleted (-want +got):\n%s", n, diff)
+		}
+	}
+}
