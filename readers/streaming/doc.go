@@ -34,7 +34,8 @@
 // rather than guess.
 //
 // Several sources may read the table (a union, a self-join): the oldest of their versions is
-// pinned. Sources that read other tables are skipped when at least one reads this one; a
+// pinned, outside the initial snapshot when one source at it reads its changes; with nothing
+// committed, every source must be inside an initial snapshot (another's start is not recorded). Sources that read other tables are skipped when at least one reads this one; a
 // checkpoint whose Delta sources all read other tables is a misconfiguration and an error
 // naming the ids. Everything unreadable (no offsets, a garbled line, an unknown sourceVersion,
 // a missing previous batch, a commit without its offsets) is an error: the run must fail

@@ -35,7 +35,9 @@ type Checkpoint struct {
 	LatestBatch int64
 	Committed   bool
 	// InitialSnapshot is true when the offset is inside the initial snapshot of the table at
-	// Version (the query needs the files of that snapshot).
+	// Version (the query needs the files of that snapshot), for every source at Version: when
+	// one of them reads the changes of Version, it is false (the query needs what that commit
+	// names too).
 	InitialSnapshot bool
 	// Sources is the number of sources of the query that read the table.
 	Sources int
@@ -90,7 +92,7 @@ func Read(ctx context.Context, store storage.Store, tableID string) (Checkpoint,
 		if err != nil {
 			return Checkpoint{}, err
 		}
-		if !o.initial {
+		if !o.allInitial {
 			return Checkpoint{}, fmt.Errorf("%w: %s: the query's first batch (%s) was planned and has not finished, and it reads from a startingVersion or startingTimestamp the checkpoint does not record: let the query finish its first batch, or stop it for good, before vacuuming", ErrCheckpoint, loc, key)
 		}
 		cp.Version, cp.BatchID, cp.File, cp.InitialSnapshot, cp.Sources = o.version, 0, key, true, n
@@ -158,7 +160,9 @@ func contains(ids []int64, id int64) bool {
 
 type pin struct {
 	version int64
-	initial bool
+	// initial: every source at version is inside the initial snapshot (none reads the changes
+	// of version); allInitial: every source of the table is.
+	initial, allInitial bool
 }
 
 // readOffsets reads offsets/<batch> and returns the oldest offset among the sources that read
@@ -180,6 +184,7 @@ func readOffsets(ctx context.Context, store storage.Store, batch int64, tableID 
 		return pin{}, 0, key, bad("log version %q; this program reads v1", v)
 	}
 	var best *pin
+	all := true
 	n := 0
 	var others []string
 	for i, line := range lines[2:] {
@@ -207,10 +212,11 @@ func readOffsets(ctx context.Context, store storage.Store, batch int64, tableID 
 			continue
 		}
 		n++
+		all = all && *o.IsStartingVersion
 		if best == nil || *o.ReservoirVersion < best.version {
 			best = &pin{version: *o.ReservoirVersion, initial: *o.IsStartingVersion}
-		} else if *o.ReservoirVersion == best.version && *o.IsStartingVersion {
-			best.initial = true
+		} else if *o.ReservoirVersion == best.version && !*o.IsStartingVersion {
+			best.initial = false // another source reads the changes of that version
 		}
 	}
 	if best == nil {
@@ -219,6 +225,7 @@ func readOffsets(ctx context.Context, store storage.Store, batch int64, tableID 
 		}
 		return pin{}, 0, key, bad("no source has a Delta offset")
 	}
+	best.allInitial = all
 	return *best, n, key, nil
 }
 
