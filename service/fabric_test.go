@@ -21,6 +21,8 @@ import (
 	"github.com/deltavacuum/deltavacuum/deltalog"
 	"github.com/deltavacuum/deltavacuum/run"
 	"github.com/deltavacuum/deltavacuum/service/config"
+	"github.com/deltavacuum/deltavacuum/service/runner"
+	"github.com/deltavacuum/deltavacuum/service/tables"
 	"github.com/deltavacuum/deltavacuum/storage/local"
 )
 
@@ -290,7 +292,7 @@ func TestFabricDocExamples(t *testing.T) {
 			// 7:01:00:00 is 169 hours: the table's files are 240 hours old, and gone.
 			_, run := f.do(t, "GET", "/api/runs/"+id, "")
 			figs := run["figures"].(map[string]any)
-			if figs["retentionHours"].(float64) != 169 || figs["oneOffRetention"] != true || figs["oneOffFrom"] != oneOffFabric || figs["numDeletedFiles"].(float64) != 2 || run["trigger"] != "api" {
+			if figs["retentionHours"].(float64) != 169 || figs["oneOffRetention"] != true || figs["oneOffFrom"] != runner.OneOffFabric || figs["numDeletedFiles"].(float64) != 2 || run["trigger"] != "api" {
 				t.Errorf("the run of the job: %v", run)
 			}
 			if exists(t, filepath.Join(f.tableDir(c.layout, "table1"), "stray.parquet")) || !exists(t, filepath.Join(f.tableDir(c.layout, "orders"), "stray.parquet")) {
@@ -309,12 +311,12 @@ func gateTable(t *testing.T, f *fixture, dir string) *gatedStore {
 		t.Fatal(err)
 	}
 	g := &gatedStore{Store: st, entered: make(chan struct{}), release: make(chan struct{})}
-	f.srv.tables.openHook = func(ctx context.Context, tb *table) (*deltavacuum.Table, error) {
-		if filepath.Clean(tb.cfg.Path) == filepath.Clean(dir) {
+	f.srv.tables.SetOpenHook(func(ctx context.Context, tb *tables.Table) (*deltavacuum.Table, error) {
+		if filepath.Clean(tb.Cfg.Path) == filepath.Clean(dir) {
 			return deltavacuum.OpenStore(g), nil
 		}
-		return tb.open(ctx)
-	}
+		return tb.Open(ctx)
+	})
 	return g
 }
 
@@ -472,7 +474,7 @@ func TestFabricDeduped(t *testing.T) {
 		t.Errorf("cancel of the ended job: %d %+v", resp.StatusCode, e)
 	}
 	// Another process holds the table's lock.
-	f.srv.tables.openHook = nil
+	f.srv.tables.SetOpenHook(nil)
 	st, err := local.New(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -501,7 +503,7 @@ func TestFabricDeduped(t *testing.T) {
 // recorded and the table released at once. The hook widens the moment between the two.
 func TestFabricNextJobAfterAnEnd(t *testing.T) {
 	f := fabricFixture(t, layoutFlat, "maxConcurrentRuns: 1\n", nil)
-	f.srv.runner.endedHook = func(string) { time.Sleep(50 * time.Millisecond) }
+	f.srv.runner.SetEndedHook(func(string) { time.Sleep(50 * time.Millisecond) })
 	p := &pipeline{t: t, f: f}
 	for i := range 6 {
 		table := []string{"table1", "orders"}[i%2]
@@ -881,36 +883,39 @@ func TestFabricTablesOfALakehouse(t *testing.T) {
 	}
 }
 
-// TestFabricInstanceOf: a run's state as Fabric's status, a row per state.
+// TestFabricInstanceOf: a run's state as Fabric's status, a row per state: a run the service
+// was asked to cancel through the API (not one it stopped at its shutdown) that failed is
+// Cancelled; a run whose record cannot be read and is not in progress here is Failed.
 func TestFabricInstanceOf(t *testing.T) {
 	l := &config.Lakehouse{WorkspaceID: docWorkspace, LakehouseID: docLakehouse, Root: "/lh"}
 	ended := t0.Add(time.Minute)
 	for _, c := range []struct {
-		state, status, trigger, err string
-		want, reason                string
+		state, status, trigger, cancelled, err string
+		want, reason                           string
 	}{
-		{run.StatePlanned, "RUNNING", "api", "", fabricNotStarted, ""},
-		{run.StateRunning, "RUNNING", "api", "", fabricInProgress, ""},
-		{run.StateCompleted, "COMPLETED", "api", "", fabricCompleted, ""},
-		{run.StatePartiallyUndone, "COMPLETED", "api", "", fabricCompleted, ""},
-		{run.StateUndone, "COMPLETED", "schedule", "", fabricCompleted, ""},
-		{run.StateFailed, "FAILED", "api", "boom", fabricFailed, "RunFailed"},
-		{run.StateFailed, "FAILED", "api", cancelledByRequest + ": the run did not complete", fabricCancelled, "RunCancelled"},
-		{run.StateFailed, "FAILED", "api", "cancelled: the service is shutting down: x", fabricFailed, "RunFailed"},
-		{run.StateUnreadable, "RUNNING", "api", "", fabricInProgress, ""},
-		{run.StateUnreadable, "COMPLETED", "api", "", fabricCompleted, ""},
-		{run.StateUnreadable, "FAILED", "api", "boom", fabricFailed, "RunFailed"},
-		{run.StateUnreadable, "FAILED", "api", cancelledByRequest, fabricCancelled, "RunCancelled"},
-		// The record says the run ended; the service has not recorded its end yet.
-		{run.StateCompleted, "RUNNING", "api", "", fabricInProgress, ""},
-		{run.StateFailed, "RUNNING", "schedule", "", fabricInProgress, ""},
+		{run.StatePlanned, "RUNNING", "api", "", "", fabricNotStarted, ""},
+		{run.StateRunning, "RUNNING", "api", "", "", fabricInProgress, ""},
+		{run.StateCompleted, "COMPLETED", "api", "", "", fabricCompleted, ""},
+		{run.StatePartiallyUndone, "COMPLETED", "api", "", "", fabricCompleted, ""},
+		{run.StateUndone, "COMPLETED", "schedule", "", "", fabricCompleted, ""},
+		{run.StateFailed, "FAILED", "api", "", "boom", fabricFailed, "RunFailed"},
+		{run.StateFailed, "FAILED", "api", runner.CancelledByRequest, runner.CancelledByRequest + ": ended FAILED", fabricCancelled, "RunCancelled"},
+		{run.StateFailed, "FAILED", "api", "cancelled: the service is shutting down", "cancelled: the service is shutting down: x", fabricFailed, "RunFailed"},
+		// A cancel asked after the last batch: the run completed.
+		{run.StateCompleted, "COMPLETED", "api", runner.CancelledByRequest, "", fabricCompleted, ""},
+		{run.StateUnreadable, "RUNNING", "api", "", "", fabricInProgress, ""},
+		{run.StateUnreadable, "FAILED", "api", "", "its record cannot be read", fabricFailed, "RunFailed"},
+		{run.StateUnreadable, "FAILED", "api", runner.CancelledByRequest, runner.CancelledByRequest, fabricCancelled, "RunCancelled"},
+		// The record says the run ended; the service has not seen to its end yet.
+		{run.StateCompleted, "RUNNING", "api", "", "", fabricInProgress, ""},
+		{run.StateFailed, "RUNNING", "schedule", "", "", fabricInProgress, ""},
 	} {
-		d := RunDoc{State: c.state}
+		d := runner.RunDoc{State: c.state}
 		d.ID, d.Status, d.Trigger, d.Error, d.Started = "20260101T000000Z-0a0b0c0d", c.status, c.trigger, c.err, t0
 		if c.status != "RUNNING" {
 			d.Ended = &ended
 		}
-		j := fabricInstanceOf(d, l)
+		j := jobInstance(d, c.cancelled, l)
 		reason := ""
 		if j.FailureReason != nil {
 			reason = j.FailureReason.ErrorCode
