@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"os"
@@ -24,6 +26,7 @@ import (
 	"github.com/deltavacuum/deltavacuum/service/runner"
 	"github.com/deltavacuum/deltavacuum/service/tables"
 	"github.com/deltavacuum/deltavacuum/storage/local"
+	"github.com/deltavacuum/deltavacuum/vacuum"
 )
 
 // The ids of Fabric's documentation examples (testdata/fabric).
@@ -586,8 +589,8 @@ func TestRetentionPeriodHours(t *testing.T) {
 		{"7:0:0:0", 168, ""},
 		{"0:00:30:00", 0.5, ""},
 		{"36600:00:00:00", 878400, ""},
-		{"36600:00:00:01", 0, "at most 878400 hours"},
-		{"999999:00:00:00", 0, "at most 878400 hours"},
+		{"36600:00:00:01", 0, "from 0 to 878400"},
+		{"999999:00:00:00", 0, "from 0 to 878400"},
 		{"9999999:00:00:00", 0, "1 to 6 digits"},
 		{"99999999999999999999:00:00:00", 0, "1 to 6 digits"},
 		{"-1:00:00:00", 0, "only the digits"},
@@ -622,6 +625,21 @@ func TestRetentionPeriodHours(t *testing.T) {
 			t.Errorf("%q: %v %v, want %v hours", c.in, h, err, c.hours)
 		case c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)):
 			t.Errorf("%q: %v %v, want an error saying %q", c.in, h, err, c.err)
+		}
+	}
+}
+
+// TestRetentionPeriodByTheLibrarysRule: a Fabric job's retentionPeriod longer than a hundred
+// years is refused by the library's one rule (vacuum.RetentionOf), the one RETAIN n HOURS and
+// the CLI's --retain-hours follow, not by a bound of the service's own.
+func TestRetentionPeriodByTheLibrarysRule(t *testing.T) {
+	days := vacuum.MaxRetentionHours / 24
+	if h, err := retentionPeriodHours(fmt.Sprintf("%d:00:00:00", days)); err != nil || h != vacuum.MaxRetentionHours {
+		t.Errorf("a hundred years: %v %v", h, err)
+	}
+	for _, s := range []string{fmt.Sprintf("%d:00:00:00", days+1), fmt.Sprintf("%d:00:00:01", days)} {
+		if _, err := retentionPeriodHours(s); !errors.Is(err, vacuum.ErrRetentionTooLarge) {
+			t.Errorf("%s: %v, want the library's %v", s, err, vacuum.ErrRetentionTooLarge)
 		}
 	}
 }
@@ -702,7 +720,7 @@ func TestFabricHostile(t *testing.T) {
 		{"vacuumSettings a string", jobsPath, `{"executionData": {"tableName": "orders", "vacuumSettings": "7:00:00:00"}}`, 400, "InvalidRequest", "vacuumSettings"},
 		{"retentionPeriod a number", jobsPath, `{"executionData": {"tableName": "orders", "vacuumSettings": {"retentionPeriod": 168}}}`, 400, "InvalidRequest", "retentionPeriod"},
 		{"retentionPeriod negative", jobsPath, `{"executionData": {"tableName": "orders", "vacuumSettings": {"retentionPeriod": "-7:00:00:00"}}}`, 400, "InvalidRetentionPeriod", "not a retention period"},
-		{"retentionPeriod huge", jobsPath, `{"executionData": {"tableName": "orders", "vacuumSettings": {"retentionPeriod": "999999:00:00:00"}}}`, 400, "InvalidRetentionPeriod", "at most 878400 hours"},
+		{"retentionPeriod huge", jobsPath, `{"executionData": {"tableName": "orders", "vacuumSettings": {"retentionPeriod": "999999:00:00:00"}}}`, 400, "InvalidRetentionPeriod", "from 0 to 878400"},
 		{"retentionPeriod garbage", jobsPath, `{"executionData": {"tableName": "orders", "vacuumSettings": {"retentionPeriod": "a week"}}}`, 400, "InvalidRetentionPeriod", "not a retention period"},
 		{"retentionPeriod empty", jobsPath, `{"executionData": {"tableName": "orders", "vacuumSettings": {"retentionPeriod": ""}}}`, 400, "InvalidRetentionPeriod", "not a retention period"},
 		{"retentionPeriod too short", jobsPath, `{"executionData": {"tableName": "orders", "vacuumSettings": {"retentionPeriod": "0:01:00:00"}}}`, 400, "InvalidRetentionPeriod", "refusing to vacuum"},

@@ -6,13 +6,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
 	_ "modernc.org/sqlite" // the pure-Go SQLite driver, registered as "sqlite"
+
+	"github.com/deltavacuum/deltavacuum/vacuum"
 )
 
 // FileName is the database file in the data directory.
@@ -220,6 +221,13 @@ func (r Run) Trigger() string {
 	return ByAPI
 }
 
+// validHours refuses a one-off retention no run can have, by the library's one rule
+// (vacuum.RetentionOf, RETAIN n HOURS's).
+func validHours(h float64) error {
+	_, err := vacuum.RetentionOf(h)
+	return err
+}
+
 func ms(t time.Time) int64 { return t.UnixMilli() }
 
 func fromMS(v int64) time.Time { return time.UnixMilli(v).UTC() }
@@ -235,8 +243,8 @@ func (s *DB) AddRun(ctx context.Context, r Run) error {
 		return fmt.Errorf("state: run %s: requester %q is not one the service knows", r.ID, r.Requester)
 	case r.Mode != "FULL" && r.Mode != "LITE":
 		return fmt.Errorf("state: run %s: mode %q is neither FULL nor LITE", r.ID, r.Mode)
-	case r.RetainHours != nil && (*r.RetainHours < 0 || math.IsNaN(*r.RetainHours) || math.IsInf(*r.RetainHours, 0)):
-		return fmt.Errorf("state: run %s: retention %v hours", r.ID, *r.RetainHours)
+	case r.RetainHours != nil && validHours(*r.RetainHours) != nil:
+		return fmt.Errorf("state: run %s: %w", r.ID, validHours(*r.RetainHours))
 	case r.RecordID != "" || r.Cancelled != "":
 		return fmt.Errorf("state: run %s: a run is added before it is linked to its record or cancelled", r.ID)
 	case (r.Refusal == "") != (r.Refused == nil) || (r.PlanChanged && r.Refusal == ""):

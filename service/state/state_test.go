@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/deltavacuum/deltavacuum/vacuum"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -161,6 +162,27 @@ func TestAddRunHostile(t *testing.T) {
 	}
 	if err := db.AddRun(ctx, Run{ID: "x", Table: "a", Requester: ByFabric, Mode: "LITE", Asked: t0, Refusal: "refused", Refused: &at}); err != nil {
 		t.Errorf("a run refused at its start: %v", err)
+	}
+}
+
+// TestAddRunRetentionByTheLibrarysRule: a one-off retention is checked by the one rule RETAIN n
+// HOURS and the CLI's --retain-hours follow (vacuum.RetentionOf): a hundred years is the most,
+// and the refusals are the library's.
+func TestAddRunRetentionByTheLibrarysRule(t *testing.T) {
+	ctx := context.Background()
+	db := open(t, t.TempDir())
+	most, over, neg := float64(vacuum.MaxRetentionHours), float64(vacuum.MaxRetentionHours)+1, -0.5
+	for _, c := range []struct {
+		hours float64
+		want  error
+	}{{over, vacuum.ErrRetentionTooLarge}, {neg, vacuum.ErrNegativeRetention}, {math.NaN(), vacuum.ErrRetentionNotANumber}} {
+		h := c.hours
+		if err := db.AddRun(ctx, Run{ID: "x", Table: "a", Requester: ByAPI, Mode: "FULL", Asked: t0, RetainHours: &h}); !errors.Is(err, c.want) {
+			t.Errorf("retention %v hours: %v, want %v", c.hours, err, c.want)
+		}
+	}
+	if err := db.AddRun(ctx, Run{ID: "x", Table: "a", Requester: ByAPI, Mode: "FULL", Asked: t0, RetainHours: &most}); err != nil {
+		t.Errorf("a hundred years: %v", err)
 	}
 }
 
