@@ -415,3 +415,52 @@ func TestPurgedRunEverywhere(t *testing.T) {
 		}
 	}
 }
+
+// TestRunOutcomeFollowsTheRecord (issue 33): the service keeps no status, figures or end of a
+// run of its own; the API, the runs lists and the metrics read them from the table's run
+// record. A record changed behind the service's back (here: rewritten FAILED, with other
+// figures) is what the service says at once. The builds before kept a second status in the
+// state database, and went on saying COMPLETED.
+func TestRunOutcomeFollowsTheRecord(t *testing.T) {
+	f := newFixture(t, "tables:\n  - {id: a, path: TABLES/a, policy: {trash: true, inspectEvery: off}}\n", nil, nil)
+	ctx := context.Background()
+	id := startRun(t, f, "a")
+	r := getRun(t, f, id)
+	figs := r["figures"].(map[string]any)
+	if r["status"] != run.StatusCompleted || figs["numDeletedFiles"].(float64) != 2 {
+		t.Fatalf("after the run: %v", r)
+	}
+	store, err := local.New(filepath.Join(f.dir, "a"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := run.ReadRecord(ctx, store, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ended := t0.Add(time.Hour)
+	rec.Status, rec.FinishedAt, rec.NumFiles, rec.Bytes = run.StatusFailed, &ended, 1, 3
+	rec.Files = rec.Files[:1]
+	if err := run.WriteRecord(ctx, store, rec); err != nil {
+		t.Fatal(err)
+	}
+	r = getRun(t, f, id)
+	figs = r["figures"].(map[string]any)
+	if r["status"] != run.StatusFailed || r["state"] != run.StateFailed || r["ended"] != ended.UTC().Format(time.RFC3339) ||
+		figs["numDeletedFiles"].(float64) != 1 || figs["sizeOfDeletedData"].(float64) != 3 {
+		t.Errorf("after the record was rewritten FAILED with 1 file of 3 B: %v", r)
+	}
+	for _, d := range f.runs(t, "a", 10) {
+		if d.ID == id && (d.Status != run.StatusFailed || d.Figures.NumDeletedFiles != 1) {
+			t.Errorf("the table's runs say %s with %d files", d.Status, d.Figures.NumDeletedFiles)
+		}
+	}
+	if lr := lastRunOf(t, f, "a"); lr["status"] != run.StatusFailed {
+		t.Errorf("GET /api/tables, last run: %v", lr)
+	}
+	// Nothing of it is in the state database: its row is what the service was asked.
+	sr, err := f.db.Run(ctx, id)
+	if err != nil || sr.RecordID != id || sr.Refusal != "" {
+		t.Errorf("the state database's run: %+v %v", sr, err)
+	}
+}
