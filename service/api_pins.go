@@ -26,17 +26,17 @@ func (s *Server) listPins(w http.ResponseWriter, r *http.Request) {
 	if t == nil {
 		return
 	}
-	dt, err := s.runner.tables.open(r.Context(), t)
+	dt, err := s.tables.Open(r.Context(), t)
 	if err != nil {
 		s.fail(w, r, of(errTable, err))
 		return
 	}
-	pins, err := dt.Pins(r.Context(), s.runner.now(), run.DefaultMaxPin)
+	pins, err := dt.Pins(r.Context(), s.Now(), run.DefaultMaxPin)
 	if err != nil {
 		s.fail(w, r, of(errTable, err))
 		return
 	}
-	s.writeJSON(w, http.StatusOK, PinsAnswer{Table: t.cfg.ID, Pins: pins, MaxPinHours: run.DefaultMaxPin.Hours()})
+	s.writeJSON(w, http.StatusOK, PinsAnswer{Table: t.Cfg.ID, Pins: pins, MaxPinHours: run.DefaultMaxPin.Hours()})
 }
 
 // pinBody is the body of POST /api/tables/{id}/pins: a version or a timestamp, for how many
@@ -59,23 +59,23 @@ func (s *Server) createPin(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if body.Hours <= 0 || body.Hours > run.DefaultMaxPin.Hours() {
-		s.fail(w, r, of(errInvalid, fmt.Errorf("table %s: hours %v: a pin holds for more than 0 and at most %v hours", t.cfg.ID, body.Hours, run.DefaultMaxPin.Hours())))
+		s.fail(w, r, of(errInvalid, fmt.Errorf("table %s: hours %v: a pin holds for more than 0 and at most %v hours", t.Cfg.ID, body.Hours, run.DefaultMaxPin.Hours())))
 		return
 	}
 	if err := run.CheckReason(body.Reason); err != nil {
-		s.fail(w, r, of(errInvalid, fmt.Errorf("table %s: %w", t.cfg.ID, err)))
+		s.fail(w, r, of(errInvalid, fmt.Errorf("table %s: %w", t.Cfg.ID, err)))
 		return
 	}
-	dt, err := s.runner.tables.open(r.Context(), t)
+	dt, err := s.tables.Open(r.Context(), t)
 	if err != nil {
 		s.fail(w, r, of(errTable, err))
 		return
 	}
 	pin, err := dt.Pin(r.Context(), run.PinRequest{Version: body.Version, Timestamp: body.Timestamp,
-		For: time.Duration(body.Hours * float64(time.Hour)), Reason: body.Reason, Now: s.runner.now(), StaleAfter: s.runner.staleAfter})
+		For: time.Duration(body.Hours * float64(time.Hour)), Reason: body.Reason, Now: s.Now(), StaleAfter: s.runner.StaleAfter()})
 	switch {
 	case errors.Is(err, run.ErrLocked):
-		s.fail(w, r, fmt.Errorf("table %s: %w: %w", t.cfg.ID, ErrBusy, err))
+		s.fail(w, r, fmt.Errorf("table %s: %w: %w", t.Cfg.ID, ErrBusy, err))
 		return
 	case errors.Is(err, run.ErrInvalidPin):
 		s.fail(w, r, of(errInvalid, err))
@@ -84,8 +84,8 @@ func (s *Server) createPin(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, of(errTable, err))
 		return
 	}
-	s.log.Info("pin", "table", t.cfg.ID, "pin", pin.ID, "version", pin.Version, "until", pin.Until)
-	w.Header().Set("Location", "/api/tables/"+t.cfg.ID+"/pins/"+pin.ID)
+	s.Log.Info("pin", "table", t.Cfg.ID, "pin", pin.ID, "version", pin.Version, "until", pin.Until)
+	w.Header().Set("Location", "/api/tables/"+t.Cfg.ID+"/pins/"+pin.ID)
 	s.writeJSON(w, http.StatusCreated, pin)
 }
 
@@ -94,7 +94,7 @@ func (s *Server) deletePin(w http.ResponseWriter, r *http.Request) {
 	if t == nil {
 		return
 	}
-	dt, err := s.runner.tables.open(r.Context(), t)
+	dt, err := s.tables.Open(r.Context(), t)
 	if err != nil {
 		s.fail(w, r, of(errTable, err))
 		return
@@ -108,7 +108,7 @@ func (s *Server) deletePin(w http.ResponseWriter, r *http.Request) {
 	case err != nil:
 		s.fail(w, r, of(errTable, err))
 	default:
-		s.log.Info("unpin", "table", t.cfg.ID, "pin", r.PathValue("pin"))
+		s.Log.Info("unpin", "table", t.Cfg.ID, "pin", r.PathValue("pin"))
 		w.WriteHeader(http.StatusNoContent)
 	}
 }

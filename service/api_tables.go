@@ -6,25 +6,26 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/deltavacuum/deltavacuum/service/runner"
 	"github.com/deltavacuum/deltavacuum/service/schedule"
-	"github.com/deltavacuum/deltavacuum/service/state"
+	"github.com/deltavacuum/deltavacuum/service/tables"
 	"github.com/deltavacuum/deltavacuum/storage/location"
 )
 
 // TableInfo is a table as the API lists it.
 type TableInfo struct {
-	ID         string        `json:"id"`
-	Location   string        `json:"location,omitempty"`
-	Name       string        `json:"name,omitempty"`
-	DryRunOnly bool          `json:"dryRunOnly"`
-	Policy     PolicyInfo    `json:"policy"`
-	Schedule   *ScheduleInfo `json:"schedule,omitempty"`
-	LastRun    *RunDoc       `json:"lastRun,omitempty"`
-	Running    string        `json:"running,omitempty"`
+	ID         string         `json:"id"`
+	Location   string         `json:"location,omitempty"`
+	Name       string         `json:"name,omitempty"`
+	DryRunOnly bool           `json:"dryRunOnly"`
+	Policy     PolicyInfo     `json:"policy"`
+	Schedule   *ScheduleInfo  `json:"schedule,omitempty"`
+	LastRun    *runner.RunDoc `json:"lastRun,omitempty"`
+	Running    string         `json:"running,omitempty"`
 	// Health is ok, broken (the table cannot be opened or its log read: Broken says why) or
 	// unknown (the service has not opened it yet).
-	Health string  `json:"health"`
-	Broken *Broken `json:"broken,omitempty"`
+	Health string         `json:"health"`
+	Broken *runner.Broken `json:"broken,omitempty"`
 }
 
 // PolicyInfo is a table's policy.
@@ -55,15 +56,13 @@ func (s *Server) listTables(w http.ResponseWriter, r *http.Request) {
 // tableInfos are the tables as GET /api/tables and the web page list them.
 func (s *Server) tableInfos(ctx context.Context) []TableInfo {
 	out := []TableInfo{}
-	busy := s.runner.held()
-	tables := s.tables.all()
-	handled := s.sched.handled(tables)
-	var last []state.Run // the tables' last runs, whose states are read at once
-	var at []int         // the place of each in out
-	for _, t := range tables {
-		c := t.cfg
+	busy := s.runner.Held()
+	all := s.tables.All()
+	handled := s.runner.Handled(all)
+	for _, t := range all {
+		c := t.Cfg
 		info := TableInfo{ID: c.ID, Location: location.SafeURI(c.Path), Name: c.Name, DryRunOnly: c.DryRunOnly, Running: busy[c.ID]}
-		info.Health, info.Broken = s.runner.healthOf(c.ID)
+		info.Health, info.Broken = s.runner.Health(c.ID)
 		info.Policy = PolicyInfo{Retention: "table", RetentionCheck: c.Policy.RetentionCheck, Mode: string(c.Policy.Mode), Trash: c.Policy.Trash}
 		if c.Policy.Retention.Set {
 			info.Policy.Retention, info.Policy.RetentionHours = "hours", c.Policy.Retention.Hours
@@ -87,28 +86,32 @@ func (s *Server) tableInfos(ctx context.Context) []TableInfo {
 				si.Jitter = sc.Jitter.String()
 			}
 			if h, ok := handled[c.ID]; ok {
-				if n := schedule.NextStart(scheduleTable(c), h); !n.IsZero() {
+				if n := schedule.NextStart(runner.ScheduleTable(c), h); !n.IsZero() {
 					n = n.UTC()
 					si.NextStart = &n
 				}
 			}
 			info.Schedule = si
 		}
-		if runs, err := s.st.Runs(ctx, c.ID, 1); err == nil && len(runs) == 1 {
-			last = append(last, runs[0])
-			at = append(at, len(out))
-		}
 		out = append(out, info)
 	}
-	for i, d := range s.runner.docs(ctx, last) {
-		out[at[i]].LastRun = &d
+	// The tables' last runs, their records read at once.
+	ids := make([]string, len(all))
+	for i, t := range all {
+		ids[i] = t.Cfg.ID
+	}
+	for i, d := range s.runner.LastRuns(ctx, ids) {
+		if d.ID != "" {
+			d := docWithWhy(d)
+			out[i].LastRun = &d
+		}
 	}
 	return out
 }
 
 // tableOf is the table the request's path names, or nil after a 404.
-func (s *Server) tableOf(w http.ResponseWriter, r *http.Request) *table {
-	t, ok := s.tables.lookup(r.PathValue("id"))
+func (s *Server) tableOf(w http.ResponseWriter, r *http.Request) *tables.Table {
+	t, ok := s.tables.Lookup(r.PathValue("id"))
 	if !ok {
 		s.fail(w, r, of(errNotFound, fmt.Errorf("no table %q in the configuration (GET /api/tables lists them)", r.PathValue("id"))))
 		return nil

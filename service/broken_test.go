@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/deltavacuum/deltavacuum/service/config"
+	"github.com/deltavacuum/deltavacuum/service/runner"
 )
 
 // tableInfo is table id as GET /api/tables lists it.
@@ -49,7 +50,7 @@ func TestBrokenTables(t *testing.T) {
 `, nil, nil)
 	breakTables(t, f)
 	ctx := context.Background()
-	if in := tableInfo(t, f, "gone"); in["health"] != healthUnknown || in["broken"] != nil {
+	if in := tableInfo(t, f, "gone"); in["health"] != runner.HealthUnknown || in["broken"] != nil {
 		t.Errorf("before any look: %v", in)
 	}
 	f.srv.Tick(ctx)
@@ -57,11 +58,11 @@ func TestBrokenTables(t *testing.T) {
 	for id, want := range map[string]string{"gone": "does not exist", "plain": "is not a Delta table"} {
 		in := tableInfo(t, f, id)
 		b, _ := in["broken"].(map[string]any)
-		if in["health"] != healthBroken || b == nil || !strings.Contains(b["reason"].(string), want) {
+		if in["health"] != runner.HealthBroken || b == nil || !strings.Contains(b["reason"].(string), want) {
 			t.Errorf("%s: %v, want broken: %s", id, in, want)
 		}
 	}
-	if in := tableInfo(t, f, "a"); in["health"] != healthOK || in["broken"] != nil {
+	if in := tableInfo(t, f, "a"); in["health"] != runner.HealthOK || in["broken"] != nil {
 		t.Errorf("a: %v, want ok", in)
 	}
 	_, page := f.do(t, "GET", "/", "")
@@ -86,7 +87,7 @@ func TestBrokenTables(t *testing.T) {
 	if code, body := f.do(t, "POST", "/api/tables/gone/preview", "{}"); code != 200 {
 		t.Fatalf("preview of gone, fixed: %d %v", code, body)
 	}
-	if in := tableInfo(t, f, "gone"); in["health"] != healthOK {
+	if in := tableInfo(t, f, "gone"); in["health"] != runner.HealthOK {
 		t.Errorf("gone, fixed and previewed: %v", in)
 	}
 	// plain is fixed too: the tick an hour on looks again.
@@ -94,13 +95,13 @@ func TestBrokenTables(t *testing.T) {
 	f.clock.set(t0.Add(30 * time.Minute))
 	f.srv.Tick(ctx)
 	f.srv.Wait()
-	if in := tableInfo(t, f, "plain"); in["health"] != healthBroken {
+	if in := tableInfo(t, f, "plain"); in["health"] != runner.HealthBroken {
 		t.Errorf("plain, half an hour on: %v, want still broken (not looked at again yet)", in)
 	}
-	f.clock.set(t0.Add(inspectRetryAfter))
+	f.clock.set(t0.Add(runner.InspectRetryAfter))
 	f.srv.Tick(ctx)
 	f.srv.Wait()
-	if in := tableInfo(t, f, "plain"); in["health"] != healthOK {
+	if in := tableInfo(t, f, "plain"); in["health"] != runner.HealthOK {
 		t.Errorf("plain, an hour on: %v, want ok", in)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/deltavacuum/deltavacuum/service/config"
+	"github.com/deltavacuum/deltavacuum/service/tables"
 	"github.com/deltavacuum/deltavacuum/storage"
 	"github.com/deltavacuum/deltavacuum/storage/local"
 	"github.com/deltavacuum/deltavacuum/storage/storagetest"
@@ -52,7 +53,7 @@ func TestFindTables(t *testing.T) {
 		t.Run(b.Name, func(t *testing.T) {
 			store := b.New(t)
 			putKeys(t, store, "", lakeKeys)
-			got, err := FindTables(context.Background(), store)
+			got, err := tables.FindTables(context.Background(), store)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -67,7 +68,7 @@ func TestFindTables(t *testing.T) {
 func TestFindTablesRootIsATable(t *testing.T) {
 	store := storagetest.NewMem(t)
 	putKeys(t, store, "", []string{"_delta_log/00000000000000000000.json", "inner/_delta_log/00000000000000000000.json"})
-	got, err := FindTables(context.Background(), store)
+	got, err := tables.FindTables(context.Background(), store)
 	if err != nil || !slices.Equal(got, []string{""}) {
 		t.Errorf("got %q %v, want the root alone", got, err)
 	}
@@ -90,14 +91,14 @@ func TestDiscoveredID(t *testing.T) {
 		"with space/":    "lake.with_20space",
 		"x/ü/":           "lake.x._c3_bc",
 	} {
-		if got := DiscoveredID("lake", rel); got != want {
-			t.Errorf("DiscoveredID(%q) = %q, want %q", rel, got, want)
+		if got := tables.DiscoveredID("lake", rel); got != want {
+			t.Errorf("tables.DiscoveredID(%q) = %q, want %q", rel, got, want)
 		}
 	}
 	long := strings.Repeat("segment/", 40)
 	ids := map[string]string{}
 	for _, rel := range []string{long, long + "a/", long + "b/", strings.Repeat("Ab/", 60), strings.Repeat("ab/", 60), "a.b/", "a/b/", "A/", "a/"} {
-		id := DiscoveredID("lake", rel)
+		id := tables.DiscoveredID("lake", rel)
 		if !idOK.MatchString(id) {
 			t.Errorf("id %q of %q is not a valid id", id, rel)
 		}
@@ -106,21 +107,8 @@ func TestDiscoveredID(t *testing.T) {
 			t.Errorf("%q and %q have the same id %q", rel, other, id)
 		}
 		ids[key] = rel
-		if DiscoveredID("lake", rel) != id {
+		if tables.DiscoveredID("lake", rel) != id {
 			t.Errorf("the id of %q is not stable", rel)
-		}
-	}
-}
-
-func TestTableLocation(t *testing.T) {
-	for _, c := range [][3]string{
-		{"/data/lake", "a/b c/", "/data/lake/a/b c"},
-		{"/data/lake/", "", "/data/lake/"},
-		{"s3://b/lake", "a/b c/", "s3://b/lake/a/b%20c"},
-		{"s3://b/lake/", "x%y/", "s3://b/lake/x%25y"},
-	} {
-		if got := tableLocation(c[0], c[1]); got != c[2] {
-			t.Errorf("tableLocation(%q, %q) = %q, want %q", c[0], c[1], got, c[2])
 		}
 	}
 }
@@ -187,8 +175,8 @@ tables:
 	count := map[string]int{}
 	runs, _ := f.db.Runs(ctx, "", 100)
 	for _, r := range runs {
-		if r.Status != "COMPLETED" {
-			t.Errorf("run %+v", r)
+		if r.Refusal != "" || r.RecordID != r.ID {
+			t.Errorf("run %+v: refused, or no record", r)
 		}
 		count[r.Table]++
 	}
@@ -279,7 +267,7 @@ func TestFindTablesSkipsLinks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := FindTables(context.Background(), store)
+	got, err := tables.FindTables(context.Background(), store)
 	if err != nil {
 		t.Fatal(err)
 	}

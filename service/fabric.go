@@ -18,7 +18,9 @@ import (
 	"github.com/deltavacuum/deltavacuum/catalog"
 	"github.com/deltavacuum/deltavacuum/run"
 	"github.com/deltavacuum/deltavacuum/service/config"
+	"github.com/deltavacuum/deltavacuum/service/runner"
 	"github.com/deltavacuum/deltavacuum/service/state"
+	"github.com/deltavacuum/deltavacuum/service/tables"
 )
 
 // Fabric's Table Maintenance job API, as deltavacuum serve answers it (docs/fabric.md): the
@@ -234,7 +236,7 @@ func fabricCodeOf(err error) string {
 		return "OperationNotSupportedForItem"
 	case errNotFound, state.ErrNotFound:
 		return "ItemNotFound"
-	case ErrBusy, state.ErrTableBusy:
+	case ErrBusy:
 		return "TableBusy"
 	case errConflict:
 		return "JobAlreadyCompleted"
@@ -267,14 +269,14 @@ func fabricCodeOfStatus(status int) string {
 
 // fabricError writes Fabric's ErrorResponse, redacted, with a request id the log line has too.
 func (s *Server) fabricError(w http.ResponseWriter, r *http.Request, status int, code, msg string) {
-	msg = s.red.String(msg)
+	msg = s.Red.String(msg)
 	e := FabricError{ErrorCode: code, Message: msg, RequestID: newGUID()}
 	if status == http.StatusTooManyRequests || status == http.StatusServiceUnavailable {
 		yes := true
 		e.IsRetriable = &yes
 	}
 	if status >= 500 || status == http.StatusConflict || status == http.StatusTooManyRequests {
-		s.log.Warn("request failed", "method", r.Method, "path", r.URL.Path, "status", status, "errorCode", code, "requestId", e.RequestID, "error", msg)
+		s.Log.Warn("request failed", "method", r.Method, "path", r.URL.Path, "status", status, "errorCode", code, "requestId", e.RequestID, "error", msg)
 	}
 	s.writeJSON(w, status, e)
 }
@@ -292,7 +294,7 @@ func newGUID() string {
 // fabricLakehouse is the lakehouse the request's ids name, or nil after a 404 ItemNotFound.
 func (s *Server) fabricLakehouse(w http.ResponseWriter, r *http.Request, item string) *config.Lakehouse {
 	ws, lh := r.PathValue("workspaceId"), r.PathValue(item)
-	l, ok := s.tables.cfg.Fabric.Lakehouse(ws, lh)
+	l, ok := s.cfg.Fabric.Lakehouse(ws, lh)
 	if ok {
 		return l
 	}
@@ -440,9 +442,9 @@ func (s *Server) startFabricJob(w http.ResponseWriter, r *http.Request, needJobT
 		s.fabricFail(w, r, err, "")
 		return
 	}
-	o := runOptions{RetainHours: hours, MaxRunning: s.tables.cfg.MaxConcurrentRuns}
+	a := runner.Ask{Requester: state.ByFabric, RetainHours: hours, MaxRunning: s.cfg.MaxConcurrentRuns}
 	if hours != nil {
-		o.OneOffFrom = oneOffFabric
+		a.OneOffFrom = runner.OneOffFabric
 	}
 	refused := func(err error) {
 		if period != "" && errors.Is(err, errInvalid) {
@@ -452,36 +454,36 @@ func (s *Server) startFabricJob(w http.ResponseWriter, r *http.Request, needJobT
 		s.fabricFail(w, r, err, "")
 	}
 	var id string
-	if waiting := s.runner.queuedFor(t.cfg.ID); waiting != "" {
-		err = fmt.Errorf("table %s: %w: job %s of it waits to start", t.cfg.ID, ErrBusy, fabricJobID(waiting))
+	if waiting := s.runner.QueuedFor(t.Cfg.ID); waiting != "" {
+		err = fmt.Errorf("table %s: %w: job %s of it waits to start", t.Cfg.ID, ErrBusy, fabricJobID(waiting))
 	} else {
-		id, err = s.runner.start(r.Context(), t, "api", o)
+		id, err = s.runner.Start(r.Context(), t, a)
 	}
 	switch {
-	case errors.Is(err, ErrBusy) || errors.Is(err, state.ErrTableBusy):
+	case errors.Is(err, ErrBusy):
 		// Fabric's Deduped: a job of the table is in progress, and this one is skipped.
-		id = run.NewID(s.now())
-		s.fabric.add(id, unranJob{workspace: l.WorkspaceID, lakehouse: l.LakehouseID, table: t.cfg.ID, created: s.now(), ended: s.now(), status: fabricDeduped,
-			reason: FabricError{ErrorCode: fabricDeduped, Message: s.red.String(fmt.Sprintf("table %s was being maintained, and this job was skipped: %s", t.cfg.ID, err))}})
-		s.log.Info("fabric job deduplicated: the table is being maintained", "job", id, "table", t.cfg.ID, "why", s.red.String(err.Error()))
+		id = run.NewID(s.Now())
+		s.fabric.add(id, unranJob{workspace: l.WorkspaceID, lakehouse: l.LakehouseID, table: t.Cfg.ID, created: s.Now(), ended: s.Now(), status: fabricDeduped,
+			reason: FabricError{ErrorCode: fabricDeduped, Message: s.Red.String(fmt.Sprintf("table %s was being maintained, and this job was skipped: %s", t.Cfg.ID, err))}})
+		s.Log.Info("fabric job deduplicated: the table is being maintained", "job", id, "table", t.Cfg.ID, "why", s.Red.String(err.Error()))
 	case errors.Is(err, errTooMany):
 		// Fabric's NotStarted: the job waits for a slot. What start would refuse at once (the
 		// retention, the table) is refused now, not when its turn comes.
-		if err := s.runner.check(r.Context(), t, o); err != nil {
+		if err := s.runner.Check(r.Context(), t, a); err != nil {
 			refused(err)
 			return
 		}
-		id = run.NewID(s.now())
-		if err := s.runner.enqueue(s.queuedJob(id, l, t, o)); err != nil {
+		id = run.NewID(s.Now())
+		if err := s.runner.Enqueue(s.queuedJob(id, l, t, a)); err != nil {
 			s.fabricFail(w, r, err, "")
 			return
 		}
-		s.log.Info("fabric job queued: the service runs maxConcurrentRuns runs", "job", id, "table", t.cfg.ID, "workspace", l.WorkspaceID, "lakehouse", l.LakehouseID)
+		s.Log.Info("fabric job queued: the service runs maxConcurrentRuns runs", "job", id, "table", t.Cfg.ID, "workspace", l.WorkspaceID, "lakehouse", l.LakehouseID)
 	case err != nil:
 		refused(err)
 		return
 	default:
-		s.log.Info("fabric job started", "job", id, "table", t.cfg.ID, "workspace", l.WorkspaceID, "lakehouse", l.LakehouseID)
+		s.Log.Info("fabric job started", "job", id, "table", t.Cfg.ID, "workspace", l.WorkspaceID, "lakehouse", l.LakehouseID)
 	}
 	w.Header().Set("Location", s.fabricJobURL(r, l, fabricJobID(id)))
 	w.Header().Set("Retry-After", strconv.Itoa(fabricPollAfter))
@@ -492,16 +494,16 @@ func (s *Server) startFabricJob(w http.ResponseWriter, r *http.Request, needJobT
 // queuedJob is the queued start of job id of table t of lakehouse l: one that never runs ends
 // as a job without a run, Deduped when its table was held when its turn came, Cancelled when
 // cancelled, Failed otherwise.
-func (s *Server) queuedJob(id string, l *config.Lakehouse, t *table, o runOptions) *queuedStart {
-	created := s.now()
-	return &queuedStart{id: id, t: t, trigger: "api", o: o, at: created, skipped: func(err error) {
-		j := unranJob{workspace: l.WorkspaceID, lakehouse: l.LakehouseID, table: t.cfg.ID, created: created, ended: s.now()}
-		msg := s.red.String(err.Error())
+func (s *Server) queuedJob(id string, l *config.Lakehouse, t *tables.Table, a runner.Ask) *runner.Queued {
+	created := s.Now()
+	return &runner.Queued{ID: id, Table: t, Ask: a, At: created, Skipped: func(err error) {
+		j := unranJob{workspace: l.WorkspaceID, lakehouse: l.LakehouseID, table: t.Cfg.ID, created: created, ended: s.Now()}
+		msg := s.Red.String(err.Error())
 		switch {
-		case errors.Is(err, ErrBusy) || errors.Is(err, state.ErrTableBusy):
-			j.status, j.reason = fabricDeduped, FabricError{ErrorCode: fabricDeduped, Message: fmt.Sprintf("table %s was being maintained when this job's turn came, and the job was skipped: %s", t.cfg.ID, msg)}
+		case errors.Is(err, ErrBusy):
+			j.status, j.reason = fabricDeduped, FabricError{ErrorCode: fabricDeduped, Message: fmt.Sprintf("table %s was being maintained when this job's turn came, and the job was skipped: %s", t.Cfg.ID, msg)}
 		case errors.Is(err, errCancelledQueued):
-			j.status, j.reason = fabricCancelled, FabricError{ErrorCode: "RunCancelled", Message: fmt.Sprintf("%s: the job was cancelled while it waited for a slot; nothing ran", cancelledByRequest)}
+			j.status, j.reason = fabricCancelled, FabricError{ErrorCode: "RunCancelled", Message: fmt.Sprintf("%s: the job was cancelled while it waited for a slot; nothing ran", runner.CancelledByRequest)}
 		default:
 			j.status, j.reason = fabricFailed, FabricError{ErrorCode: "RunFailed", Message: fmt.Sprintf("the job waited for a slot and could not start: %s", msg)}
 		}
@@ -518,18 +520,18 @@ func (s *Server) fabricJobURL(r *http.Request, l *config.Lakehouse, id string) s
 // fabricTable is the table of lakehouse l a job names (tableName, and schemaName), among the
 // tables the service maintains; a name it does not know lists the lakehouse's discover roots
 // again first (at most once a minute). No such table is errNotFound; two, errInvalid.
-func (s *Server) fabricTable(ctx context.Context, l *config.Lakehouse, schema, name string) (*table, error) {
-	find := func() []*table {
-		var out []*table
-		for _, t := range s.tables.all() {
-			if lt, ok := lakehouseTableOf(l, t.cfg); ok && lt.Matches(schema, name) {
+func (s *Server) fabricTable(ctx context.Context, l *config.Lakehouse, schema, name string) (*tables.Table, error) {
+	find := func() []*tables.Table {
+		var out []*tables.Table
+		for _, t := range s.tables.All() {
+			if lt, ok := lakehouseTableOf(l, t.Cfg); ok && lt.Matches(schema, name) {
 				out = append(out, t)
 			}
 		}
 		return out
 	}
 	found := find()
-	if len(found) == 0 && s.disc.refreshAt(ctx, l.Root, s.now(), fabricRediscoverAfter) {
+	if len(found) == 0 && s.disc.RefreshAt(ctx, l.Root, s.Now(), fabricRediscoverAfter) {
 		found = find()
 	}
 	full := catalog.LakehouseTable{Schema: schema, Table: name}.Name()
@@ -541,7 +543,7 @@ func (s *Server) fabricTable(ctx context.Context, l *config.Lakehouse, schema, n
 	}
 	ids := make([]string, len(found))
 	for i, t := range found {
-		ids[i] = t.cfg.ID
+		ids[i] = t.Cfg.ID
 	}
 	return nil, of(errInvalid, fmt.Errorf("table %s of lakehouse %s is more than one table of this service (%s): names are case-insensitive, and dbo's tables may be named without their schema; give the schemaName, or keep one of them in the configuration", full, l.LakehouseID, strings.Join(ids, ", ")))
 }
@@ -629,8 +631,8 @@ func (s *Server) fabricCancel(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	run, _ := runIDOfJob(job.ID)
-	if !s.runner.cancelQueued(run) {
-		if err := s.runner.cancel(r.Context(), run); err != nil {
+	if !s.runner.CancelQueued(run) {
+		if err := s.runner.Cancel(r.Context(), run); err != nil {
 			s.fabricFail(w, r, err, "")
 			return
 		}
@@ -651,8 +653,8 @@ func (s *Server) fabricInstance(ctx context.Context, l *config.Lakehouse, jobID 
 	if !ok {
 		return FabricJobInstance{}, notFound
 	}
-	if q, ok := s.runner.queued(id); ok {
-		if _, ok := lakehouseTableOf(l, q.t.cfg); !ok {
+	if q, ok := s.runner.Queued(id); ok {
+		if _, ok := lakehouseTableOf(l, q.Table.Cfg); !ok {
 			return FabricJobInstance{}, notFound
 		}
 		return queuedInstance(q, l), nil
@@ -663,28 +665,28 @@ func (s *Server) fabricInstance(ctx context.Context, l *config.Lakehouse, jobID 
 		}
 		return unranInstance(id, j, l), nil
 	}
-	sr, err := s.st.Run(ctx, id)
+	d, err := s.runner.Run(ctx, id)
 	if errors.Is(err, state.ErrNotFound) {
 		return FabricJobInstance{}, notFound
 	}
 	if err != nil {
 		return FabricJobInstance{}, err
 	}
-	t, ok := s.tables.lookup(sr.Table)
+	t, ok := s.tables.Lookup(d.Table)
 	if !ok {
 		return FabricJobInstance{}, notFound
 	}
-	if _, ok := lakehouseTableOf(l, t.cfg); !ok {
+	if _, ok := lakehouseTableOf(l, t.Cfg); !ok {
 		return FabricJobInstance{}, notFound
 	}
-	return fabricInstanceOf(s.runner.doc(ctx, *sr), l), nil
+	return fabricInstanceOf(d, l), nil
 }
 
 // queuedInstance is a job that waits for a slot: NotStarted, since it was accepted.
-func queuedInstance(q queuedStart, l *config.Lakehouse) FabricJobInstance {
-	id := fabricJobID(q.id)
+func queuedInstance(q runner.Queued, l *config.Lakehouse) FabricJobInstance {
+	id := fabricJobID(q.ID)
 	return FabricJobInstance{ID: id, ItemID: l.LakehouseID, JobType: FabricJobType, InvokeType: "Manual", Status: fabricNotStarted,
-		RootActivityID: id, StartTimeUTC: fabricTime(q.at)}
+		RootActivityID: id, StartTimeUTC: fabricTime(q.At)}
 }
 
 // unranInstance is a job that ended without a run.
@@ -695,20 +697,25 @@ func unranInstance(id string, j unranJob, l *config.Lakehouse) FabricJobInstance
 }
 
 // fabricInstanceOf is run d of a table of lakehouse l as Fabric's job instance: its status
-// from the run's one state (planned is NotStarted: nothing is deleted before the run record
-// is written), a run cancelled through the API Cancelled, one whose record cannot be read by
-// the service's own status; InProgress while the service has not recorded its end.
-func fabricInstanceOf(d RunDoc, l *config.Lakehouse) FabricJobInstance {
+// from the run's one state (planned is NotStarted: nothing is deleted before the run record is
+// written), a run the service was asked to cancel through the API that then failed Cancelled, one
+// whose record cannot be read Failed (its failureReason says so); InProgress while the service
+// has not seen to its end.
+func fabricInstanceOf(d runner.RunDoc, l *config.Lakehouse) FabricJobInstance {
+	return jobInstance(d, d.Cancelled(), l)
+}
+
+// jobInstance is fabricInstanceOf, with cancelled why the service asked the run to stop.
+func jobInstance(d runner.RunDoc, cancelled string, l *config.Lakehouse) FabricJobInstance {
 	id := fabricJobID(d.ID)
 	j := FabricJobInstance{ID: id, ItemID: l.LakehouseID, JobType: FabricJobType, InvokeType: "Manual", RootActivityID: id,
 		StartTimeUTC: fabricTime(d.Started)}
-	if d.Trigger == "schedule" {
+	if d.Trigger == state.BySchedule {
 		j.InvokeType = "Scheduled"
 	}
 	if d.Ended != nil {
 		j.EndTimeUTC = fabricTime(*d.Ended)
 	}
-	cancelled := strings.HasPrefix(d.Error, cancelledByRequest)
 	switch d.State {
 	case run.StatePlanned:
 		j.Status = fabricNotStarted
@@ -716,25 +723,16 @@ func fabricInstanceOf(d RunDoc, l *config.Lakehouse) FabricJobInstance {
 		j.Status = fabricInProgress
 	case run.StateCompleted, run.StatePartiallyUndone, run.StateUndone:
 		j.Status = fabricCompleted
-	case run.StateFailed:
+	default: // failed; unreadable: nothing says the run completed
 		j.Status = fabricFailed
-	default: // unreadable: the service's own status
-		switch d.Status {
-		case state.StatusRunning:
-			j.Status = fabricInProgress
-		case state.StatusCompleted:
-			j.Status = fabricCompleted
-		default:
-			j.Status = fabricFailed
-		}
 	}
-	if j.Status == fabricFailed && cancelled {
+	if j.Status == fabricFailed && cancelled == runner.CancelledByRequest {
 		j.Status = fabricCancelled
 	}
-	// The run's record may say it ended a moment before the service has recorded its end and
+	// The run's record may say it ended a moment before the service has seen to its end and
 	// released its table: until then the job is in progress, so that a client that saw it end
 	// and starts the next job is never refused for the slot it still held.
-	if d.Status == state.StatusRunning && j.Status != fabricNotStarted {
+	if d.Status == run.StatusRunning && j.Status != fabricNotStarted {
 		j.Status, j.EndTimeUTC = fabricInProgress, nil
 	}
 	switch j.Status {

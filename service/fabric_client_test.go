@@ -16,7 +16,9 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/deltavacuum/deltavacuum/run"
 	"github.com/deltavacuum/deltavacuum/service/state"
+	"github.com/deltavacuum/deltavacuum/storage/local"
 )
 
 // A client of Fabric's job API written from Fabric's REST reference (Run On Demand Table
@@ -461,7 +463,7 @@ func TestFabricQueue(t *testing.T) {
 	if err := f.srv.Discover(context.Background(), "lh", t0.Add(-2*time.Hour)); err != nil {
 		t.Fatal(err)
 	}
-	f.srv.runner.line.limit = 1
+	f.srv.runner.SetQueueLimit(1)
 	c := newDocClient(t, f)
 	g := gateTable(t, f, f.tableDir(layoutFlat, "table1"))
 	job := func(table string) string {
@@ -524,7 +526,7 @@ func TestFabricQueue(t *testing.T) {
 		t.Errorf("the job that waited: %+v", j)
 	}
 	f.srv.Wait()
-	if code, run := f.do(t, "GET", "/api/runs/"+next.String(), ""); code != 200 || run["table"] != "lh.third" || run["status"] != state.StatusCompleted {
+	if code, run := f.do(t, "GET", "/api/runs/"+next.String(), ""); code != 200 || run["table"] != "lh.third" || run["status"] != "COMPLETED" {
 		t.Errorf("the run of the job that waited: %d %v", code, run)
 	}
 	if exists(t, filepath.Join(f.tableDir(layoutFlat, "third"), "stray.parquet")) || !exists(t, filepath.Join(f.tableDir(layoutFlat, "orders"), "stray.parquet")) {
@@ -546,13 +548,25 @@ func TestFabricLegacyJobIDs(t *testing.T) {
 	if err := f.srv.Discover(ctx, "lh", t0.Add(-2*time.Hour)); err != nil {
 		t.Fatal(err)
 	}
+	// Each with its run record beside the table (a serve- run's record is named by its id
+	// without serve-, which the state database links).
+	store, err := local.New(f.tableDir(layoutFlat, "orders"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	old := []string{"20261201T153000Z-1a2b3c4d", "serve-20261202T010203Z-00ff00ff"}
 	for i, id := range old {
 		at := t0.Add(time.Duration(-48+i) * time.Hour)
-		if err := f.db.StartRun(ctx, state.Run{ID: id, Table: "lh.orders", Trigger: "api", Mode: "FULL", Started: at}); err != nil {
+		if err := f.db.AddRun(ctx, state.Run{ID: id, Table: "lh.orders", Requester: state.ByAPI, Mode: "FULL", Asked: at}); err != nil {
 			t.Fatal(err)
 		}
-		if err := f.db.EndRun(ctx, id, state.StatusCompleted, at.Add(time.Second), nil, "", ""); err != nil {
+		rid := strings.TrimPrefix(id, "serve-")
+		end := at.Add(time.Second)
+		if err := run.WriteRecord(ctx, store, &run.Record{ID: rid, Table: store.Location(), Status: run.StatusCompleted, Complete: true,
+			StartedAt: at, FinishedAt: &end, Mode: "FULL", RetentionHours: 168}); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.db.SetRecord(ctx, id, rid); err != nil {
 			t.Fatal(err)
 		}
 	}

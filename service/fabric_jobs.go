@@ -190,10 +190,10 @@ func (s *Server) fabricJobs(ctx context.Context, l *config.Lakehouse, after jobK
 	}
 	first := after.ms < 0
 	within := func(k jobKey) bool { return first || k.before(after) }
-	var tables []string
-	for _, t := range s.tables.all() {
-		if _, ok := lakehouseTableOf(l, t.cfg); ok {
-			tables = append(tables, t.cfg.ID)
+	var ids []string
+	for _, t := range s.tables.All() {
+		if _, ok := lakehouseTableOf(l, t.Cfg); ok {
+			ids = append(ids, t.Cfg.ID)
 		}
 	}
 	type item struct {
@@ -202,9 +202,9 @@ func (s *Server) fabricJobs(ctx context.Context, l *config.Lakehouse, after jobK
 		run int // index in runs, -1 for a job without a run
 	}
 	var items []item
-	for _, q := range s.runner.waiting() {
-		if _, ok := lakehouseTableOf(l, q.t.cfg); ok {
-			if k := (jobKey{q.at.UnixMilli(), q.id}); within(k) {
+	for _, q := range s.runner.Waiting() {
+		if _, ok := lakehouseTableOf(l, q.Table.Cfg); ok {
+			if k := (jobKey{q.At.UnixMilli(), q.ID}); within(k) {
 				items = append(items, item{key: k, job: func() FabricJobInstance { return queuedInstance(q, l) }, run: -1})
 			}
 		}
@@ -218,12 +218,12 @@ func (s *Server) fabricJobs(ctx context.Context, l *config.Lakehouse, after jobK
 	if first {
 		beforeID = ""
 	}
-	runs, err := s.st.RunsBefore(ctx, tables, beforeMS, beforeID, size+1)
+	runs, err := s.runner.RunsBefore(ctx, ids, beforeMS, beforeID, size+1)
 	if err != nil {
 		return nil, nil, err
 	}
 	for i, sr := range runs {
-		items = append(items, item{key: jobKey{sr.Started.UnixMilli(), sr.ID}, run: i})
+		items = append(items, item{key: jobKey{sr.Asked.UnixMilli(), sr.ID}, run: i})
 	}
 	slices.SortFunc(items, func(a, b item) int {
 		switch {
@@ -246,7 +246,7 @@ func (s *Server) fabricJobs(ctx context.Context, l *config.Lakehouse, after jobK
 			pageRuns = append(pageRuns, it.run)
 		}
 	}
-	docs := s.runner.docs(ctx, pick(runs, pageRuns))
+	docs := s.runner.Docs(ctx, pick(runs, pageRuns))
 	out := make([]FabricJobInstance, 0, len(items))
 	d := 0
 	for _, it := range items {
@@ -272,7 +272,7 @@ func pick[T any](xs []T, idx []int) []T {
 // fabricBase is the base URL of the job API's links: the configured baseUrl, or the request's
 // own scheme and Host.
 func (s *Server) fabricBase(r *http.Request) string {
-	if base := s.tables.cfg.Fabric.BaseURL; base != "" {
+	if base := s.cfg.Fabric.BaseURL; base != "" {
 		return base
 	}
 	scheme := "http"

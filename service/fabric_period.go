@@ -6,14 +6,14 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/deltavacuum/deltavacuum/service/config"
+	"github.com/deltavacuum/deltavacuum/vacuum"
 )
 
 // retentionPeriodHours reads a Fabric job's vacuumSettings.retentionPeriod as hours: d:hh:mm:ss
 // as Fabric documents it (7:00:00:00 is seven days), d.hh:mm:ss as .NET writes a TimeSpan
 // (7.00:00:00), or hh:mm:ss without days, as Fabric's pattern allows; hours 0 to 23, minutes
 // and seconds 0 to 59, each of one or two digits, the days of at most as many as the service's
-// longest retention (config.MaxRetentionHours). Nothing else: no sign, no blank, no other
+// longest retention (vacuum.MaxRetentionHours, checked by vacuum.RetentionOf as RETAIN n HOURS is). Nothing else: no sign, no blank, no other
 // digit than 0 to 9. The run's retention is whole hours (the library rounds half up, as it
 // rounds a preview's retentionHours).
 func retentionPeriodHours(s string) (float64, error) {
@@ -51,8 +51,8 @@ func retentionPeriodHours(s string) (float64, error) {
 		d = v
 	}
 	h := float64((d*24+n[0])*3600+n[1]*60+n[2]) / 3600
-	if h > config.MaxRetentionHours {
-		return 0, fmt.Errorf("%q is %v hours: a retention is at most %d hours (100 years)", s, h, config.MaxRetentionHours)
+	if _, err := vacuum.RetentionOf(h); err != nil {
+		return 0, fmt.Errorf("%q is %v hours: %w", s, h, err)
 	}
 	return h, nil
 }

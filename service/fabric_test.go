@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"os"
@@ -21,7 +23,10 @@ import (
 	"github.com/deltavacuum/deltavacuum/deltalog"
 	"github.com/deltavacuum/deltavacuum/run"
 	"github.com/deltavacuum/deltavacuum/service/config"
+	"github.com/deltavacuum/deltavacuum/service/runner"
+	"github.com/deltavacuum/deltavacuum/service/tables"
 	"github.com/deltavacuum/deltavacuum/storage/local"
+	"github.com/deltavacuum/deltavacuum/vacuum"
 )
 
 // The ids of Fabric's documentation examples (testdata/fabric).
@@ -290,7 +295,7 @@ func TestFabricDocExamples(t *testing.T) {
 			// 7:01:00:00 is 169 hours: the table's files are 240 hours old, and gone.
 			_, run := f.do(t, "GET", "/api/runs/"+id, "")
 			figs := run["figures"].(map[string]any)
-			if figs["retentionHours"].(float64) != 169 || figs["oneOffRetention"] != true || figs["oneOffFrom"] != oneOffFabric || figs["numDeletedFiles"].(float64) != 2 || run["trigger"] != "api" {
+			if figs["retentionHours"].(float64) != 169 || figs["oneOffRetention"] != true || figs["oneOffFrom"] != runner.OneOffFabric || figs["numDeletedFiles"].(float64) != 2 || run["trigger"] != "api" {
 				t.Errorf("the run of the job: %v", run)
 			}
 			if exists(t, filepath.Join(f.tableDir(c.layout, "table1"), "stray.parquet")) || !exists(t, filepath.Join(f.tableDir(c.layout, "orders"), "stray.parquet")) {
@@ -309,12 +314,12 @@ func gateTable(t *testing.T, f *fixture, dir string) *gatedStore {
 		t.Fatal(err)
 	}
 	g := &gatedStore{Store: st, entered: make(chan struct{}), release: make(chan struct{})}
-	f.srv.tables.openHook = func(ctx context.Context, tb *table) (*deltavacuum.Table, error) {
-		if filepath.Clean(tb.cfg.Path) == filepath.Clean(dir) {
+	f.srv.tables.SetOpenHook(func(ctx context.Context, tb *tables.Table) (*deltavacuum.Table, error) {
+		if filepath.Clean(tb.Cfg.Path) == filepath.Clean(dir) {
 			return deltavacuum.OpenStore(g), nil
 		}
-		return tb.open(ctx)
-	}
+		return tb.Open(ctx)
+	})
 	return g
 }
 
@@ -472,7 +477,7 @@ func TestFabricDeduped(t *testing.T) {
 		t.Errorf("cancel of the ended job: %d %+v", resp.StatusCode, e)
 	}
 	// Another process holds the table's lock.
-	f.srv.tables.openHook = nil
+	f.srv.tables.SetOpenHook(nil)
 	st, err := local.New(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -501,7 +506,7 @@ func TestFabricDeduped(t *testing.T) {
 // recorded and the table released at once. The hook widens the moment between the two.
 func TestFabricNextJobAfterAnEnd(t *testing.T) {
 	f := fabricFixture(t, layoutFlat, "maxConcurrentRuns: 1\n", nil)
-	f.srv.runner.endedHook = func(string) { time.Sleep(50 * time.Millisecond) }
+	f.srv.runner.SetEndedHook(func(string) { time.Sleep(50 * time.Millisecond) })
 	p := &pipeline{t: t, f: f}
 	for i := range 6 {
 		table := []string{"table1", "orders"}[i%2]
@@ -584,8 +589,8 @@ func TestRetentionPeriodHours(t *testing.T) {
 		{"7:0:0:0", 168, ""},
 		{"0:00:30:00", 0.5, ""},
 		{"36600:00:00:00", 878400, ""},
-		{"36600:00:00:01", 0, "at most 878400 hours"},
-		{"999999:00:00:00", 0, "at most 878400 hours"},
+		{"36600:00:00:01", 0, "from 0 to 878400"},
+		{"999999:00:00:00", 0, "from 0 to 878400"},
 		{"9999999:00:00:00", 0, "1 to 6 digits"},
 		{"99999999999999999999:00:00:00", 0, "1 to 6 digits"},
 		{"-1:00:00:00", 0, "only the digits"},
@@ -620,6 +625,21 @@ func TestRetentionPeriodHours(t *testing.T) {
 			t.Errorf("%q: %v %v, want %v hours", c.in, h, err, c.hours)
 		case c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)):
 			t.Errorf("%q: %v %v, want an error saying %q", c.in, h, err, c.err)
+		}
+	}
+}
+
+// TestRetentionPeriodByTheLibrarysRule: a Fabric job's retentionPeriod longer than a hundred
+// years is refused by the library's one rule (vacuum.RetentionOf), the one RETAIN n HOURS and
+// the CLI's --retain-hours follow, not by a bound of the service's own.
+func TestRetentionPeriodByTheLibrarysRule(t *testing.T) {
+	days := vacuum.MaxRetentionHours / 24
+	if h, err := retentionPeriodHours(fmt.Sprintf("%d:00:00:00", days)); err != nil || h != vacuum.MaxRetentionHours {
+		t.Errorf("a hundred years: %v %v", h, err)
+	}
+	for _, s := range []string{fmt.Sprintf("%d:00:00:00", days+1), fmt.Sprintf("%d:00:00:01", days)} {
+		if _, err := retentionPeriodHours(s); !errors.Is(err, vacuum.ErrRetentionTooLarge) {
+			t.Errorf("%s: %v, want the library's %v", s, err, vacuum.ErrRetentionTooLarge)
 		}
 	}
 }
@@ -700,7 +720,7 @@ func TestFabricHostile(t *testing.T) {
 		{"vacuumSettings a string", jobsPath, `{"executionData": {"tableName": "orders", "vacuumSettings": "7:00:00:00"}}`, 400, "InvalidRequest", "vacuumSettings"},
 		{"retentionPeriod a number", jobsPath, `{"executionData": {"tableName": "orders", "vacuumSettings": {"retentionPeriod": 168}}}`, 400, "InvalidRequest", "retentionPeriod"},
 		{"retentionPeriod negative", jobsPath, `{"executionData": {"tableName": "orders", "vacuumSettings": {"retentionPeriod": "-7:00:00:00"}}}`, 400, "InvalidRetentionPeriod", "not a retention period"},
-		{"retentionPeriod huge", jobsPath, `{"executionData": {"tableName": "orders", "vacuumSettings": {"retentionPeriod": "999999:00:00:00"}}}`, 400, "InvalidRetentionPeriod", "at most 878400 hours"},
+		{"retentionPeriod huge", jobsPath, `{"executionData": {"tableName": "orders", "vacuumSettings": {"retentionPeriod": "999999:00:00:00"}}}`, 400, "InvalidRetentionPeriod", "from 0 to 878400"},
 		{"retentionPeriod garbage", jobsPath, `{"executionData": {"tableName": "orders", "vacuumSettings": {"retentionPeriod": "a week"}}}`, 400, "InvalidRetentionPeriod", "not a retention period"},
 		{"retentionPeriod empty", jobsPath, `{"executionData": {"tableName": "orders", "vacuumSettings": {"retentionPeriod": ""}}}`, 400, "InvalidRetentionPeriod", "not a retention period"},
 		{"retentionPeriod too short", jobsPath, `{"executionData": {"tableName": "orders", "vacuumSettings": {"retentionPeriod": "0:01:00:00"}}}`, 400, "InvalidRetentionPeriod", "refusing to vacuum"},
@@ -881,36 +901,39 @@ func TestFabricTablesOfALakehouse(t *testing.T) {
 	}
 }
 
-// TestFabricInstanceOf: a run's state as Fabric's status, a row per state.
+// TestFabricInstanceOf: a run's state as Fabric's status, a row per state: a run the service
+// was asked to cancel through the API (not one it stopped at its shutdown) that failed is
+// Cancelled; a run whose record cannot be read and is not in progress here is Failed.
 func TestFabricInstanceOf(t *testing.T) {
 	l := &config.Lakehouse{WorkspaceID: docWorkspace, LakehouseID: docLakehouse, Root: "/lh"}
 	ended := t0.Add(time.Minute)
 	for _, c := range []struct {
-		state, status, trigger, err string
-		want, reason                string
+		state, status, trigger, cancelled, err string
+		want, reason                           string
 	}{
-		{run.StatePlanned, "RUNNING", "api", "", fabricNotStarted, ""},
-		{run.StateRunning, "RUNNING", "api", "", fabricInProgress, ""},
-		{run.StateCompleted, "COMPLETED", "api", "", fabricCompleted, ""},
-		{run.StatePartiallyUndone, "COMPLETED", "api", "", fabricCompleted, ""},
-		{run.StateUndone, "COMPLETED", "schedule", "", fabricCompleted, ""},
-		{run.StateFailed, "FAILED", "api", "boom", fabricFailed, "RunFailed"},
-		{run.StateFailed, "FAILED", "api", cancelledByRequest + ": the run did not complete", fabricCancelled, "RunCancelled"},
-		{run.StateFailed, "FAILED", "api", "cancelled: the service is shutting down: x", fabricFailed, "RunFailed"},
-		{run.StateUnreadable, "RUNNING", "api", "", fabricInProgress, ""},
-		{run.StateUnreadable, "COMPLETED", "api", "", fabricCompleted, ""},
-		{run.StateUnreadable, "FAILED", "api", "boom", fabricFailed, "RunFailed"},
-		{run.StateUnreadable, "FAILED", "api", cancelledByRequest, fabricCancelled, "RunCancelled"},
-		// The record says the run ended; the service has not recorded its end yet.
-		{run.StateCompleted, "RUNNING", "api", "", fabricInProgress, ""},
-		{run.StateFailed, "RUNNING", "schedule", "", fabricInProgress, ""},
+		{run.StatePlanned, "RUNNING", "api", "", "", fabricNotStarted, ""},
+		{run.StateRunning, "RUNNING", "api", "", "", fabricInProgress, ""},
+		{run.StateCompleted, "COMPLETED", "api", "", "", fabricCompleted, ""},
+		{run.StatePartiallyUndone, "COMPLETED", "api", "", "", fabricCompleted, ""},
+		{run.StateUndone, "COMPLETED", "schedule", "", "", fabricCompleted, ""},
+		{run.StateFailed, "FAILED", "api", "", "boom", fabricFailed, "RunFailed"},
+		{run.StateFailed, "FAILED", "api", runner.CancelledByRequest, runner.CancelledByRequest + ": ended FAILED", fabricCancelled, "RunCancelled"},
+		{run.StateFailed, "FAILED", "api", "cancelled: the service is shutting down", "cancelled: the service is shutting down: x", fabricFailed, "RunFailed"},
+		// A cancel asked after the last batch: the run completed.
+		{run.StateCompleted, "COMPLETED", "api", runner.CancelledByRequest, "", fabricCompleted, ""},
+		{run.StateUnreadable, "RUNNING", "api", "", "", fabricInProgress, ""},
+		{run.StateUnreadable, "FAILED", "api", "", "its record cannot be read", fabricFailed, "RunFailed"},
+		{run.StateUnreadable, "FAILED", "api", runner.CancelledByRequest, runner.CancelledByRequest, fabricCancelled, "RunCancelled"},
+		// The record says the run ended; the service has not seen to its end yet.
+		{run.StateCompleted, "RUNNING", "api", "", "", fabricInProgress, ""},
+		{run.StateFailed, "RUNNING", "schedule", "", "", fabricInProgress, ""},
 	} {
-		d := RunDoc{State: c.state}
+		d := runner.RunDoc{State: c.state}
 		d.ID, d.Status, d.Trigger, d.Error, d.Started = "20260101T000000Z-0a0b0c0d", c.status, c.trigger, c.err, t0
 		if c.status != "RUNNING" {
 			d.Ended = &ended
 		}
-		j := fabricInstanceOf(d, l)
+		j := jobInstance(d, c.cancelled, l)
 		reason := ""
 		if j.FailureReason != nil {
 			reason = j.FailureReason.ErrorCode

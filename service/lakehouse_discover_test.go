@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/deltavacuum/deltavacuum/service/tables"
 	"github.com/deltavacuum/deltavacuum/storage/storagetest"
 )
 
@@ -47,7 +48,7 @@ func TestFindTablesLakehouse(t *testing.T) {
 			for name, c := range map[string]struct{ keys, want []string }{"without schemas": {lakehouseFlat, wantFlat}, "with schemas": {lakehouseSchemas, wantSchemas}} {
 				store := b.New(t)
 				putKeys(t, store, "", c.keys)
-				got, err := FindTables(context.Background(), store)
+				got, err := tables.FindTables(context.Background(), store)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/deltavacuum/deltavacuum/insight"
+	"github.com/deltavacuum/deltavacuum/service/runner"
 	"github.com/deltavacuum/deltavacuum/storage"
 	"github.com/deltavacuum/deltavacuum/vacuum"
 )
@@ -242,9 +243,9 @@ func rawHTML(s string) template.HTML {
 // oneOffID is the message that says where a run's one-off retention came from.
 func oneOffID(from string) string {
 	switch from {
-	case oneOffPreview:
+	case runner.OneOffPreview:
 		return "run.oneoff.preview"
-	case oneOffFabric:
+	case runner.OneOffFabric:
 		return "run.oneoff.fabric"
 	}
 	return "run.oneoff"
@@ -368,8 +369,8 @@ func linkHTML(href, label string) template.HTML {
 
 // offerWhy says in words why an undo is, or is not, offered for the run d (in the API's
 // English: the pages say it from the reason).
-func offerWhy(o UndoOffer, d RunDoc) string {
-	detail := d.recovery.Detail
+func offerWhy(o runner.UndoOffer, d runner.RunDoc) string {
+	detail := d.Recovery().Detail
 	if d.Undo != nil && detail == "" {
 		detail = d.Undo.Why
 	}
@@ -748,8 +749,9 @@ var messagesEN = map[string]string{
 	"detail.undone":         "Undone {at}: all {files} back.",
 	"detail.partial":        "The undo of {at} brought {back} of {all} back.",
 	"detail.unreadable":     "Its run record cannot be read: {error}",
-	"counts.deleted":        "{files} deleted ({bytes}) of {planned} planned ({plannedbytes}).",
-	"counts.moved":          "{files} moved to the trash ({bytes}) of {planned} planned ({plannedbytes}).",
+	"counts.deleted":        "{files} deleted ({bytes}).",
+	"counts.moved":          "{files} moved to the trash ({bytes}).",
+	"counts.planned":        "{files} planned ({bytes}); the run ended before it recorded what it deleted.",
 
 	// The undo, on the run page.
 	"undo.title":                  "Undo",

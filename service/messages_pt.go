@@ -299,8 +299,9 @@ var messagesPT = map[string]string{
 	"detail.undone":         "Desfeita em {at}: todos os {files} de volta.",
 	"detail.partial":        "O desfazer de {at} trouxe de volta {back} de {all}.",
 	"detail.unreadable":     "O registro desta execução não pode ser lido: {error}",
-	"counts.deleted":        "{files} excluídos ({bytes}) de {planned} planejados ({plannedbytes}).",
-	"counts.moved":          "{files} movidos para a lixeira ({bytes}) de {planned} planejados ({plannedbytes}).",
+	"counts.deleted":        "{files} excluídos ({bytes}).",
+	"counts.moved":          "{files} movidos para a lixeira ({bytes}).",
+	"counts.planned":        "{files} planejados ({bytes}); a execução terminou antes de registrar o que excluiu.",
 
 	// O desfazer, na página da execução.
 	"undo.title":                  "Desfazer",

@@ -22,6 +22,7 @@ import (
 	"github.com/deltavacuum/deltavacuum/internal/fixtures"
 	"github.com/deltavacuum/deltavacuum/run"
 	"github.com/deltavacuum/deltavacuum/service/config"
+	"github.com/deltavacuum/deltavacuum/service/runner"
 	"github.com/deltavacuum/deltavacuum/storage"
 	"github.com/deltavacuum/deltavacuum/vacuum"
 )
@@ -114,8 +115,8 @@ func TestCatalogue(t *testing.T) {
 	for _, p := range []string{vacuum.UndoYes, vacuum.UndoNo, vacuum.UndoUnknown} {
 		need("undoability."+p, "run.html")
 	}
-	for _, r := range []string{offerRunning, offerUnreadable, offerNoRecord, offerUndone, offerNothingKept, offerRestLost,
-		offerNothingDeleted, offerRetry, offerUnknown, offerPossible, offerInterrupted, offerPurged} {
+	for _, r := range []string{runner.OfferRunning, runner.OfferUnreadable, runner.OfferNoRecord, runner.OfferUndone, runner.OfferNothingKept, runner.OfferRestLost,
+		runner.OfferNothingDeleted, runner.OfferRetry, runner.OfferUnknown, runner.OfferPossible, runner.OfferInterrupted, runner.OfferPurged} {
 		need("undo."+r, "undoOfferOf")
 		need("undocol."+r, "runstable")
 	}
@@ -125,7 +126,7 @@ func TestCatalogue(t *testing.T) {
 	for _, k := range []string{storage.RecoveryNone, storage.RecoveryVersioning, storage.RecoverySoftDelete, storage.RecoveryUnknown} {
 		need("recovery."+k, "recoveryText")
 	}
-	for _, from := range []string{"", oneOffPreview, oneOffFabric, "other"} {
+	for _, from := range []string{"", runner.OneOffPreview, runner.OneOffFabric, "other"} {
 		need(oneOffID(from), "run.html")
 	}
 	for _, m := range []string{"full", "lite", "auto"} {

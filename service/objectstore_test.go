@@ -170,9 +170,12 @@ tables:
 			// Every request of the table goes through the store's limiter (the inspection after
 			// the undo, in the background, ended first: it shares the limiter).
 			f.srv.Wait()
-			l := f.srv.tables.limiters[0]
-			tb, _ := f.srv.tables.lookup("r")
-			dt, err := f.srv.tables.open(ctx, tb)
+			tb, _ := f.srv.tables.Lookup("r")
+			l := f.srv.tables.Limiter(tb.Cfg.Path)
+			if l == nil {
+				t.Fatal("no limiter for the table's store")
+			}
+			dt, err := f.srv.tables.Open(ctx, tb)
 			if err != nil {
 				t.Fatal(err)
 			}

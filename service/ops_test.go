@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/deltavacuum/deltavacuum/session"
 	"io"
 	"log/slog"
 	"net"
@@ -18,6 +17,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/deltavacuum/deltavacuum/session"
 
 	"github.com/deltavacuum/deltavacuum"
 	"github.com/deltavacuum/deltavacuum/deltalog"
@@ -32,7 +33,7 @@ import (
 // logTo sends the server's log (through its redactor) to a buffer.
 func logTo(f *fixture) *syncBuffer {
 	buf := &syncBuffer{}
-	f.srv.log = slog.New(&redactingHandler{h: slog.NewJSONHandler(buf, nil), red: f.srv.red})
+	f.srv.Log = slog.New(&redactingHandler{h: slog.NewJSONHandler(buf, nil), red: f.srv.Red})
 	return buf
 }
 
@@ -95,7 +96,7 @@ func TestWebhookOnFailure(t *testing.T) {
 	logs := logTo(f)
 	var sleeps []time.Duration
 	var mu sync.Mutex
-	f.srv.runner.hook.sleep = func(_ context.Context, d time.Duration) error {
+	f.srv.hook.sleep = func(_ context.Context, d time.Duration) error {
 		mu.Lock()
 		sleeps = append(sleeps, d)
 		mu.Unlock()
@@ -123,7 +124,7 @@ func TestWebhookOnFailure(t *testing.T) {
 		t.Fatal(err)
 	}
 	if ev.Event != "run.failed" || ev.Table != "checked" || ev.Run.ID != id || ev.Run.Status != "FAILED" ||
-		!strings.Contains(ev.Run.Error, "retention") || len(ev.Run.Figures) == 0 {
+		!strings.Contains(ev.Run.Error, "retention") || ev.Run.Figures.Mode == "" {
 		t.Errorf("got %+v", ev)
 	}
 	if strings.Contains(logs.String(), "s3cr3t-path-token") {
@@ -140,7 +141,7 @@ func TestWebhookUnreachable(t *testing.T) {
 	t.Run("4xx", func(t *testing.T) {
 		hs := newHookServer(t, 404)
 		f := newFixture(t, "webhook: {url: '${HOOK_URL}'}\n"+failingTable, map[string]string{"HOOK_URL": hs.URL}, nil)
-		f.srv.runner.hook.sleep = func(context.Context, time.Duration) error { return nil }
+		f.srv.hook.sleep = func(context.Context, time.Duration) error { return nil }
 		f.do(t, "POST", "/api/tables/checked/runs", "{}")
 		f.srv.Wait()
 		f.srv.waitWebhooks()
@@ -158,7 +159,7 @@ func TestWebhookUnreachable(t *testing.T) {
 		f := newFixture(t, "webhook: {url: '${HOOK_URL}'}\n"+failingTable, map[string]string{"HOOK_URL": "http://" + addr + "/x"}, nil)
 		logs := logTo(f)
 		attempts := 0
-		f.srv.runner.hook.sleep = func(context.Context, time.Duration) error { attempts++; return nil }
+		f.srv.hook.sleep = func(context.Context, time.Duration) error { attempts++; return nil }
 		_, body := f.do(t, "POST", "/api/tables/checked/runs", "{}")
 		f.srv.Wait()
 		_, run := f.do(t, "GET", "/api/runs/"+body["id"].(string), "")
@@ -407,7 +408,7 @@ func TestLiteFallsBackToFull(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.srv.tables.all()[0].session.Vacuum(ctx, dt, session.VacuumRequest{Request: deltavacuum.VacuumOptions{Options: vacuum.Options{Mode: vacuum.ModeLite}, DryRun: true}}); !errors.Is(err, vacuum.ErrCannotVacuumLite) {
+	if _, err := f.srv.tables.All()[0].Session.Vacuum(ctx, dt, session.VacuumRequest{Request: deltavacuum.VacuumOptions{Options: vacuum.Options{Mode: vacuum.ModeLite}, DryRun: true}}); !errors.Is(err, vacuum.ErrCannotVacuumLite) {
 		t.Fatalf("LITE on the table: %v, want DELTA_CANNOT_VACUUM_LITE", err)
 	}
 	code, body := f.do(t, "POST", "/api/tables/a/preview", "{}")

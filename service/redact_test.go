@@ -43,7 +43,7 @@ tables:
 	rec := httptest.NewRecorder()
 	req := httptest.NewRequest("GET", "/api/tables/a/inspect", nil)
 	srv.failCode(rec, req, 502, errors.New("the store said: bad signature for "+secret+" (token "+token+")"))
-	srv.log.Warn("carrying "+secret, "token", token, "nested", slog.GroupValue(slog.String("k", secret)))
+	srv.Log.Warn("carrying "+secret, "token", token, "nested", slog.GroupValue(slog.String("k", secret)))
 	for what, out := range map[string]string{"response": rec.Body.String(), "log": logs.String()} {
 		if strings.Contains(out, secret) || strings.Contains(out, token) {
 			t.Errorf("the %s renders a secret: %s", what, out)

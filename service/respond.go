@@ -24,7 +24,7 @@ func (s *Server) writeJSON(w http.ResponseWriter, code int, v any) {
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(code)
-	io.WriteString(w, s.red.String(string(b))+"\n")
+	io.WriteString(w, s.Red.String(string(b))+"\n")
 }
 
 type errorBody struct {
@@ -43,9 +43,9 @@ func (s *Server) failCode(w http.ResponseWriter, r *http.Request, code int, err 
 		s.fabricError(w, r, code, fabricCodeOfStatus(code), err.Error())
 		return
 	}
-	msg := s.red.String(err.Error())
+	msg := s.Red.String(err.Error())
 	if code >= 500 || code == http.StatusConflict {
-		s.log.Warn("request failed", "method", r.Method, "path", r.URL.Path, "status", code, "error", msg)
+		s.Log.Warn("request failed", "method", r.Method, "path", r.URL.Path, "status", code, "error", msg)
 	}
 	s.writeJSON(w, code, errorBody{Error: msg})
 }

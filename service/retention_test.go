@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/deltavacuum/deltavacuum/deltalog"
+	"github.com/deltavacuum/deltavacuum/service/runner"
 )
 
 // TestPreviewRetentionHostile: the one-off retentionHours of a preview refuses, with a 400
@@ -97,7 +98,7 @@ func TestPreviewRetentionRun(t *testing.T) {
 	}
 	run := runPlan(t, f, plan)
 	figs := run["figures"].(map[string]any)
-	if run["status"] != "COMPLETED" || figs["retentionHours"].(float64) != 300 || figs["oneOffRetention"] != true || figs["oneOffFrom"] != oneOffPreview || figs["numDeletedFiles"].(float64) != 0 {
+	if run["status"] != "COMPLETED" || figs["retentionHours"].(float64) != 300 || figs["oneOffRetention"] != true || figs["oneOffFrom"] != runner.OneOffPreview || figs["numDeletedFiles"].(float64) != 0 {
 		t.Fatalf("the run of the preview at 300 h: %v", run)
 	}
 	if !exists(t, filepath.Join(a, "old.parquet")) || !exists(t, filepath.Join(a, "stray.parquet")) {

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/deltavacuum/deltavacuum/service/runner"
+
 	"github.com/deltavacuum/deltavacuum/run"
 )
 
@@ -31,9 +33,9 @@ func TestRunsAcrossTables(t *testing.T) {
 	}
 	items := body["items"].([]any)
 	want := []struct{ id, table, state, undo string }{
-		{ra2, "a", run.StateCompleted, offerPossible},
-		{rb, "b", run.StateCompleted, offerNothingKept},
-		{ra, "a", run.StateUndone, offerUndone},
+		{ra2, "a", run.StateCompleted, runner.OfferPossible},
+		{rb, "b", run.StateCompleted, runner.OfferNothingKept},
+		{ra, "a", run.StateUndone, runner.OfferUndone},
 	}
 	for i, w := range want {
 		it := items[i].(map[string]any)

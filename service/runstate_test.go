@@ -11,7 +11,9 @@ import (
 
 	"github.com/deltavacuum/deltavacuum"
 	"github.com/deltavacuum/deltavacuum/run"
+	"github.com/deltavacuum/deltavacuum/service/runner"
 	"github.com/deltavacuum/deltavacuum/service/state"
+	"github.com/deltavacuum/deltavacuum/service/tables"
 	"github.com/deltavacuum/deltavacuum/storage"
 	"github.com/deltavacuum/deltavacuum/storage/local"
 	"github.com/deltavacuum/deltavacuum/undo"
@@ -82,7 +84,7 @@ func TestRunStateAfterRunAndUndo(t *testing.T) {
 	if u := r["undo"].(map[string]any); u["possible"] != vacuum.UndoYes || u["via"] != "trash" || r["trash"] != "_deltavacuum/trash/"+id+"/" {
 		t.Errorf("undo of a trashed run: %v", r)
 	}
-	if a, why := offer(r); a != "undo" || why != offerPossible {
+	if a, why := offer(r); a != "undo" || why != runner.OfferPossible {
 		t.Errorf("offer after the run: %q %q, want undo", a, why)
 	}
 	// The table's record says the same (deltavacuum runs reads it).
@@ -104,7 +106,7 @@ func TestRunStateAfterRunAndUndo(t *testing.T) {
 	if r["state"] != run.StateUndone || r["status"] != "COMPLETED" {
 		t.Errorf("after the undo: %v, want state undone (the service's status stays COMPLETED)", r)
 	}
-	if a, why := offer(r); a != "" || why != offerUndone {
+	if a, why := offer(r); a != "" || why != runner.OfferUndone {
 		t.Errorf("offer after the undo: %q %q, want none (undone)", a, why)
 	}
 	if lr := lastRunOf(t, f, "a"); lr["state"] != run.StateUndone || lr["id"] != id {
@@ -141,7 +143,7 @@ func TestRunStateNotUndoable(t *testing.T) {
 		t.Fatalf("run: %v", r)
 	}
 	a, why := offer(r)
-	if a != "" || why != offerNothingKept {
+	if a != "" || why != runner.OfferNothingKept {
 		t.Errorf("offer: %q %q, want none (nothing kept)", a, why)
 	}
 	_, page := f.do(t, "GET", "/runs/"+id, "")
@@ -174,7 +176,7 @@ func TestRunStatePartiallyUndone(t *testing.T) {
 		if r["state"] != run.StatePartiallyUndone {
 			t.Fatalf("run: %v, want partially undone", r)
 		}
-		if a, why := offer(r); a != "" || why != offerRestLost {
+		if a, why := offer(r); a != "" || why != runner.OfferRestLost {
 			t.Errorf("offer: %q %q, want none (the rest is lost)", a, why)
 		}
 		_, page := f.do(t, "GET", "/runs/"+id, "")
@@ -202,7 +204,7 @@ func TestRunStatePartiallyUndone(t *testing.T) {
 		}
 		f.srv.Wait()
 		r := getRun(t, f, id)
-		if a, why := offer(r); r["state"] != run.StatePartiallyUndone || a != "undo again" || why != offerRetry {
+		if a, why := offer(r); r["state"] != run.StatePartiallyUndone || a != "undo again" || why != runner.OfferRetry {
 			t.Fatalf("run: %v; offer %q %q, want partially undone and undo again", r, a, why)
 		}
 		_, page := f.do(t, "GET", "/runs/"+id, "")
@@ -251,9 +253,9 @@ func TestRunStatePlannedRunning(t *testing.T) {
 	}
 	h := &heldRecords{Store: st, entered: make(chan struct{}), release: make(chan struct{})}
 	g := &gatedStore{Store: st, entered: make(chan struct{}), release: make(chan struct{})}
-	f.srv.tables.openHook = func(context.Context, *table) (*deltavacuum.Table, error) {
+	f.srv.tables.SetOpenHook(func(context.Context, *tables.Table) (*deltavacuum.Table, error) {
 		return deltavacuum.OpenStore(recordsHeldDeletesGated{h, g}), nil
-	}
+	})
 	code, body := f.do(t, "POST", "/api/tables/a/runs", "{}")
 	if code != 202 {
 		t.Fatalf("start: %d %v", code, body)
@@ -263,7 +265,7 @@ func TestRunStatePlannedRunning(t *testing.T) {
 	if r := getRun(t, f, id); r["state"] != run.StatePlanned || r["status"] != "RUNNING" {
 		t.Errorf("before its record: %v, want planned", r)
 	}
-	if a, why := offer(getRun(t, f, id)); a != "" || why != offerRunning {
+	if a, why := offer(getRun(t, f, id)); a != "" || why != runner.OfferRunning {
 		t.Errorf("offer of a planned run: %q %q", a, why)
 	}
 	close(h.release)
@@ -318,10 +320,7 @@ func TestRunStateInterrupted(t *testing.T) {
 	if err := os.Rename(filepath.Join(a, "stray.parquet"), filepath.Join(a, filepath.FromSlash(trash), "stray.parquet")); err != nil {
 		t.Fatal(err)
 	}
-	if err := f.db.StartRun(ctx, state.Run{ID: id, Table: "a", Trigger: "api", Mode: "FULL", Started: t0}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := f.db.FailInterrupted(ctx, t0); err != nil {
+	if err := f.db.AddRun(ctx, state.Run{ID: id, Table: "a", Requester: state.ByAPI, Mode: "FULL", Asked: t0}); err != nil {
 		t.Fatal(err)
 	}
 	r := getRun(t, f, id)
@@ -344,46 +343,13 @@ func TestRunStateInterrupted(t *testing.T) {
 	}
 }
 
-// TestUndoOfferOf: every state and undoability against the offer, one row each.
-func TestUndoOfferOf(t *testing.T) {
-	yes := &vacuum.Undoability{Possible: vacuum.UndoYes, Via: "trash"}
-	no := &vacuum.Undoability{Possible: vacuum.UndoNo}
-	unknown := &vacuum.Undoability{Possible: vacuum.UndoUnknown, Via: "store recovery"}
-	for _, c := range []struct {
-		name           string
-		d              RunDoc
-		action, reason string
-	}{
-		{"planned", RunDoc{State: run.StatePlanned}, "", offerRunning},
-		{"running", RunDoc{State: run.StateRunning, recorded: true, Undo: yes, deleted: 3}, "", offerRunning},
-		{"unreadable", RunDoc{State: run.StateUnreadable, recorded: true}, "", offerUnreadable},
-		{"failed without a record", RunDoc{State: run.StateFailed}, "", offerNoRecord},
-		{"completed", RunDoc{State: run.StateCompleted, recorded: true, Undo: yes, deleted: 3}, "undo", offerPossible},
-		{"completed, unknown store", RunDoc{State: run.StateCompleted, recorded: true, Undo: unknown, deleted: 3}, "undo", offerUnknown},
-		{"completed, nothing kept", RunDoc{State: run.StateCompleted, recorded: true, Undo: no, deleted: 3}, "", offerNothingKept},
-		{"completed, nothing deleted", RunDoc{State: run.StateCompleted, recorded: true, Undo: no, Trash: "_t/x/"}, "", offerNothingDeleted},
-		{"completed, nothing deleted, nothing kept", RunDoc{State: run.StateCompleted, recorded: true, Undo: no, recovery: storage.Recovery{Kind: storage.RecoveryNone}}, "", offerNothingKept},
-		{"failed", RunDoc{State: run.StateFailed, recorded: true, Undo: yes, deleted: 1}, "undo", offerPossible},
-		{"interrupted", RunDoc{State: run.StateFailed, Interrupted: true, recorded: true, Undo: yes, deleted: 1}, "undo", offerInterrupted},
-		{"undone", RunDoc{State: run.StateUndone, recorded: true, Undo: yes, deleted: 3, LastUndo: &run.UndoOutcome{NumRestored: 3}}, "", offerUndone},
-		{"partially undone, failed", RunDoc{State: run.StatePartiallyUndone, recorded: true, Undo: yes, deleted: 3, LastUndo: &run.UndoOutcome{NumRestored: 2, NumFailed: 1}}, "undo again", offerRetry},
-		{"partially undone, failed and lost", RunDoc{State: run.StatePartiallyUndone, recorded: true, Undo: yes, deleted: 3, LastUndo: &run.UndoOutcome{NumRestored: 1, NumFailed: 1, NumLost: 1}}, "undo again", offerRetry},
-		{"partially undone, lost", RunDoc{State: run.StatePartiallyUndone, recorded: true, Undo: no, Trash: "_t/x/", deleted: 3, LastUndo: &run.UndoOutcome{NumRestored: 2, NumLost: 1}}, "", offerRestLost},
-		// Issue 36: the offer follows the run's one state (run.InfoOf), which knows of a purge
-		// of the trash (by the CLI, the library or this service's window alike) and of an
-		// interrupted run whose store keeps nothing.
-		{"purged", RunDoc{State: run.StateCompleted, recorded: true, Undo: no, Trash: "_t/x/", deleted: 3, Purged: &run.PurgeNote{At: t0, Done: true}}, "", offerPurged},
-		{"purged after failures", RunDoc{State: run.StatePartiallyUndone, recorded: true, Undo: no, Trash: "_t/x/", deleted: 3,
-			LastUndo: &run.UndoOutcome{NumRestored: 2, NumFailed: 1}, Purged: &run.PurgeNote{At: t0, Done: true}}, "", offerPurged},
-		{"purge left some", RunDoc{State: run.StateCompleted, recorded: true, Undo: yes, Trash: "_t/x/", deleted: 3, Purged: &run.PurgeNote{At: t0, Done: true, NumLeft: 1}}, "undo", offerPossible},
-		{"interrupted, nothing kept", RunDoc{State: run.StateFailed, Interrupted: true, recorded: true, Undo: no, deleted: 1, recovery: storage.Recovery{Kind: storage.RecoveryNone}}, "", offerNothingKept},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			o := undoOfferOf(c.d)
-			if o.Action != c.action || o.Reason != c.reason || o.Why == "" || strings.HasPrefix(o.Why, "[") {
-				t.Errorf("got %+v, want action %q reason %q with words", o, c.action, c.reason)
-			}
-		})
+// TestOfferWords: every reason of an undo offer has its words in the API's English.
+func TestOfferWords(t *testing.T) {
+	for _, reason := range []string{runner.OfferRunning, runner.OfferUnreadable, runner.OfferNoRecord, runner.OfferUndone, runner.OfferNothingKept,
+		runner.OfferRestLost, runner.OfferNothingDeleted, runner.OfferRetry, runner.OfferPurged, runner.OfferUnknown, runner.OfferPossible, runner.OfferInterrupted} {
+		if why := offerWhy(runner.UndoOffer{Reason: reason}, runner.RunDoc{}); why == "" || strings.HasPrefix(why, "[") {
+			t.Errorf("reason %s: %q", reason, why)
+		}
 	}
 }
 
@@ -396,7 +362,7 @@ func TestRunStateRecordGone(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := getRun(t, f, id)
-	if a, why := offer(r); r["state"] != run.StateUnreadable || a != "" || why != offerUnreadable {
+	if a, why := offer(r); r["state"] != run.StateUnreadable || a != "" || why != runner.OfferUnreadable {
 		t.Errorf("run of a removed table: %v; offer %q %q", r, a, why)
 	}
 }
@@ -413,7 +379,7 @@ func TestPurgedRunEverywhere(t *testing.T) {
 	ctx := context.Background()
 	ra, rb := startRun(t, f, "a"), startRun(t, f, "b")
 	for _, id := range []string{ra, rb} {
-		if a, why := offer(getRun(t, f, id)); a != "undo" || why != offerPossible {
+		if a, why := offer(getRun(t, f, id)); a != "undo" || why != runner.OfferPossible {
 			t.Fatalf("run %s before any purge: offer %q %q", id, a, why)
 		}
 	}
@@ -434,7 +400,7 @@ func TestPurgedRunEverywhere(t *testing.T) {
 		a, why := offer(r)
 		u, _ := r["undo"].(map[string]any)
 		p, _ := r["purged"].(map[string]any)
-		if a != "" || why != offerPurged || u["possible"] != "no" || p == nil || p["at"] != at.UTC().Format(time.RFC3339) {
+		if a != "" || why != runner.OfferPurged || u["possible"] != "no" || p == nil || p["at"] != at.UTC().Format(time.RFC3339) {
 			t.Errorf("run %s after its trash was purged: offer %q %q, undo %v, purged %v", id, a, why, u, p)
 		}
 		if w, _ := r["undoOffer"].(map[string]any)["why"].(string); !strings.Contains(w, "its trash was purged on "+at.UTC().Format("2006-01-02 15:04:05")) {
@@ -447,5 +413,54 @@ func TestPurgedRunEverywhere(t *testing.T) {
 		if code != 409 || !strings.Contains(body["error"].(string), "its trash was purged on") || strings.Contains(body["error"].(string), "_deltavacuum/trash/") {
 			t.Errorf("undo of run %s: %d %v, want 409 saying its trash was purged", id, code, body)
 		}
+	}
+}
+
+// TestRunOutcomeFollowsTheRecord (issue 33): the service keeps no status, figures or end of a
+// run of its own; the API, the runs lists and the metrics read them from the table's run
+// record. A record changed behind the service's back (here: rewritten FAILED, with other
+// figures) is what the service says at once. The builds before kept a second status in the
+// state database, and went on saying COMPLETED.
+func TestRunOutcomeFollowsTheRecord(t *testing.T) {
+	f := newFixture(t, "tables:\n  - {id: a, path: TABLES/a, policy: {trash: true, inspectEvery: off}}\n", nil, nil)
+	ctx := context.Background()
+	id := startRun(t, f, "a")
+	r := getRun(t, f, id)
+	figs := r["figures"].(map[string]any)
+	if r["status"] != run.StatusCompleted || figs["numDeletedFiles"].(float64) != 2 {
+		t.Fatalf("after the run: %v", r)
+	}
+	store, err := local.New(filepath.Join(f.dir, "a"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := run.ReadRecord(ctx, store, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ended := t0.Add(time.Hour)
+	rec.Status, rec.FinishedAt, rec.NumFiles, rec.Bytes = run.StatusFailed, &ended, 1, 3
+	rec.Files = rec.Files[:1]
+	if err := run.WriteRecord(ctx, store, rec); err != nil {
+		t.Fatal(err)
+	}
+	r = getRun(t, f, id)
+	figs = r["figures"].(map[string]any)
+	if r["status"] != run.StatusFailed || r["state"] != run.StateFailed || r["ended"] != ended.UTC().Format(time.RFC3339) ||
+		figs["numDeletedFiles"].(float64) != 1 || figs["sizeOfDeletedData"].(float64) != 3 {
+		t.Errorf("after the record was rewritten FAILED with 1 file of 3 B: %v", r)
+	}
+	for _, d := range f.runs(t, "a", 10) {
+		if d.ID == id && (d.Status != run.StatusFailed || d.Figures.NumDeletedFiles != 1) {
+			t.Errorf("the table's runs say %s with %d files", d.Status, d.Figures.NumDeletedFiles)
+		}
+	}
+	if lr := lastRunOf(t, f, "a"); lr["status"] != run.StatusFailed {
+		t.Errorf("GET /api/tables, last run: %v", lr)
+	}
+	// Nothing of it is in the state database: its row is what the service was asked.
+	sr, err := f.db.Run(ctx, id)
+	if err != nil || sr.RecordID != id || sr.Refusal != "" {
+		t.Errorf("the state database's run: %+v %v", sr, err)
 	}
 }

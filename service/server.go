@@ -18,7 +18,9 @@ import (
 
 	"github.com/deltavacuum/deltavacuum/internal/redact"
 	"github.com/deltavacuum/deltavacuum/service/config"
+	"github.com/deltavacuum/deltavacuum/service/runner"
 	"github.com/deltavacuum/deltavacuum/service/state"
+	"github.com/deltavacuum/deltavacuum/service/tables"
 	"github.com/deltavacuum/deltavacuum/storage/location"
 )
 
@@ -33,18 +35,20 @@ type Options struct {
 	Logger *slog.Logger
 }
 
-// Server is the HTTP side of the service: the API, the web page and their security. It
-// decodes, calls and encodes: the runs are the runner's, the schedules the scheduler's, the
-// discover roots discovery's, the tables (and how they open) the tables'.
+// Server is the HTTP side of the service: the API, the web page, Fabric's job API and their
+// security. It decodes, calls and encodes: the runs are the runner's (service/runner), the
+// tables and the discover roots the tables' (service/tables), the words of the pages
+// messages.go's.
 type Server struct {
-	*shared
+	*tables.Env
 	auth   auth
 	reg    *prometheus.Registry
-	st     *state.DB // read here (runs, inspections); the runner writes them
-	tables *tables
-	runner *runner
-	sched  *scheduler
-	disc   *discovery
+	cfg    *config.Config
+	st     *state.DB // read here for the inspections the charts draw; the runs are the runner's
+	tables *tables.Set
+	runner *runner.Runner
+	disc   *tables.Discovery
+	hook   *webhook    // nil without a webhook
 	web    webState    // the web page's previews (web_preview.go)
 	fabric fabricState // the jobs Fabric's job API deduplicated (fabric.go)
 }
@@ -85,8 +89,8 @@ func New(opts Options) (*Server, error) {
 	for _, e := range location.SDKSecretEnv {
 		red.Add(opts.Getenv(e))
 	}
-	sh := &shared{now: opts.Now, red: red, log: slog.New(&redactingHandler{h: opts.Logger.Handler(), red: red})}
-	ts, err := newTables(sh, cfg, opts.Getenv)
+	env := &tables.Env{Now: opts.Now, Red: red, Log: slog.New(&redactingHandler{h: opts.Logger.Handler(), red: red})}
+	ts, err := tables.New(env, cfg, opts.Getenv)
 	if err != nil {
 		return nil, err
 	}
@@ -94,24 +98,21 @@ func New(opts Options) (*Server, error) {
 	var hook *webhook
 	failures := newWebhookFailures(reg)
 	if w := cfg.Webhook; w != nil {
-		if hook, err = newWebhook(sh, w, opts.Getenv, failures); err != nil {
+		if hook, err = newWebhook(env, w, opts.Getenv, failures); err != nil {
 			return nil, err
 		}
 	}
-	roots, err := newRoots(ts, opts.Getenv)
+	disc, err := tables.NewDiscovery(ts, opts.Getenv, reg)
 	if err != nil {
 		return nil, err
 	}
-	r := newRunner(sh, cfg, opts.State, ts, newRunMetrics(reg), hook)
-	sc := &scheduler{shared: sh, st: opts.State, limit: cfg.MaxConcurrentRuns, tables: ts, runner: r, misfires: newMisfires(reg)}
-	s := &Server{
-		shared: sh, auth: auth{token: token, loopback: cfg.Loopback(), cop: http.NewCrossOriginProtection()},
-		reg: reg, st: opts.State, tables: ts, runner: r, sched: sc,
-		disc: &discovery{shared: sh, st: opts.State, tables: ts, sched: sc, roots: roots, count: newDiscovered(reg)},
+	rc := runner.Config{Env: env, Service: cfg, State: opts.State, Tables: ts, Discovery: disc, Registry: reg}
+	if hook != nil {
+		rc.Notifier = hook
 	}
-	if err := r.failInterrupted(context.Background()); err != nil {
-		r.life.stop()
-		return nil, err
+	s := &Server{
+		Env: env, auth: auth{token: token, loopback: cfg.Loopback(), cop: http.NewCrossOriginProtection()},
+		reg: reg, cfg: cfg, st: opts.State, tables: ts, runner: runner.New(rc), disc: disc, hook: hook,
 	}
 	return s, nil
 }
@@ -246,3 +247,23 @@ func loopbackHost(hostport string) bool {
 func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
 	s.writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 }
+
+// StartScheduler sets up the schedules of the tables that have one.
+func (s *Server) StartScheduler(ctx context.Context) error { return s.runner.StartScheduler(ctx) }
+
+// Tick does what is due at the server's clock (runner.Runner.Tick): the discover roots, the
+// trash past its undo window, the periodic inspections, the scheduled runs. The command calls it
+// every few seconds; tests call it with an injected clock.
+func (s *Server) Tick(ctx context.Context) { s.runner.Tick(ctx) }
+
+// Discover lists the discover root id now and updates the tables.
+func (s *Server) Discover(ctx context.Context, id string, now time.Time) error {
+	return s.disc.Discover(ctx, id, now)
+}
+
+// Shutdown stops starting runs, cancels those in progress (each stops between batches of
+// deletes and records VACUUM END, its run record FAILED), and waits for them until ctx ends.
+func (s *Server) Shutdown(ctx context.Context) error { return s.runner.Shutdown(ctx) }
+
+// Wait waits for the runs in progress to end (for tests and the command's exit).
+func (s *Server) Wait() { s.runner.Wait() }

@@ -18,9 +18,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/deltavacuum/deltavacuum/service/runner"
+
 	"go.yaml.in/yaml/v3"
 
 	"github.com/deltavacuum/deltavacuum/deltalog"
+	"github.com/deltavacuum/deltavacuum/run"
 	"github.com/deltavacuum/deltavacuum/service/config"
 	"github.com/deltavacuum/deltavacuum/service/state"
 	"github.com/deltavacuum/deltavacuum/storage/local"
@@ -117,6 +120,17 @@ func newFixture(t *testing.T, yamlTables string, env map[string]string, props ma
 		srv.Shutdown(context.Background())
 	})
 	return &fixture{srv: srv, http: hs, clock: c, dir: tables, db: db}
+}
+
+// runs are the newest runs of table (every table when "") as the service shows them: what the
+// state database keeps of each, with its outcome read from the table's run record.
+func (f *fixture) runs(t *testing.T, table string, limit int) []runner.RunDoc {
+	t.Helper()
+	runs, err := f.srv.runner.Runs(context.Background(), table, limit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return runs
 }
 
 func (f *fixture) do(t *testing.T, method, path, body string, hdr ...string) (int, map[string]any) {
@@ -431,8 +445,8 @@ func TestScheduledRun(t *testing.T) {
 	}
 	tick(0)
 	tick(time.Second)
-	runs, _ := f.db.Runs(ctx, "", 10)
-	if len(runs) != 1 || runs[0].Table != "a" || runs[0].Trigger != "schedule" || runs[0].Status != state.StatusCompleted {
+	runs := f.runs(t, "", 10)
+	if len(runs) != 1 || runs[0].Table != "a" || runs[0].Trigger != "schedule" || runs[0].Status != run.StatusCompleted {
 		t.Fatalf("got %+v, want one COMPLETED scheduled run of a", runs)
 	}
 	if exists(t, filepath.Join(f.dir, "a", "old.parquet")) {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/deltavacuum/deltavacuum/run"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -13,9 +12,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/deltavacuum/deltavacuum/service/runner"
+
+	"github.com/deltavacuum/deltavacuum/run"
+
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/deltavacuum/deltavacuum/service/state"
 	"github.com/deltavacuum/deltavacuum/storage/local"
 )
 
@@ -121,9 +123,7 @@ func TestSoak(t *testing.T) {
 	tick := func(at time.Time) {
 		f.clock.set(at)
 		f.srv.Tick(ctx)
-		f.srv.runner.mu.Lock()
-		maxBusy = max(maxBusy, len(f.srv.runner.holds.busy))
-		f.srv.runner.mu.Unlock()
+		maxBusy = max(maxBusy, len(f.srv.runner.Held()))
 	}
 	heap := map[int]uint64{}
 	for m := 1; m <= minutes; m++ {
@@ -145,10 +145,7 @@ func TestSoak(t *testing.T) {
 	if maxBusy > limit {
 		t.Errorf("%d tables held at once, the limit is %d", maxBusy, limit)
 	}
-	runs, err := f.db.Runs(ctx, "", 100000)
-	if err != nil {
-		t.Fatal(err)
-	}
+	runs := f.runs(t, "", 100000)
 	perTable := map[string]int{}
 	ranAfterDrain := map[string]bool{}
 	for _, r := range runs {
@@ -231,13 +228,13 @@ func TestSoak(t *testing.T) {
 // run before; one for each
 // failing table naming late=1 as its first folder; the metrics showing each table's last
 // count. It returns the number of events.
-func soakUntrackedAlerts(t *testing.T, f *fixture, hook *hookServer, runs []state.Run, failing map[string]bool) int {
+func soakUntrackedAlerts(t *testing.T, f *fixture, hook *hookServer, runs []runner.RunDoc, failing map[string]bool) int {
 	t.Helper()
 	ctx := context.Background()
 	f.srv.waitWebhooks()
 	want := map[string]string{} // run id -> the run before, for the runs that found more
 	last := map[string]int64{}  // table -> the untracked files of its last run
-	byTable := map[string][]state.Run{}
+	byTable := map[string][]runner.RunDoc{}
 	for _, r := range runs {
 		byTable[r.Table] = append(byTable[r.Table], r)
 	}

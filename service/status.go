@@ -17,7 +17,7 @@ func statusOf(err error) int {
 		return http.StatusForbidden
 	case errNotFound, state.ErrNotFound:
 		return http.StatusNotFound
-	case ErrBusy, state.ErrTableBusy, errConflict:
+	case ErrBusy, errConflict:
 		return http.StatusConflict
 	case errPlan:
 		return http.StatusUnprocessableEntity

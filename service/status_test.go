@@ -24,7 +24,6 @@ func TestStatusOf(t *testing.T) {
 		{"no run", fmt.Errorf("run x: %w", state.ErrNotFound), 404},
 		{"busy here", fmt.Errorf("table a: %w in this service", ErrBusy), 409},
 		{"busy elsewhere", fmt.Errorf("table a: %w: %w", ErrBusy, run.ErrLocked), 409},
-		{"a run RUNNING in the state", fmt.Errorf("table a: %w", state.ErrTableBusy), 409},
 		{"not in progress", of(errConflict, plain), 409},
 		{"the dry run failed", of(errPlan, plain), 422},
 		{"the table failed", of(errTable, plain), 502},

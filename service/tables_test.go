@@ -26,17 +26,20 @@ func TestTablesOpenThroughTheirStoreLimit(t *testing.T) {
 		"tables:\n  - {id: in, path: 's3://limited/t', "+opts+"}\n  - {id: out, path: 's3://free/t', "+opts+"}\n",
 		map[string]string{"E": s3.URL, "H": "true", "K": "AKIDEXAMPLE", "S": "secret", "R": "us-east-1"}, nil)
 	ctx := context.Background()
-	l := f.srv.tables.limiters[0]
+	l := f.srv.tables.Limiter("s3://limited/t")
+	if l == nil {
+		t.Fatal("no limiter for s3://limited/")
+	}
 	for _, tc := range []struct {
 		id      string
 		limited bool
 	}{{"in", true}, {"out", false}} {
-		tb, ok := f.srv.tables.lookup(tc.id)
+		tb, ok := f.srv.tables.Lookup(tc.id)
 		if !ok {
 			t.Fatalf("no table %s", tc.id)
 		}
 		sentBefore, gotBefore := l.Sent(), got.Load()
-		dt, err := f.srv.tables.open(ctx, tb)
+		dt, err := f.srv.tables.Open(ctx, tb)
 		if err == nil {
 			_, err = dt.Snapshot(ctx)
 		}

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/deltavacuum/deltavacuum/insight"
+	"github.com/deltavacuum/deltavacuum/service/runner"
+	"github.com/deltavacuum/deltavacuum/service/tables"
 	"github.com/deltavacuum/deltavacuum/vacuum"
 )
 
@@ -60,7 +62,7 @@ func (s *Server) render(w http.ResponseWriter, r *http.Request, code int, name, 
 	var buf bytes.Buffer
 	l := localeOf(r)
 	if err := l.pages.ExecuteTemplate(&buf, name, pageData{Title: title, LoggedIn: s.loggedIn(r), Langs: langLinks(r, l), Body: body}); err != nil {
-		s.log.Error("rendering a page", "page", name, "error", err.Error())
+		s.Log.Error("rendering a page", "page", name, "error", err.Error())
 		http.Error(w, "rendering the page failed; see the service's log", http.StatusInternalServerError)
 		return
 	}
@@ -74,21 +76,21 @@ func (s *Server) render(w http.ResponseWriter, r *http.Request, code int, name, 
 	h.Add("Vary", "Accept-Language, Cookie")
 	setLangCookie(w, r)
 	w.WriteHeader(code)
-	w.Write([]byte(s.red.String(buf.String())))
+	w.Write([]byte(s.Red.String(buf.String())))
 }
 
 // errorPage answers a page request that cannot be served.
 func (s *Server) errorPage(w http.ResponseWriter, r *http.Request, err error, table string) {
 	code := statusOf(err)
 	if code >= 500 {
-		s.log.Warn("page failed", "path", r.URL.Path, "status", code, "error", s.red.String(err.Error()))
+		s.Log.Warn("page failed", "path", r.URL.Path, "status", code, "error", s.Red.String(err.Error()))
 	}
 	s.render(w, r, code, "error.html", localeOf(r).statusTitle(code), map[string]string{"Error": err.Error(), "Table": table})
 }
 
 // pageTable is the table a page's path names, or nil after a 404 page.
-func (s *Server) pageTable(w http.ResponseWriter, r *http.Request) *table {
-	t, ok := s.tables.lookup(r.PathValue("id"))
+func (s *Server) pageTable(w http.ResponseWriter, r *http.Request) *tables.Table {
+	t, ok := s.tables.Lookup(r.PathValue("id"))
 	if !ok {
 		s.errorPage(w, r, of(errNotFound, fmt.Errorf("no table %q in the configuration", r.PathValue("id"))), "")
 		return nil
@@ -133,16 +135,17 @@ func defaultPrice() insight.Price {
 	return insight.Price{PerGBMonth: insight.DefaultPricePerGBMonth, Currency: insight.DefaultCurrency, Source: insight.DefaultPriceSource}
 }
 
-// runRow is a run with its state and its figures decoded.
+// runRow is a run with its state, and its figures as the pages name them (F).
 type runRow struct {
-	RunDoc
-	F Figures
+	runner.RunDoc
+	F runner.Figures
+	// companions are the checksum companions among the files the run deleted: counted on the run
+	// page, from its record read whole (runner.Companions), and not in a list of runs.
+	companions int64
 }
 
-func runRowOf(d RunDoc) runRow {
-	rr := runRow{RunDoc: d}
-	_ = json.Unmarshal(d.Figures, &rr.F)
-	return rr
+func runRowOf(d runner.RunDoc) runRow {
+	return runRow{RunDoc: d, F: d.Figures}
 }
 
 // Elapsed is how long the run took, to the second (0 while it runs: the page shows nothing).
@@ -153,21 +156,16 @@ func (rr runRow) Elapsed() time.Duration {
 	return rr.Ended.Sub(rr.Started).Round(time.Second)
 }
 
-// Companions are the checksum companions that went with the files the run deleted: all
-// of them when it deleted every planned file.
-func (rr runRow) Companions() int64 {
-	if rr.F.NumDeletedFiles == rr.F.NumFilesToDelete {
-		return rr.F.NumChecksumCompanions
-	}
-	return 0
-}
+// Companions are the checksum companions that went with the files the run deleted (counted on
+// the run page only).
+func (rr runRow) Companions() int64 { return rr.companions }
 
 // ShowUndoability says whether the run page says what the run promised of its files (what
 // the store or the trash keeps): not once its state says more (undone, its trash purged, the
 // rest lost, files to retry, nothing deleted), which the page's reason then says.
 func (rr runRow) ShowUndoability() bool {
 	switch rr.UndoOffer.Reason {
-	case offerPossible, offerUnknown, offerNothingKept, offerInterrupted:
+	case runner.OfferPossible, runner.OfferUnknown, runner.OfferNothingKept, runner.OfferInterrupted:
 		return true
 	}
 	return false
@@ -188,7 +186,7 @@ type runsTable struct {
 	ShowTable bool
 }
 
-func runsTableOf(docs []RunDoc, showTable bool) runsTable {
+func runsTableOf(docs []runner.RunDoc, showTable bool) runsTable {
 	rt := runsTable{ShowTable: showTable}
 	for _, d := range docs {
 		rt.Rows = append(rt.Rows, runRowOf(d))
@@ -207,13 +205,13 @@ func (s *Server) tablePage(w http.ResponseWriter, r *http.Request) {
 	if t == nil {
 		return
 	}
-	pts, last, err := s.inspectionsOf(r, t.cfg.ID, 200)
+	pts, last, err := s.inspectionsOf(r, t.Cfg.ID, 200)
 	if err != nil {
-		s.errorPage(w, r, err, t.cfg.ID)
+		s.errorPage(w, r, err, t.Cfg.ID)
 		return
 	}
 	l := localeOf(r)
-	d := map[string]any{"Info": s.infoOf(r, t.cfg.ID), "Points": pts, "Last": last, "Chart": l.bytesChart(pts), "Forecast": l.forecastChart(last), "HistoryShown": historyShown}
+	d := map[string]any{"Info": s.infoOf(r, t.Cfg.ID), "Points": pts, "Last": last, "Chart": l.bytesChart(pts), "Forecast": l.forecastChart(last), "HistoryShown": historyShown}
 	if last != nil {
 		d["Price"] = last.Price
 	} else {
@@ -224,29 +222,29 @@ func (s *Server) tablePage(w http.ResponseWriter, r *http.Request) {
 	} else {
 		d["History"] = h
 	}
-	runs, err := s.st.Runs(r.Context(), t.cfg.ID, runsShown)
+	runs, err := s.runner.Runs(r.Context(), t.Cfg.ID, runsShown)
 	if err != nil {
-		s.errorPage(w, r, err, t.cfg.ID)
+		s.errorPage(w, r, err, t.Cfg.ID)
 		return
 	}
 	if len(runs) > 0 {
-		d["Runs"] = runsTableOf(s.runner.docs(r.Context(), runs), false)
+		d["Runs"] = runsTableOf(runs, false)
 	}
 	if pins, err := s.pinsOf(r, t); err != nil {
-		d["PinsError"] = s.red.String(err.Error())
+		d["PinsError"] = s.Red.String(err.Error())
 	} else {
 		d["Pins"] = pins
 	}
-	s.render(w, r, http.StatusOK, "table.html", l.text("table.title", "id", t.cfg.ID), d)
+	s.render(w, r, http.StatusOK, "table.html", l.text("table.title", "id", t.Cfg.ID), d)
 }
 
 // pinsOf reads the pins of t now (run.ListPins: one listing, a read per pin).
-func (s *Server) pinsOf(r *http.Request, t *table) ([]run.PinState, error) {
-	dt, err := s.runner.tables.open(r.Context(), t)
+func (s *Server) pinsOf(r *http.Request, t *tables.Table) ([]run.PinState, error) {
+	dt, err := s.tables.Open(r.Context(), t)
 	if err != nil {
 		return nil, err
 	}
-	return dt.Pins(r.Context(), s.runner.now(), run.DefaultMaxPin)
+	return dt.Pins(r.Context(), s.Now(), run.DefaultMaxPin)
 }
 
 // filesPerPage is the page size of a preview's file list.
@@ -259,39 +257,39 @@ func (s *Server) previewPage(w http.ResponseWriter, r *http.Request) {
 	}
 	digest := r.PathValue("plan")
 	if !vacuum.ValidDigest(digest) {
-		s.errorPage(w, r, of(errInvalid, fmt.Errorf("%q is not the digest of a preview", digest)), t.cfg.ID)
+		s.errorPage(w, r, of(errInvalid, fmt.Errorf("%q is not the digest of a preview", digest)), t.Cfg.ID)
 		return
 	}
-	p := s.web.find(t.cfg.ID, digest)
+	p := s.web.find(t.Cfg.ID, digest)
 	if p == nil {
-		s.errorPage(w, r, of(errNotFound, fmt.Errorf("this preview of %s is no longer kept (the service keeps the newest %d previews, until it stops): preview the table again", t.cfg.ID, maxPreviews)), t.cfg.ID)
+		s.errorPage(w, r, of(errNotFound, fmt.Errorf("this preview of %s is no longer kept (the service keeps the newest %d previews, until it stops): preview the table again", t.Cfg.ID, maxPreviews)), t.Cfg.ID)
 		return
 	}
 	pageNo, err := intParam(r, "page", 1, 1, maxOffset/filesPerPage)
 	if err != nil {
-		s.errorPage(w, r, err, t.cfg.ID)
+		s.errorPage(w, r, err, t.Cfg.ID)
 		return
 	}
 	pp, err := previewPageOf(p, (pageNo-1)*filesPerPage, filesPerPage, 50)
 	if err != nil {
-		s.errorPage(w, r, err, t.cfg.ID)
+		s.errorPage(w, r, err, t.Cfg.ID)
 		return
 	}
 	pagesN := max(1, (p.Result.Files.Len()+filesPerPage-1)/filesPerPage)
 	if pageNo > pagesN {
-		s.errorPage(w, r, of(errInvalid, fmt.Errorf("parameter page=%d: the preview has %d pages of files", pageNo, pagesN)), t.cfg.ID)
+		s.errorPage(w, r, of(errInvalid, fmt.Errorf("parameter page=%d: the preview has %d pages of files", pageNo, pagesN)), t.Cfg.ID)
 		return
 	}
 	l := localeOf(r)
-	d := map[string]any{"P": pp, "Page": pageNo, "Pages": pagesN, "DryRunOnly": t.cfg.DryRunOnly, "Observed": p.Observed,
+	d := map[string]any{"P": pp, "Page": pageNo, "Pages": pagesN, "DryRunOnly": t.Cfg.DryRunOnly, "Observed": p.Observed,
 		"FoldersNotShown": len(p.Folders) - len(pp.Folders.Items), "FolderChart": l.foldersChart(pp.Folders.Items),
-		"Notes": l.planNotes(p.Result, t.cfg.ID)}
+		"Notes": l.planNotes(p.Result, t.Cfg.ID)}
 	if moved := r.URL.Query().Get("moved"); moved != "" {
-		if run, err := s.st.Run(r.Context(), moved); err == nil && run.Table == t.cfg.ID {
+		if run, err := s.runner.Run(r.Context(), moved); err == nil && run.Table == t.Cfg.ID && run.Figures.PlanChanged {
 			d["Moved"] = run.ID
 		}
 	}
-	s.render(w, r, http.StatusOK, "preview.html", l.text("preview.title", "id", t.cfg.ID), d)
+	s.render(w, r, http.StatusOK, "preview.html", l.text("preview.title", "id", t.Cfg.ID), d)
 }
 
 // runsPerPage is how many runs the runs page shows at a time.
@@ -370,9 +368,9 @@ func (s *Server) loggedIn(r *http.Request) bool {
 // locationOf is where table id is (its path, or its name), "" for a table the service no
 // longer has.
 func (s *Server) locationOf(id string) string {
-	t, ok := s.tables.lookup(id)
+	t, ok := s.tables.Lookup(id)
 	if !ok {
 		return ""
 	}
-	return t.cfg.Path
+	return t.Cfg.Path
 }

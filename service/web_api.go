@@ -13,7 +13,9 @@ import (
 
 	"github.com/deltavacuum/deltavacuum/deltalog"
 	"github.com/deltavacuum/deltavacuum/insight"
-	"github.com/deltavacuum/deltavacuum/service/state"
+	"github.com/deltavacuum/deltavacuum/run"
+	"github.com/deltavacuum/deltavacuum/service/runner"
+	"github.com/deltavacuum/deltavacuum/service/tables"
 	"github.com/deltavacuum/deltavacuum/vacuum"
 )
 
@@ -196,14 +198,14 @@ func (s *Server) history(w http.ResponseWriter, r *http.Request) {
 	s.writeJSON(w, http.StatusOK, page)
 }
 
-func (s *Server) historyOf(r *http.Request, t *table, n int) ([]deltalog.HistoryEntry, error) {
-	dt, err := s.tables.open(r.Context(), t)
+func (s *Server) historyOf(r *http.Request, t *tables.Table, n int) ([]deltalog.HistoryEntry, error) {
+	dt, err := s.tables.Open(r.Context(), t)
 	if err != nil {
 		return nil, of(errTable, err)
 	}
 	h, err := deltalog.History(r.Context(), dt.Store, n)
 	if err != nil {
-		return nil, of(errTable, fmt.Errorf("table %s: DESCRIBE HISTORY: %w", t.cfg.ID, err))
+		return nil, of(errTable, fmt.Errorf("table %s: DESCRIBE HISTORY: %w", t.Cfg.ID, err))
 	}
 	return h, nil
 }
@@ -251,12 +253,12 @@ func (s *Server) inspections(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	pts, _, err := s.inspectionsOf(r, t.cfg.ID, limit)
+	pts, _, err := s.inspectionsOf(r, t.Cfg.ID, limit)
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	s.writeJSON(w, http.StatusOK, map[string]any{"table": t.cfg.ID, "inspections": pts})
+	s.writeJSON(w, http.StatusOK, map[string]any{"table": t.Cfg.ID, "inspections": pts})
 }
 
 // tableRuns are the table's runs, newest first: ?limit= (1 to 1000, default 50).
@@ -269,24 +271,27 @@ func (s *Server) tableRuns(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	runs, err := s.st.Runs(r.Context(), t.cfg.ID, limit)
+	runs, err := s.runner.Runs(r.Context(), t.Cfg.ID, limit)
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	s.writeJSON(w, http.StatusOK, map[string]any{"table": t.cfg.ID, "runs": s.runner.docs(r.Context(), runs)})
+	if runs == nil {
+		runs = []runner.RunDoc{}
+	}
+	s.writeJSON(w, http.StatusOK, map[string]any{"table": t.Cfg.ID, "runs": withWhy(runs)})
 }
 
 // previewOf returns the kept preview the path names, or answers 400 or 404.
-func (s *Server) previewOf(w http.ResponseWriter, r *http.Request, t *table) *preview {
+func (s *Server) previewOf(w http.ResponseWriter, r *http.Request, t *tables.Table) *preview {
 	d := r.PathValue("plan")
 	if !vacuum.ValidDigest(d) {
 		s.fail(w, r, of(errInvalid, fmt.Errorf("%q is not the planDigest of a preview", d)))
 		return nil
 	}
-	p := s.web.find(t.cfg.ID, d)
+	p := s.web.find(t.Cfg.ID, d)
 	if p == nil {
-		s.fail(w, r, of(errNotFound, fmt.Errorf("table %s: no preview %s is kept (the service keeps the newest %d, until it stops): POST /api/tables/%s/preview makes a new one", t.cfg.ID, d, maxPreviews, t.cfg.ID)))
+		s.fail(w, r, of(errNotFound, fmt.Errorf("table %s: no preview %s is kept (the service keeps the newest %d, until it stops): POST /api/tables/%s/preview makes a new one", t.Cfg.ID, d, maxPreviews, t.Cfg.ID)))
 	}
 	return p
 }
@@ -350,25 +355,25 @@ func previewPageOf(p *preview, offset, limit, folders int) (PreviewPage, error) 
 
 // Progress is a run with its state and, while it runs in this service, its live counters.
 type Progress struct {
-	Run      RunDoc           `json:"run"`
+	Run      runner.RunDoc    `json:"run"`
 	Progress *vacuum.Snapshot `json:"progress,omitempty"`
 }
 
 func (s *Server) progress(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
-	c := s.runner.counters(id)
+	c := s.runner.Counters(id)
 	var snap *vacuum.Snapshot
 	if c != nil {
 		sn := c.Snapshot()
 		snap = &sn
 	}
-	d, err := s.runner.runDoc(r.Context(), id)
+	d, err := s.runner.Run(r.Context(), id)
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	if d.Status != state.StatusRunning {
+	if d.Status != run.StatusRunning {
 		snap = nil
 	}
-	s.writeJSON(w, http.StatusOK, Progress{Run: d, Progress: snap})
+	s.writeJSON(w, http.StatusOK, Progress{Run: docWithWhy(d), Progress: snap})
 }

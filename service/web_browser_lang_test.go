@@ -12,6 +12,7 @@ import (
 
 	"github.com/deltavacuum/deltavacuum"
 	"github.com/deltavacuum/deltavacuum/internal/fixtures"
+	"github.com/deltavacuum/deltavacuum/service/tables"
 )
 
 // The pages in Brazilian Portuguese (issue 29, item 5): a browser that asks for pt-BR gets
@@ -43,12 +44,12 @@ func TestBrowserPortuguese(t *testing.T) {
 	dvTable(t, f)
 	g := gate(t, f)
 	mover := gatedMover{g}
-	f.srv.tables.openHook = func(ctx context.Context, tb *table) (*deltavacuum.Table, error) {
-		if tb.cfg.ID != "a" {
-			return tb.open(ctx)
+	f.srv.tables.SetOpenHook(func(ctx context.Context, tb *tables.Table) (*deltavacuum.Table, error) {
+		if tb.Cfg.ID != "a" {
+			return tb.Open(ctx)
 		}
 		return deltavacuum.OpenStore(mover), nil
-	}
+	})
 	for _, id := range []string{"a", "dv"} {
 		if code, body := f.do(t, "GET", "/api/tables/"+id+"/inspect", ""); code != 200 {
 			t.Fatalf("inspect %s: %d %v", id, code, body)

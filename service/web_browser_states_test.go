@@ -8,10 +8,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/deltavacuum/deltavacuum/service/runner"
+
 	"github.com/chromedp/chromedp"
 
 	"github.com/deltavacuum/deltavacuum"
 	"github.com/deltavacuum/deltavacuum/run"
+	"github.com/deltavacuum/deltavacuum/service/tables"
 	"github.com/deltavacuum/deltavacuum/undo"
 )
 
@@ -175,7 +178,7 @@ func TestBrowserPurgedRun(t *testing.T) {
 		if b.has("#undo-dry") || b.has("#undoability") {
 			t.Errorf("%s: the page of a purged run offers an undo or says what the trash keeps", lang)
 		}
-		if got := b.attr("#undo", "data-reason"); got != offerPurged {
+		if got := b.attr("#undo", "data-reason"); got != runner.OfferPurged {
 			t.Errorf("%s: reason %q", lang, got)
 		}
 		b.shot("run-" + lang)
@@ -215,7 +218,7 @@ func TestBrowserLiveRunDetail(t *testing.T) {
 	f := newFixture(t, "tables:\n  - {id: a, path: TABLES/a, policy: {trash: true, inspectEvery: off}}\n", nil, nil)
 	g := gate(t, f)
 	h := &heldRecord{gatedMover: gatedMover{g}, entered: make(chan struct{}), release: make(chan struct{})}
-	f.srv.tables.openHook = func(context.Context, *table) (*deltavacuum.Table, error) { return deltavacuum.OpenStore(h), nil }
+	f.srv.tables.SetOpenHook(func(context.Context, *tables.Table) (*deltavacuum.Table, error) { return deltavacuum.OpenStore(h), nil })
 	b := newBrowser(t, f.http.URL)
 	b.nav("/tables/a")
 	b.run(chromedp.Click("#preview", chromedp.ByQuery), chromedp.WaitVisible("#run-now", chromedp.ByQuery), b.ready())

@@ -13,6 +13,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/deltavacuum/deltavacuum"
+	"github.com/deltavacuum/deltavacuum/service/tables"
 )
 
 // The web page in a real browser: headless Chromium (Debian's chromium package) driven by
@@ -200,7 +201,9 @@ func TestBrowserPreviewRunUndo(t *testing.T) {
 	manyStray(t, a, 10)
 	g := gate(t, f)
 	mover := gatedMover{g}
-	f.srv.tables.openHook = func(context.Context, *table) (*deltavacuum.Table, error) { return deltavacuum.OpenStore(mover), nil }
+	f.srv.tables.SetOpenHook(func(context.Context, *tables.Table) (*deltavacuum.Table, error) {
+		return deltavacuum.OpenStore(mover), nil
+	})
 	if code, body := f.do(t, "GET", "/api/tables/a/inspect", ""); code != 200 {
 		t.Fatalf("inspect: %d %v", code, body)
 	}
@@ -307,7 +310,7 @@ func TestBrowserTableMoved(t *testing.T) {
 	if !exists(t, filepath.Join(a, "old.parquet")) || !exists(t, filepath.Join(a, "stray.parquet")) || countStray(t, a) != 1 {
 		t.Fatal("a run whose table moved deleted files")
 	}
-	runs, _ := f.db.Runs(context.Background(), "a", 10)
+	runs := f.runs(t, "a", 10)
 	if len(runs) != 1 || runs[0].Status != "FAILED" || !strings.Contains(runs[0].Error, "plan changed") {
 		t.Errorf("runs: %+v", runs)
 	}

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/deltavacuum/deltavacuum/service/tables"
 	"github.com/deltavacuum/deltavacuum/vacuum"
 )
 
@@ -175,9 +176,9 @@ func (v *verdicts) folder(p string) *folderTotal {
 
 // previewPlan makes the DRY RUN of t's policy (runner.dryRun), at the one-off retention
 // oneOff when set, with the planner's verdicts, and keeps it for the page.
-func (s *Server) previewPlan(ctx context.Context, t *table, oneOff *float64) (*preview, error) {
+func (s *Server) previewPlan(ctx context.Context, t *tables.Table, oneOff *float64) (*preview, error) {
 	v := newVerdicts()
-	res, err := s.runner.dryRun(ctx, t, v.observe, oneOff)
+	res, err := s.runner.DryRun(ctx, t, v.observe, oneOff)
 	if err != nil {
 		return nil, err
 	}
@@ -202,7 +203,7 @@ func (s *Server) previewPlan(ctx context.Context, t *table, oneOff *float64) (*p
 	if err != nil {
 		return nil, of(errPlan, err)
 	}
-	p := &preview{Table: t.cfg.ID, Digest: vacuum.Digest(res.Plan), At: s.now(), Result: res, Observed: v.seen, Companions: companions, RetainHours: oneOff}
+	p := &preview{Table: t.Cfg.ID, Digest: vacuum.Digest(res.Plan), At: s.Now(), Result: res, Observed: v.seen, Companions: companions, RetainHours: oneOff}
 	for _, ft := range v.folders {
 		p.Folders = append(p.Folders, *ft)
 	}

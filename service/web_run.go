@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/deltavacuum/deltavacuum/run"
+	"github.com/deltavacuum/deltavacuum/service/runner"
 )
 
 // undoFilesShown is how many files of an undo report the run page lists.
@@ -117,34 +118,43 @@ func (l *locale) runDetail(rr runRow, last *run.UndoReport) template.HTML {
 	return l.markup("detail.completed")
 }
 
-// runCounts says what the run deleted (or moved to the trash) of what it planned.
+// runCounts says what the run deleted (or moved to the trash), as its record says: once it has
+// recorded its end, what it deleted; an interrupted run's record, what it planned (it never
+// recorded what it deleted). Nothing while it runs, nor for a run the table holds no record of
+// (its detail says it deleted nothing).
 func (l *locale) runCounts(rr runRow) template.HTML {
 	f := rr.F
-	if rr.Status == "RUNNING" || f.PlanChanged {
+	if rr.Status == run.StatusRunning || f.PlanChanged || rr.RecordID == "" || rr.State == run.StateUnreadable {
 		return ""
+	}
+	if f.NumFilesToDelete != nil {
+		return l.markup("counts.planned", "files", l.filesHTML(*f.NumFilesToDelete, 0), "bytes", l.bytes(*f.SizeOfDataToDelete))
 	}
 	id := "counts.deleted"
 	if rr.Trash != "" {
 		id = "counts.moved"
 	}
-	return l.markup(id, "files", l.filesHTML(f.NumDeletedFiles, rr.Companions()), "bytes", l.bytes(f.SizeOfDeletedData),
-		"planned", l.filesHTML(f.NumFilesToDelete, f.NumChecksumCompanions), "plannedbytes", l.bytes(f.SizeOfDataToDelete))
+	return l.markup(id, "files", l.filesHTML(f.NumDeletedFiles, rr.Companions()), "bytes", l.bytes(f.SizeOfDeletedData))
 }
 
 // runPage shows a run: its state, what it deleted, what an undo can do and what the last one
 // did; ?undo=dry adds the undo's dry run (what would come back) and the button that restores.
 func (s *Server) runPage(w http.ResponseWriter, r *http.Request) {
 	l := localeOf(r)
-	d, err := s.runner.runDoc(r.Context(), r.PathValue("id"))
+	d, err := s.runner.Run(r.Context(), r.PathValue("id"))
 	if err != nil {
 		s.errorPage(w, r, err, "")
 		return
 	}
+	d = docWithWhy(d)
 	rr := runRowOf(d)
-	body := map[string]any{"R": rr, "Recovery": l.recoveryText(d.recovery, s.locationOf(d.Table))}
+	if rr.companions, err = s.runner.Companions(r.Context(), d); err != nil {
+		s.Log.Warn("counting the checksum companions of the run", "run", d.ID, "error", s.Red.String(err.Error()))
+	}
+	body := map[string]any{"R": rr, "Recovery": l.recoveryText(d.Recovery(), s.locationOf(d.Table))}
 	var last *run.UndoReport
 	if d.LastUndo != nil {
-		if last, err = s.runner.lastUndo(r.Context(), d.Run); err == nil {
+		if last, err = s.runner.LastUndo(r.Context(), d); err == nil {
 			body["Last"], body["LastSummary"], body["LastFiles"] = last, l.undoSummary(last), undoFilesOf(last)
 		}
 	}
@@ -154,7 +164,7 @@ func (s *Server) runPage(w http.ResponseWriter, r *http.Request) {
 			s.errorPage(w, r, of(errConflict, &offerError{d.UndoOffer.Why}), d.Table)
 			return
 		}
-		rep, err := s.runner.undo(r.Context(), d.ID, true)
+		rep, err := s.runner.Undo(r.Context(), d.ID, true)
 		if err != nil {
 			s.errorPage(w, r, err, d.Table)
 			return
@@ -169,7 +179,7 @@ type offerError struct{ why string }
 
 func (e *offerError) Error() string { return e.why }
 
-// holdHTML says what holds a table in this service (runner.hold): a run, the undo of a run
+// holdHTML says what holds a table in this service (runner.Runner.Held): a run, the undo of a run
 // (each linked to its page), or a trash purge.
 func (l *locale) holdHTML(what string) template.HTML {
 	link := func(id string) template.HTML {
@@ -178,9 +188,9 @@ func (l *locale) holdHTML(what string) template.HTML {
 	switch {
 	case run.ValidID(what):
 		return link(what)
-	case strings.HasPrefix(what, holdUndo):
-		return l.markup("status.undo", "run", link(strings.TrimPrefix(what, holdUndo)))
-	case what == holdPurge:
+	case strings.HasPrefix(what, runner.HoldUndo):
+		return l.markup("status.undo", "run", link(strings.TrimPrefix(what, runner.HoldUndo)))
+	case what == runner.HoldPurge:
 		return l.markup("status.purge")
 	}
 	return rawHTML(what)

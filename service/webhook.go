@@ -6,17 +6,19 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/deltavacuum/deltavacuum/run"
 	"io"
 	"net/http"
 	"net/url"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/deltavacuum/deltavacuum/run"
 	"github.com/deltavacuum/deltavacuum/service/config"
-	"github.com/deltavacuum/deltavacuum/service/state"
+	"github.com/deltavacuum/deltavacuum/service/runner"
+	"github.com/deltavacuum/deltavacuum/service/tables"
 )
 
 // webhook posts events to a URL: failed runs (run.failed) and runs that found more untracked
@@ -24,7 +26,7 @@ import (
 // attempts with backoff: a webhook that is slow, refuses or is unreachable never holds up or
 // changes a run.
 type webhook struct {
-	*shared
+	*tables.Env
 	url  string
 	host string // for logs: the URL may carry a secret
 	// attempts and backoff bound the delivery: attempt i+1 waits backoff(i) after attempt i.
@@ -38,23 +40,23 @@ type webhook struct {
 }
 
 // newWebhook returns the webhook w configures; its URL (a secret) goes to the redactor.
-func newWebhook(sh *shared, w *config.Webhook, getenv func(string) string, failures prometheus.Counter) (*webhook, error) {
+func newWebhook(sh *tables.Env, w *config.Webhook, getenv func(string) string, failures prometheus.Counter) (*webhook, error) {
 	u, err := w.ResolveURL(getenv)
 	if err != nil {
 		return nil, err
 	}
-	sh.red.Add(u)
-	sh.red.AddURI(u)
+	sh.Red.Add(u)
+	sh.Red.AddURI(u)
 	pu, _ := url.Parse(u)
 	if pu.Path != "" && pu.Path != "/" {
-		sh.red.Add(pu.Path) // chat webhooks carry their secret in the path
+		sh.Red.Add(pu.Path) // chat webhooks carry their secret in the path
 	}
 	on := map[string]bool{}
 	for _, e := range w.On {
 		on[e] = true
 	}
 	return &webhook{
-		shared: sh, failures: failures, url: u, host: pu.Scheme + "://" + pu.Host, attempts: 4, on: on,
+		Env: sh, failures: failures, url: u, host: pu.Scheme + "://" + pu.Host, attempts: 4, on: on,
 		backoff: func(i int) time.Duration { return time.Duration(1<<i) * time.Second },
 		sleep:   sleepCtx,
 		// No redirect is followed: the body would go where the configuration did not say.
@@ -65,26 +67,27 @@ func newWebhook(sh *shared, w *config.Webhook, getenv func(string) string, failu
 // FailedRunEvent is the body of a webhook post.
 type FailedRunEvent struct {
 	// Event is "run.failed".
-	Event    string    `json:"event"`
-	Table    string    `json:"table"`
-	Location string    `json:"location,omitempty"`
-	Run      state.Run `json:"run"`
+	Event    string `json:"event"`
+	Table    string `json:"table"`
+	Location string `json:"location,omitempty"`
+	// Run is the run as the API shows it: its status, error, end and figures read from its run
+	// record (or its refusal, when it wrote none).
+	Run runner.Run `json:"run"`
 	// Undo says what to do about what the run deleted.
 	Undo string `json:"undo,omitempty"`
 }
 
-// runFailed posts the failed run of table t, in the background; ctx (the runner's) ends the
+// RunFailed posts the failed run r of table t, in the background; ctx (the runner's) ends the
 // retries at shutdown.
-func (h *webhook) runFailed(ctx context.Context, run *state.Run, t *config.Table) {
+func (h *webhook) RunFailed(ctx context.Context, r runner.Run, t *config.Table) {
 	if !h.on["failed"] {
 		return
 	}
-	id := run.ID
-	ev := FailedRunEvent{Event: "run.failed", Table: t.ID, Location: t.Path, Run: *run}
-	if run.RecordID != "" {
-		ev.Undo = "deltavacuum undo " + t.Path + " --run " + run.RecordID + " (POST /api/runs/" + run.ID + "/undo)"
+	ev := FailedRunEvent{Event: "run.failed", Table: t.ID, Location: t.Path, Run: r}
+	if r.RecordID != "" {
+		ev.Undo = "deltavacuum undo " + t.Path + " --run " + r.RecordID + " (POST /api/runs/" + r.ID + "/undo)"
 	}
-	h.send(ctx, id, ev)
+	h.send(ctx, r.ID, ev)
 }
 
 // UntrackedGrewEvent is the body of a webhook post when a run's plan holds more untracked files
@@ -113,11 +116,35 @@ type UntrackedFolder struct {
 	PreviousFiles int64 `json:"previousFiles"`
 }
 
-// untrackedGrew posts ev in the background.
-func (h *webhook) untrackedGrew(ctx context.Context, ev UntrackedGrewEvent) {
+// UntrackedGrew posts the growth g in the background.
+func (h *webhook) UntrackedGrew(ctx context.Context, g runner.UntrackedGrowth) {
 	if h.on["untracked.grew"] {
-		h.send(ctx, ev.Run, ev)
+		h.send(ctx, g.Run, untrackedGrewEvent(g))
 	}
+}
+
+// untrackedGrewEvent is the webhook's body for the growth g: the folders of its run with what the
+// run before found in each, and one line of text.
+func untrackedGrewEvent(g runner.UntrackedGrowth) UntrackedGrewEvent {
+	u, prev := g.Untracked, g.Previous
+	before := map[string]int64{}
+	for _, f := range prev.Folders {
+		before[f.Folder] = f.Files
+	}
+	ev := UntrackedGrewEvent{Event: "untracked.grew", Table: g.Table.ID, Location: g.Table.Path, Run: g.Run, PreviousRun: g.PreviousRun,
+		Untracked: u, Previous: prev, Folders: []UntrackedFolder{}}
+	var where []string
+	for _, f := range u.Folders {
+		ev.Folders = append(ev.Folders, UntrackedFolder{FolderCount: f, PreviousFiles: before[f.Folder]})
+		name := f.Folder
+		if name == "" {
+			name = "(table root)"
+		}
+		where = append(where, fmt.Sprintf("%s %d", name, f.Files))
+	}
+	ev.Text = fmt.Sprintf("deltavacuum serve: table %s: run %s found %d untracked files (%s), %d more than run %s (%d): failed or unfinished writes leave them. Most in: %s",
+		g.Table.ID, g.Run, u.Files, humanBytes(u.Bytes), u.Files-prev.Files, g.PreviousRun, prev.Files, strings.Join(where, ", "))
+	return ev
 }
 
 // send posts ev (redacted) in the background, logging its delivery under run id.
@@ -126,16 +153,16 @@ func (h *webhook) send(ctx context.Context, id string, ev any) {
 	if err != nil {
 		return
 	}
-	b = []byte(h.red.String(string(b)))
+	b = []byte(h.Red.String(string(b)))
 	h.wg.Add(1)
 	go func() {
 		defer h.wg.Done()
 		if err := h.deliver(ctx, b); err != nil {
-			h.log.Warn("webhook not delivered", "run", id, "webhook", h.host, "error", h.red.String(err.Error()))
+			h.Log.Warn("webhook not delivered", "run", id, "webhook", h.host, "error", h.Red.String(err.Error()))
 			h.failures.Inc()
 			return
 		}
-		h.log.Info("webhook delivered", "run", id, "webhook", h.host)
+		h.Log.Info("webhook delivered", "run", id, "webhook", h.host)
 	}()
 }
 
@@ -192,8 +219,8 @@ func (h *webhook) post(ctx context.Context, body []byte) error {
 
 // waitWebhooks waits for the deliveries in progress (tests).
 func (s *Server) waitWebhooks() {
-	if s.runner.hook != nil {
-		s.runner.hook.wg.Wait()
+	if s.hook != nil {
+		s.hook.wg.Wait()
 	}
 }
 

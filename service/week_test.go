@@ -43,7 +43,7 @@ tables:
 			srv.Shutdown(ctx)
 			f.clock.set(downTo)
 			var err error
-			srv, err = New(Options{Config: f.srv.tables.cfg, State: f.db, Now: f.clock.now, Getenv: func(string) string { return "" },
+			srv, err = New(Options{Config: f.srv.cfg, State: f.db, Now: f.clock.now, Getenv: func(string) string { return "" },
 				Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 			if err != nil {
 				t.Fatal(err)
@@ -60,10 +60,7 @@ tables:
 		srv.Tick(ctx)
 		srv.Wait()
 	}
-	runs, err := f.db.Runs(ctx, "", 10000)
-	if err != nil {
-		t.Fatal(err)
-	}
+	runs := f.runs(t, "", 10000)
 	count := map[string]int{}
 	var nightStarts []time.Time
 	for _, r := range runs {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"net"
 	"os"
 	"path/filepath"
@@ -778,10 +777,6 @@ func (p *parser) policy(n *yaml.Node) Policy {
 	return pol
 }
 
-// MaxRetentionHours is a hundred years: more is a typing mistake (in a policy, and in a
-// one-off retention of the service's preview).
-const MaxRetentionHours = vacuum.MaxRetentionHours
-
 func (p *parser) retention(v *yaml.Node) Retention {
 	if v.Kind != yaml.ScalarNode {
 		p.errf(v, "retention must be a preset name or a number of hours")
@@ -800,9 +795,14 @@ func (p *parser) retention(v *yaml.Node) Retention {
 		}
 		return Retention{Preset: pr.Name, Hours: pr.Hours, Set: true}
 	case "!!int", "!!float":
+		// What a number of hours may be is the library's one rule (vacuum.RetentionOf), as for
+		// RETAIN n HOURS and the CLI's --retain-hours: 0 to a hundred years.
 		h, err := strconv.ParseFloat(v.Value, 64)
-		if err != nil || math.IsNaN(h) || math.IsInf(h, 0) || h < 0 || h > MaxRetentionHours {
-			p.errf(v, "retention %s hours must be a number from 0 to %d", v.Value, MaxRetentionHours)
+		if err == nil {
+			_, err = vacuum.RetentionOf(h)
+		}
+		if err != nil {
+			p.errf(v, "retention %s hours must be a number from 0 to %d", v.Value, vacuum.MaxRetentionHours)
 			return Retention{}
 		}
 		if n := vacuum.RetentionNote(fmt.Sprintf("line %d: retention %s", v.Line, v.Value), time.Duration(h*float64(time.Hour))); n != "" {

@@ -12,26 +12,34 @@ import (
 	"time"
 
 	_ "modernc.org/sqlite" // the pure-Go SQLite driver, registered as "sqlite"
+
+	"github.com/deltavacuum/deltavacuum/vacuum"
 )
 
 // FileName is the database file in the data directory.
 const FileName = "deltavacuum-serve.db"
 
-// Run statuses. A run is RUNNING until it ends COMPLETED or FAILED; a cancelled run ends
-// FAILED with its error saying so: a run that did not finish is never a success.
+// Who asked for a run (Run.Requester), as the service knows it.
 const (
-	StatusRunning   = "RUNNING"
-	StatusCompleted = "COMPLETED"
-	StatusFailed    = "FAILED"
+	// BySchedule: the table's schedule.
+	BySchedule = "schedule"
+	// ByAPI: a request of the API: with the bearer token, or, on loopback without a token, from
+	// a client that is not a browser on the service's own origin.
+	ByAPI = "api"
+	// ByPage: the web page: a browser logged in (the login cookie, not the bearer token), or, on
+	// loopback without a token, a browser on the service's own origin (Sec-Fetch-Site:
+	// same-origin, which a browser sets and a page's script cannot).
+	ByPage = "page"
+	// ByFabric: Fabric's Table Maintenance job API (the job instance is the run).
+	ByFabric = "fabric"
 )
 
 var (
 	// ErrNotFound is returned (wrapped) for a run id the database does not hold.
 	ErrNotFound = errors.New("not found")
-	// ErrTableBusy is returned (wrapped) when a run is started on a table that has one RUNNING.
-	ErrTableBusy = errors.New("a run is already in progress on the table")
-	// ErrNotRunning is returned (wrapped) when a run that has ended is ended again.
-	ErrNotRunning = errors.New("the run is not running")
+	// ErrEnded is returned (wrapped) when a run that is linked to its run record, or was refused,
+	// is refused again (or linked after its refusal): a run ends once.
+	ErrEnded = errors.New("the run has ended already")
 )
 
 // migrations are applied in order, each once; the index of the last applied one is the
@@ -64,6 +72,45 @@ var migrations = []string{
 		figures  TEXT NOT NULL,
 		PRIMARY KEY (table_id, at_ms)
 	);`,
+	// 2: the service keeps only what it alone knows of a run (who asked, what was asked, a
+	// refusal before the run wrote its record, a cancel it asked for): a run's status, figures,
+	// error and end are its run record's, beside the table (package run). The old rows keep
+	// what the service alone knew: their requester is their trigger, their one-off retention,
+	// preview and plan change come from their figures, the error of a FAILED run that never named its
+	// record becomes its refusal (shown only while the table holds no record of it), a cancel through the API its cancel.
+	`CREATE TABLE runs2 (
+		id           TEXT PRIMARY KEY,
+		table_id     TEXT NOT NULL,
+		requester    TEXT NOT NULL,
+		mode         TEXT NOT NULL,
+		dry_run      INTEGER NOT NULL,
+		asked_ms     INTEGER NOT NULL,
+		record_id    TEXT NOT NULL DEFAULT '',
+		retain_hours REAL,
+		one_off_from TEXT NOT NULL DEFAULT '',
+		plan_digest  TEXT NOT NULL DEFAULT '',
+		cancelled    TEXT NOT NULL DEFAULT '',
+		refusal      TEXT NOT NULL DEFAULT '',
+		refused_ms   INTEGER,
+		plan_changed INTEGER NOT NULL DEFAULT 0,
+		CHECK ((refusal = '') = (refused_ms IS NULL)),
+		CHECK (refusal = '' OR record_id = '')
+	);
+	INSERT INTO runs2 (id, table_id, requester, mode, dry_run, asked_ms, record_id, retain_hours, one_off_from, plan_digest, cancelled, refusal, refused_ms, plan_changed)
+	SELECT id, table_id, trigger, mode, dry_run, started_ms,
+		record_id,
+		CASE WHEN json_valid(figures) AND json_type(figures, '$.oneOffRetention') = 'true' AND json_type(figures, '$.retentionHours') IN ('integer', 'real')
+			THEN json_extract(figures, '$.retentionHours') END,
+		CASE WHEN json_valid(figures) AND json_type(figures, '$.oneOffFrom') = 'text' THEN json_extract(figures, '$.oneOffFrom') ELSE '' END,
+		CASE WHEN json_valid(figures) AND json_type(figures, '$.planDigest') = 'text' THEN json_extract(figures, '$.planDigest') ELSE '' END,
+		CASE WHEN error LIKE 'cancelled through the API%' THEN 'cancelled through the API' ELSE '' END,
+		CASE WHEN status = 'FAILED' AND error <> '' AND record_id = '' THEN error ELSE '' END,
+		CASE WHEN status = 'FAILED' AND error <> '' AND record_id = '' THEN coalesce(ended_ms, started_ms) END,
+		CASE WHEN json_valid(figures) AND json_type(figures, '$.planChanged') = 'true' THEN 1 ELSE 0 END
+	FROM runs;
+	DROP TABLE runs;
+	ALTER TABLE runs2 RENAME TO runs;
+	CREATE INDEX runs_by_table ON runs (table_id, asked_ms);`,
 }
 
 // DB is the state database.
@@ -129,121 +176,163 @@ func (s *DB) migrate(ctx context.Context) error {
 	return nil
 }
 
-// Run is one run the service started.
+// Run is a run the service asked for, as the service alone knows it: who asked, what was asked,
+// when, the link to its run record beside the table, and what no record in the table can say (a
+// refusal before the run wrote its record, a cancel the service asked for). Its status, figures,
+// error and end are the run record's (package run), read from the table: never kept here.
 type Run struct {
-	ID    string `json:"id"`
-	Table string `json:"table"`
-	// Trigger is "schedule" or "api".
-	Trigger string     `json:"trigger"`
-	Mode    string     `json:"mode"`
-	DryRun  bool       `json:"dryRun"`
-	Status  string     `json:"status"`
-	Started time.Time  `json:"started"`
-	Ended   *time.Time `json:"ended,omitempty"`
-	Error   string     `json:"error,omitempty"`
-	// Figures are the run's result figures (JSON object), as the library returned them.
-	Figures json.RawMessage `json:"figures"`
-	// RecordID is the id of the run record under the table's _deltavacuum/runs/.
-	RecordID string `json:"recordId,omitempty"`
+	ID    string
+	Table string
+	// Requester is who asked: BySchedule, ByAPI, ByPage or ByFabric (ByAPI or BySchedule in the
+	// rows of builds before this one).
+	Requester string
+	// Mode is the mode asked (FULL or LITE; the one the run ran in is its record's); DryRun
+	// whether a DRY RUN was asked.
+	Mode   string
+	DryRun bool
+	// Asked is when the service was asked (or the schedule fired) and accepted the run.
+	Asked time.Time
+	// RecordID is the id of the table's run record of the run, once the service has seen it
+	// written ("" before; a run of this service writes its record under its own id).
+	RecordID string
+	// RetainHours is the one-off retention asked (nil: the policy's), and OneOffFrom where it
+	// came from (a preview's retentionHours, a Fabric job's retentionPeriod).
+	RetainHours *float64
+	OneOffFrom  string
+	// PlanDigest is the preview the run was asked to execute ("" : none).
+	PlanDigest string
+	// Cancelled says why the service asked the run to stop ("" : it did not).
+	Cancelled string
+	// Refusal is why the run ended without writing its record beside the table (refused at its
+	// start, its plan no longer the previewed one, failed before its first write), and Refused
+	// when; PlanChanged: its plan was not the previewed one. A refusal writes nothing into the
+	// table, so only the service can say it.
+	Refusal     string
+	Refused     *time.Time
+	PlanChanged bool
+}
+
+// Trigger is what started the run, as the API has always said it: the schedule, or a request
+// ("api": the API, the page or Fabric's job API).
+func (r Run) Trigger() string {
+	if r.Requester == BySchedule {
+		return BySchedule
+	}
+	return ByAPI
+}
+
+// validHours refuses a one-off retention no run can have, by the library's one rule
+// (vacuum.RetentionOf, RETAIN n HOURS's).
+func validHours(h float64) error {
+	_, err := vacuum.RetentionOf(h)
+	return err
 }
 
 func ms(t time.Time) int64 { return t.UnixMilli() }
 
 func fromMS(v int64) time.Time { return time.UnixMilli(v).UTC() }
 
-// StartRun records a RUNNING run; ErrTableBusy when the table has a run RUNNING.
-func (s *DB) StartRun(ctx context.Context, r Run) error {
-	if r.ID == "" || r.Table == "" || r.Started.IsZero() {
-		return errors.New("state: a run needs an id, a table and a start time")
+// AddRun records a run the service has accepted, or refused at its start (Refusal and Refused
+// set: nothing was written into the table). An id, a table, a requester it knows, a mode (FULL
+// or LITE) and the time it was asked are needed; an id used before is refused.
+func (s *DB) AddRun(ctx context.Context, r Run) error {
+	switch {
+	case r.ID == "" || r.Table == "" || r.Asked.IsZero():
+		return errors.New("state: a run needs an id, a table and the time it was asked")
+	case r.Requester != BySchedule && r.Requester != ByAPI && r.Requester != ByPage && r.Requester != ByFabric:
+		return fmt.Errorf("state: run %s: requester %q is not one the service knows", r.ID, r.Requester)
+	case r.Mode != "FULL" && r.Mode != "LITE":
+		return fmt.Errorf("state: run %s: mode %q is neither FULL nor LITE", r.ID, r.Mode)
+	case r.RetainHours != nil && validHours(*r.RetainHours) != nil:
+		return fmt.Errorf("state: run %s: %w", r.ID, validHours(*r.RetainHours))
+	case r.RecordID != "" || r.Cancelled != "":
+		return fmt.Errorf("state: run %s: a run is added before it is linked to its record or cancelled", r.ID)
+	case (r.Refusal == "") != (r.Refused == nil) || (r.PlanChanged && r.Refusal == ""):
+		return fmt.Errorf("state: run %s: a refusal needs its reason and its time", r.ID)
+	}
+	var refused any
+	if r.Refused != nil {
+		refused = ms(*r.Refused)
 	}
 	_, err := s.db.ExecContext(ctx,
-		`INSERT INTO runs (id, table_id, trigger, mode, dry_run, status, started_ms) VALUES (?, ?, ?, ?, ?, 'RUNNING', ?)`,
-		r.ID, r.Table, r.Trigger, r.Mode, r.DryRun, ms(r.Started))
-	if err != nil && strings.Contains(err.Error(), "UNIQUE constraint failed: runs.table_id") {
-		return fmt.Errorf("table %s: %w", r.Table, ErrTableBusy)
-	}
+		`INSERT INTO runs (id, table_id, requester, mode, dry_run, asked_ms, retain_hours, one_off_from, plan_digest, refusal, refused_ms, plan_changed) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		r.ID, r.Table, r.Requester, r.Mode, r.DryRun, ms(r.Asked), r.RetainHours, r.OneOffFrom, r.PlanDigest, r.Refusal, refused, r.PlanChanged)
 	if err != nil {
 		return fmt.Errorf("state: recording run %s: %w", r.ID, err)
 	}
 	return nil
 }
 
-// EndRun records the end of a RUNNING run: status COMPLETED or FAILED (a FAILED one needs its
-// error), its figures and run record id. ErrNotRunning when the run has ended already.
-func (s *DB) EndRun(ctx context.Context, id, status string, ended time.Time, figures json.RawMessage, recordID, errMsg string) error {
-	switch {
-	case status == StatusCompleted && errMsg != "":
-		return errors.New("state: a COMPLETED run has no error")
-	case status == StatusFailed && errMsg == "":
-		return errors.New("state: a FAILED run needs its error")
-	case status != StatusCompleted && status != StatusFailed:
-		return fmt.Errorf("state: a run ends COMPLETED or FAILED, not %q", status)
+// Refuse records that run id ended, at, without writing its record beside the table, and why
+// (planChanged: its plan was not the previewed one). A run refused already, or linked to its
+// record, is ErrEnded; one the database does not hold, ErrNotFound.
+func (s *DB) Refuse(ctx context.Context, id string, at time.Time, why string, planChanged bool) error {
+	if why == "" || at.IsZero() {
+		return fmt.Errorf("state: run %s: a refusal needs its reason and its time", id)
 	}
-	if len(figures) == 0 {
-		figures = json.RawMessage("{}")
+	return s.update(ctx, id, `UPDATE runs SET refusal = ?, refused_ms = ?, plan_changed = ? WHERE id = ? AND refusal = '' AND record_id = ''`,
+		why, ms(at), planChanged, id)
+}
+
+// SetRecord links run id to its run record beside the table, recordID. A run refused, or linked
+// to another record, is ErrEnded; one the database does not hold, ErrNotFound.
+func (s *DB) SetRecord(ctx context.Context, id, recordID string) error {
+	if recordID == "" {
+		return fmt.Errorf("state: run %s: no record id", id)
 	}
-	if !json.Valid(figures) {
-		return errors.New("state: the figures are not valid JSON")
+	return s.update(ctx, id, `UPDATE runs SET record_id = ? WHERE id = ? AND refusal = '' AND (record_id = '' OR record_id = ?)`, recordID, id, recordID)
+}
+
+// SetCancelled records that the service asked run id to stop, and why; the first reason is kept
+// (a cancel after the service's shutdown began is still the shutdown's). ErrNotFound for a run
+// the database does not hold.
+func (s *DB) SetCancelled(ctx context.Context, id, why string) error {
+	if why == "" {
+		return fmt.Errorf("state: run %s: a cancel needs its reason", id)
 	}
-	res, err := s.db.ExecContext(ctx,
-		`UPDATE runs SET status = ?, ended_ms = ?, figures = ?, record_id = ?, error = ? WHERE id = ? AND status = 'RUNNING'`,
-		status, ms(ended), string(figures), recordID, errMsg, id)
+	if _, err := s.db.ExecContext(ctx, `UPDATE runs SET cancelled = ? WHERE id = ? AND cancelled = ''`, why, id); err != nil {
+		return fmt.Errorf("state: run %s: %w", id, err)
+	}
+	_, err := s.Run(ctx, id)
+	return err
+}
+
+// update runs the UPDATE q of run id, which changes its row only while it has not ended:
+// ErrNotFound when there is no such run, ErrEnded when the row was not changed.
+func (s *DB) update(ctx context.Context, id, q string, args ...any) error {
+	res, err := s.db.ExecContext(ctx, q, args...)
 	if err != nil {
-		return fmt.Errorf("state: ending run %s: %w", id, err)
+		return fmt.Errorf("state: run %s: %w", id, err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
 		if _, err := s.Run(ctx, id); err != nil {
 			return err
 		}
-		return fmt.Errorf("run %s: %w", id, ErrNotRunning)
+		return fmt.Errorf("run %s: %w", id, ErrEnded)
 	}
 	return nil
 }
 
-// FailInterrupted ends FAILED every run still RUNNING: at start-up, those are runs a previous
-// process did not see to their end. It returns their ids.
-func (s *DB) FailInterrupted(ctx context.Context, now time.Time) ([]string, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT id FROM runs WHERE status = 'RUNNING' ORDER BY started_ms, id`)
-	if err != nil {
-		return nil, fmt.Errorf("state: %w", err)
-	}
-	var ids []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			rows.Close()
-			return nil, fmt.Errorf("state: %w", err)
-		}
-		ids = append(ids, id)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("state: %w", err)
-	}
-	for _, id := range ids {
-		if err := s.EndRun(ctx, id, StatusFailed, now, nil, "", "interrupted: the service stopped before the run ended; see the table's run record and history"); err != nil {
-			return nil, err
-		}
-	}
-	return ids, nil
-}
-
-const runColumns = `id, table_id, trigger, mode, dry_run, status, started_ms, ended_ms, error, figures, record_id`
+const runColumns = `id, table_id, requester, mode, dry_run, asked_ms, record_id, retain_hours, one_off_from, plan_digest, cancelled, refusal, refused_ms, plan_changed`
 
 func scanRun(sc interface{ Scan(...any) error }) (Run, error) {
 	var r Run
-	var started int64
-	var ended sql.NullInt64
-	var figures string
-	if err := sc.Scan(&r.ID, &r.Table, &r.Trigger, &r.Mode, &r.DryRun, &r.Status, &started, &ended, &r.Error, &figures, &r.RecordID); err != nil {
+	var asked int64
+	var refused sql.NullInt64
+	var hours sql.NullFloat64
+	if err := sc.Scan(&r.ID, &r.Table, &r.Requester, &r.Mode, &r.DryRun, &asked, &r.RecordID, &hours, &r.OneOffFrom, &r.PlanDigest,
+		&r.Cancelled, &r.Refusal, &refused, &r.PlanChanged); err != nil {
 		return Run{}, err
 	}
-	r.Started = fromMS(started)
-	if ended.Valid {
-		e := fromMS(ended.Int64)
-		r.Ended = &e
+	r.Asked = fromMS(asked)
+	if refused.Valid {
+		t := fromMS(refused.Int64)
+		r.Refused = &t
 	}
-	r.Figures = json.RawMessage(figures)
+	if hours.Valid {
+		h := hours.Float64
+		r.RetainHours = &h
+	}
 	return r, nil
 }
 
@@ -262,7 +351,7 @@ func (s *DB) Run(ctx context.Context, id string) (*Run, error) {
 // Runs returns the runs of table (every table when ""), newest first, at most limit.
 func (s *DB) Runs(ctx context.Context, table string, limit int) ([]Run, error) {
 	rows, err := s.db.QueryContext(ctx,
-		`SELECT `+runColumns+` FROM runs WHERE (? = '' OR table_id = ?) ORDER BY started_ms DESC, id DESC LIMIT ?`, table, table, limit)
+		`SELECT `+runColumns+` FROM runs WHERE (? = '' OR table_id = ?) ORDER BY asked_ms DESC, id DESC LIMIT ?`, table, table, limit)
 	if err != nil {
 		return nil, fmt.Errorf("state: %w", err)
 	}
@@ -286,7 +375,7 @@ func (s *DB) RunsPage(ctx context.Context, table string, offset, limit int) ([]R
 		return nil, 0, fmt.Errorf("state: %w", err)
 	}
 	rows, err := s.db.QueryContext(ctx,
-		`SELECT `+runColumns+` FROM runs WHERE (? = '' OR table_id = ?) ORDER BY started_ms DESC, id DESC LIMIT ? OFFSET ?`, table, table, limit, offset)
+		`SELECT `+runColumns+` FROM runs WHERE (? = '' OR table_id = ?) ORDER BY asked_ms DESC, id DESC LIMIT ? OFFSET ?`, table, table, limit, offset)
 	if err != nil {
 		return nil, 0, fmt.Errorf("state: %w", err)
 	}
@@ -302,11 +391,11 @@ func (s *DB) RunsPage(ctx context.Context, table string, offset, limit int) ([]R
 	return out, total, rows.Err()
 }
 
-// RunsBefore returns runs of the tables given, newest first (by start, then id), that come
-// after the run started at startedMS with id beforeID in that order (from the newest when
-// beforeID is ""), at most limit: a list a page at a time, each page from where the one before
-// ended, whatever was added since.
-func (s *DB) RunsBefore(ctx context.Context, tables []string, startedMS int64, beforeID string, limit int) ([]Run, error) {
+// RunsBefore returns runs of the tables given, newest first (by the time they were asked, then
+// id), that come after the run asked at askedMS with id beforeID in that order (from the newest
+// when beforeID is ""), at most limit: a list a page at a time, each page from where the one
+// before ended, whatever was added since.
+func (s *DB) RunsBefore(ctx context.Context, tables []string, askedMS int64, beforeID string, limit int) ([]Run, error) {
 	if tables == nil {
 		tables = []string{}
 	}
@@ -316,8 +405,8 @@ func (s *DB) RunsBefore(ctx context.Context, tables []string, startedMS int64, b
 	}
 	rows, err := s.db.QueryContext(ctx,
 		`SELECT `+runColumns+` FROM runs WHERE table_id IN (SELECT value FROM json_each(?))
-		 AND (? = '' OR started_ms < ? OR (started_ms = ? AND id < ?))
-		 ORDER BY started_ms DESC, id DESC LIMIT ?`, string(ids), beforeID, startedMS, startedMS, beforeID, limit)
+		 AND (? = '' OR asked_ms < ? OR (asked_ms = ? AND id < ?))
+		 ORDER BY asked_ms DESC, id DESC LIMIT ?`, string(ids), beforeID, askedMS, askedMS, beforeID, limit)
 	if err != nil {
 		return nil, fmt.Errorf("state: %w", err)
 	}

@@ -5,12 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/deltavacuum/deltavacuum/vacuum"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -29,78 +31,162 @@ var t0 = time.Date(2026, 12, 1, 2, 0, 0, 0, time.UTC)
 func TestRunLifecycle(t *testing.T) {
 	ctx := context.Background()
 	db := open(t, t.TempDir())
-	r := Run{ID: "r1", Table: "sales", Trigger: "api", Mode: "FULL", Started: t0}
-	if err := db.StartRun(ctx, r); err != nil {
+	h := 48.0
+	r := Run{ID: "r1", Table: "sales", Requester: ByPage, Mode: "FULL", Asked: t0, RetainHours: &h, OneOffFrom: "preview", PlanDigest: "sha256:abc"}
+	if err := db.AddRun(ctx, r); err != nil {
 		t.Fatal(err)
 	}
-	// One RUNNING run per table, held by the database itself.
-	if err := db.StartRun(ctx, Run{ID: "r2", Table: "sales", Trigger: "schedule", Mode: "LITE", Started: t0}); !errors.Is(err, ErrTableBusy) {
-		t.Errorf("second run on a busy table: got %v, want ErrTableBusy", err)
-	}
-	if err := db.StartRun(ctx, Run{ID: "r3", Table: "orders", Trigger: "schedule", Mode: "LITE", Started: t0.Add(time.Second)}); err != nil {
-		t.Errorf("a run on another table: %v", err)
-	}
-	if err := db.StartRun(ctx, Run{ID: "r1", Table: "other", Started: t0}); err == nil {
+	if err := db.AddRun(ctx, Run{ID: "r1", Table: "other", Requester: ByAPI, Mode: "FULL", Asked: t0}); err == nil {
 		t.Error("a run id used twice")
+	}
+	// A second run of one table is the runner's to refuse (it holds the table), not the
+	// database's: the database keeps what was asked.
+	if err := db.AddRun(ctx, Run{ID: "r2", Table: "sales", Requester: BySchedule, Mode: "LITE", Asked: t0.Add(time.Second)}); err != nil {
+		t.Errorf("a second run of the table: %v", err)
 	}
 	got, err := db.Run(ctx, "r1")
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := &Run{ID: "r1", Table: "sales", Trigger: "api", Mode: "FULL", Status: StatusRunning, Started: t0, Figures: json.RawMessage("{}")}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("running run (-want +got):\n%s", diff)
+	if diff := cmp.Diff(&r, got); diff != "" {
+		t.Errorf("asked run (-want +got):\n%s", diff)
+	}
+	if got.Trigger() != ByAPI {
+		t.Errorf("trigger of a run the page asked for: %q, want api", got.Trigger())
 	}
 
-	if err := db.EndRun(ctx, "r1", StatusCompleted, t0.Add(time.Minute), nil, "", "boom"); err == nil {
-		t.Error("COMPLETED with an error accepted")
-	}
-	if err := db.EndRun(ctx, "r1", StatusFailed, t0.Add(time.Minute), nil, "", ""); err == nil {
-		t.Error("FAILED without its error accepted")
-	}
-	if err := db.EndRun(ctx, "r1", "CANCELLED", t0.Add(time.Minute), nil, "", "x"); err == nil {
-		t.Error("an unknown status accepted")
-	}
-	if err := db.EndRun(ctx, "r1", StatusCompleted, t0.Add(time.Minute), json.RawMessage("{"), "", ""); err == nil {
-		t.Error("figures that are not JSON accepted")
-	}
-	figs := json.RawMessage(`{"numDeletedFiles":3}`)
-	if err := db.EndRun(ctx, "r1", StatusCompleted, t0.Add(time.Minute), figs, "20261201T020000Z-1a2b3c4d", ""); err != nil {
+	if err := db.SetCancelled(ctx, "r1", CancelledWhy); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.EndRun(ctx, "r1", StatusFailed, t0.Add(2*time.Minute), nil, "", "late"); !errors.Is(err, ErrNotRunning) {
-		t.Errorf("ending twice: got %v, want ErrNotRunning", err)
+	if err := db.SetCancelled(ctx, "r1", "cancelled: the service is shutting down"); err != nil {
+		t.Fatal(err)
 	}
-	if err := db.EndRun(ctx, "nope", StatusFailed, t0, nil, "", "x"); !errors.Is(err, ErrNotFound) {
-		t.Errorf("ending an unknown run: got %v, want ErrNotFound", err)
+	if err := db.SetCancelled(ctx, "nope", "x"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("cancelling an unknown run: got %v, want ErrNotFound", err)
+	}
+	if err := db.SetRecord(ctx, "r1", "0196f5a2-3c41-7d2e-9b1a-5c3e8f7a6b21"); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.SetRecord(ctx, "r1", "0196f5a2-3c41-7d2e-9b1a-5c3e8f7a6b21"); err != nil {
+		t.Errorf("linking a run to its record again: %v", err)
+	}
+	if err := db.SetRecord(ctx, "r1", "0196f5a2-3c41-7d2e-9b1a-000000000000"); !errors.Is(err, ErrEnded) {
+		t.Errorf("linking a run to another record: got %v, want ErrEnded", err)
+	}
+	if err := db.Refuse(ctx, "r1", t0.Add(time.Minute), "late", false); !errors.Is(err, ErrEnded) {
+		t.Errorf("refusing a run linked to its record: got %v, want ErrEnded", err)
 	}
 	got, _ = db.Run(ctx, "r1")
-	end := t0.Add(time.Minute)
-	want = &Run{ID: "r1", Table: "sales", Trigger: "api", Mode: "FULL", Status: StatusCompleted, Started: t0, Ended: &end, Figures: figs, RecordID: "20261201T020000Z-1a2b3c4d"}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("ended run (-want +got):\n%s", diff)
+	want := r
+	want.RecordID, want.Cancelled = "0196f5a2-3c41-7d2e-9b1a-5c3e8f7a6b21", CancelledWhy
+	if diff := cmp.Diff(&want, got); diff != "" {
+		t.Errorf("linked run (-want +got):\n%s", diff)
 	}
-	// The table is free again.
-	if err := db.StartRun(ctx, Run{ID: "r4", Table: "sales", Trigger: "schedule", Mode: "LITE", Started: t0.Add(time.Hour)}); err != nil {
-		t.Errorf("after the end: %v", err)
+
+	if err := db.Refuse(ctx, "r2", t0.Add(time.Minute), "", false); err == nil {
+		t.Error("a refusal without its reason accepted")
 	}
+	if err := db.Refuse(ctx, "r2", time.Time{}, "why", false); err == nil {
+		t.Error("a refusal without its time accepted")
+	}
+	if err := db.Refuse(ctx, "r2", t0.Add(time.Minute), "the plan changed", true); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Refuse(ctx, "r2", t0.Add(2*time.Minute), "again", false); !errors.Is(err, ErrEnded) {
+		t.Errorf("refusing twice: got %v, want ErrEnded", err)
+	}
+	if err := db.SetRecord(ctx, "r2", "0196f5a2-3c41-7d2e-9b1a-5c3e8f7a6b21"); !errors.Is(err, ErrEnded) {
+		t.Errorf("linking a refused run to a record: got %v, want ErrEnded", err)
+	}
+	if err := db.Refuse(ctx, "nope", t0, "x", false); !errors.Is(err, ErrNotFound) {
+		t.Errorf("refusing an unknown run: got %v, want ErrNotFound", err)
+	}
+	got, _ = db.Run(ctx, "r2")
+	at := t0.Add(time.Minute)
+	if diff := cmp.Diff(&Run{ID: "r2", Table: "sales", Requester: BySchedule, Mode: "LITE", Asked: t0.Add(time.Second),
+		Refusal: "the plan changed", Refused: &at, PlanChanged: true}, got); diff != "" {
+		t.Errorf("refused run (-want +got):\n%s", diff)
+	}
+	if got.Trigger() != BySchedule {
+		t.Errorf("trigger of a scheduled run: %q", got.Trigger())
+	}
+
 	runs, err := db.Runs(ctx, "sales", 10)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(runs) != 2 || runs[0].ID != "r4" || runs[1].ID != "r1" {
-		t.Errorf("got %+v, want r4 then r1", runs)
+	if len(runs) != 2 || runs[0].ID != "r2" || runs[1].ID != "r1" {
+		t.Errorf("got %+v, want r2 then r1", runs)
 	}
-	if all, _ := db.Runs(ctx, "", 2); len(all) != 2 || all[0].ID != "r4" {
-		t.Errorf("every table, limit 2: got %+v", all)
+	if all, _ := db.Runs(ctx, "", 1); len(all) != 1 || all[0].ID != "r2" {
+		t.Errorf("every table, limit 1: got %+v", all)
 	}
 	if _, err := db.Run(ctx, "nope"); !errors.Is(err, ErrNotFound) {
 		t.Errorf("got %v, want ErrNotFound", err)
 	}
 }
 
-// TestReopen: the state survives a restart, migrations run once, and runs a stopped process
-// left RUNNING end FAILED, never COMPLETED.
+// CancelledWhy is a cancel's reason in these tests.
+const CancelledWhy = "cancelled through the API"
+
+// TestAddRunHostile: a run the service could not have asked for is refused, and nothing is kept.
+func TestAddRunHostile(t *testing.T) {
+	ctx := context.Background()
+	db := open(t, t.TempDir())
+	nan, neg, inf := math.NaN(), -1.0, math.Inf(1)
+	at := t0
+	for _, r := range []Run{
+		{Table: "a", Requester: ByAPI, Mode: "FULL", Asked: t0},
+		{ID: "x", Requester: ByAPI, Mode: "FULL", Asked: t0},
+		{ID: "x", Table: "a", Requester: ByAPI, Mode: "FULL"},
+		{ID: "x", Table: "a", Requester: "", Mode: "FULL", Asked: t0},
+		{ID: "x", Table: "a", Requester: "root", Mode: "FULL", Asked: t0},
+		{ID: "x", Table: "a", Requester: "API", Mode: "FULL", Asked: t0},
+		{ID: "x", Table: "a", Requester: ByAPI, Mode: "full", Asked: t0},
+		{ID: "x", Table: "a", Requester: ByAPI, Mode: "", Asked: t0},
+		{ID: "x", Table: "a", Requester: ByAPI, Mode: "FULL", Asked: t0, RetainHours: &nan},
+		{ID: "x", Table: "a", Requester: ByAPI, Mode: "FULL", Asked: t0, RetainHours: &neg},
+		{ID: "x", Table: "a", Requester: ByAPI, Mode: "FULL", Asked: t0, RetainHours: &inf},
+		{ID: "x", Table: "a", Requester: ByAPI, Mode: "FULL", Asked: t0, RecordID: "r"},
+		{ID: "x", Table: "a", Requester: ByAPI, Mode: "FULL", Asked: t0, Cancelled: "why"},
+		{ID: "x", Table: "a", Requester: ByAPI, Mode: "FULL", Asked: t0, Refusal: "why"},
+		{ID: "x", Table: "a", Requester: ByAPI, Mode: "FULL", Asked: t0, Refused: &at},
+		{ID: "x", Table: "a", Requester: ByAPI, Mode: "FULL", Asked: t0, PlanChanged: true},
+	} {
+		if err := db.AddRun(ctx, r); err == nil {
+			t.Errorf("AddRun(%+v) accepted", r)
+		}
+	}
+	if runs, err := db.Runs(ctx, "", 10); err != nil || len(runs) != 0 {
+		t.Errorf("kept %v (%v)", runs, err)
+	}
+	if err := db.AddRun(ctx, Run{ID: "x", Table: "a", Requester: ByFabric, Mode: "LITE", Asked: t0, Refusal: "refused", Refused: &at}); err != nil {
+		t.Errorf("a run refused at its start: %v", err)
+	}
+}
+
+// TestAddRunRetentionByTheLibrarysRule: a one-off retention is checked by the one rule RETAIN n
+// HOURS and the CLI's --retain-hours follow (vacuum.RetentionOf): a hundred years is the most,
+// and the refusals are the library's.
+func TestAddRunRetentionByTheLibrarysRule(t *testing.T) {
+	ctx := context.Background()
+	db := open(t, t.TempDir())
+	most, over, neg := float64(vacuum.MaxRetentionHours), float64(vacuum.MaxRetentionHours)+1, -0.5
+	for _, c := range []struct {
+		hours float64
+		want  error
+	}{{over, vacuum.ErrRetentionTooLarge}, {neg, vacuum.ErrNegativeRetention}, {math.NaN(), vacuum.ErrRetentionNotANumber}} {
+		h := c.hours
+		if err := db.AddRun(ctx, Run{ID: "x", Table: "a", Requester: ByAPI, Mode: "FULL", Asked: t0, RetainHours: &h}); !errors.Is(err, c.want) {
+			t.Errorf("retention %v hours: %v, want %v", c.hours, err, c.want)
+		}
+	}
+	if err := db.AddRun(ctx, Run{ID: "x", Table: "a", Requester: ByAPI, Mode: "FULL", Asked: t0, RetainHours: &most}); err != nil {
+		t.Errorf("a hundred years: %v", err)
+	}
+}
+
+// TestReopen: the state survives a restart, and migrations run once.
 func TestReopen(t *testing.T) {
 	ctx := context.Background()
 	dir := filepath.Join(t.TempDir(), "new", "data")
@@ -108,7 +194,7 @@ func TestReopen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := db.StartRun(ctx, Run{ID: "r1", Table: "sales", Trigger: "schedule", Mode: "FULL", Started: t0}); err != nil {
+	if err := db.AddRun(ctx, Run{ID: "r1", Table: "sales", Requester: BySchedule, Mode: "FULL", Asked: t0}); err != nil {
 		t.Fatal(err)
 	}
 	if err := db.SetHandled(ctx, "sales", t0); err != nil {
@@ -117,13 +203,8 @@ func TestReopen(t *testing.T) {
 	db.Close()
 
 	db = open(t, dir)
-	ids, err := db.FailInterrupted(ctx, t0.Add(time.Hour))
-	if err != nil || len(ids) != 1 || ids[0] != "r1" {
-		t.Fatalf("got %v, %v", ids, err)
-	}
-	r, _ := db.Run(ctx, "r1")
-	if r.Status != StatusFailed || r.Error == "" || r.Ended == nil {
-		t.Errorf("got %+v, want FAILED with its reason", r)
+	if r, err := db.Run(ctx, "r1"); err != nil || r.Requester != BySchedule || !r.Asked.Equal(t0) {
+		t.Errorf("got %+v, %v", r, err)
 	}
 	sch, err := db.Schedules(ctx)
 	if err != nil || !sch["sales"].Handled.Equal(t0) {
@@ -197,8 +278,8 @@ func TestInspections(t *testing.T) {
 	}
 }
 
-// TestConcurrentStarts: many goroutines starting a run on one table: exactly one wins.
-func TestConcurrentStarts(t *testing.T) {
+// TestConcurrentAdds: many goroutines adding a run of one id: exactly one is kept.
+func TestConcurrentAdds(t *testing.T) {
 	ctx := context.Background()
 	db := open(t, t.TempDir())
 	var wg sync.WaitGroup
@@ -208,19 +289,16 @@ func TestConcurrentStarts(t *testing.T) {
 		wg.Add(1)
 		go func(i int) {
 			defer wg.Done()
-			err := db.StartRun(ctx, Run{ID: string(rune('a' + i)), Table: "sales", Trigger: "api", Mode: "FULL", Started: t0})
-			if err == nil {
+			if err := db.AddRun(ctx, Run{ID: "r", Table: string(rune('a' + i)), Requester: ByAPI, Mode: "FULL", Asked: t0}); err == nil {
 				mu.Lock()
 				won++
 				mu.Unlock()
-			} else if !errors.Is(err, ErrTableBusy) {
-				t.Error(err)
 			}
 		}(i)
 	}
 	wg.Wait()
 	if won != 1 {
-		t.Errorf("%d runs started on one table, want 1", won)
+		t.Errorf("%d runs of one id kept, want 1", won)
 	}
 }
 
@@ -254,10 +332,7 @@ func TestRunsPage(t *testing.T) {
 	for i := range 7 {
 		table := []string{"a", "b"}[i%2]
 		id := fmt.Sprintf("r%d", i)
-		if err := db.StartRun(ctx, Run{ID: id, Table: table, Trigger: "api", Mode: "FULL", Started: t0.Add(time.Duration(i) * time.Minute)}); err != nil {
-			t.Fatal(err)
-		}
-		if err := db.EndRun(ctx, id, StatusCompleted, t0.Add(time.Duration(i)*time.Minute+time.Second), nil, "", ""); err != nil {
+		if err := db.AddRun(ctx, Run{ID: id, Table: table, Requester: ByAPI, Mode: "FULL", Asked: t0.Add(time.Duration(i) * time.Minute)}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -1,11 +1,12 @@
 package service
 
 import (
-	"context"
 	"fmt"
 	"net/http"
+	"strings"
 
 	"github.com/deltavacuum/deltavacuum/run"
+	"github.com/deltavacuum/deltavacuum/service/runner"
 	"github.com/deltavacuum/deltavacuum/service/state"
 	"github.com/deltavacuum/deltavacuum/vacuum"
 )
@@ -18,7 +19,7 @@ func (s *Server) inspect(w http.ResponseWriter, r *http.Request) {
 	if t == nil {
 		return
 	}
-	rep, err := s.runner.inspect(r.Context(), t)
+	rep, err := s.runner.Inspect(r.Context(), t)
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -70,24 +71,24 @@ func (s *Server) startRun(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if body.Plan != "" && !vacuum.ValidDigest(body.Plan) {
-		s.fail(w, r, of(errInvalid, fmt.Errorf("table %s: plan %q is not the planDigest of a preview (POST /api/tables/%s/preview returns one)", t.cfg.ID, body.Plan, t.cfg.ID)))
+		s.fail(w, r, of(errInvalid, fmt.Errorf("table %s: plan %q is not the planDigest of a preview (POST /api/tables/%s/preview returns one)", t.Cfg.ID, body.Plan, t.Cfg.ID)))
 		return
 	}
 	// The run of a preview carries its one-off retention, if it had one: the plan is made at
 	// that retention, and its digest holds it.
-	o := runOptions{Plan: body.Plan}
+	a := runner.Ask{Requester: s.requesterOf(r), Plan: body.Plan}
 	if body.Plan != "" {
-		if p := s.web.find(t.cfg.ID, body.Plan); p != nil {
-			o.RetainHours, o.OneOffFrom = p.RetainHours, oneOffPreview
+		if p := s.web.find(t.Cfg.ID, body.Plan); p != nil && p.RetainHours != nil {
+			a.RetainHours, a.OneOffFrom = p.RetainHours, runner.OneOffPreview
 		}
 	}
-	id, err := s.runner.start(r.Context(), t, "api", o)
+	id, err := s.runner.Start(r.Context(), t, a)
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
 	w.Header().Set("Location", "/api/runs/"+id)
-	s.writeJSON(w, http.StatusAccepted, RunStarted{ID: id, Status: state.StatusRunning, State: run.StatePlanned})
+	s.writeJSON(w, http.StatusAccepted, RunStarted{ID: id, Status: run.StatusRunning, State: run.StatePlanned})
 }
 
 // listRuns are the runs of every table (or of ?table=), newest first, each with its state:
@@ -111,21 +112,25 @@ func (s *Server) listRuns(w http.ResponseWriter, r *http.Request) {
 }
 
 // runsPage is a page of the runs of table ("" for every table), each with its state.
-func (s *Server) runsPage(r *http.Request, table string, offset, limit int) (Page[RunDoc], error) {
-	runs, total, err := s.st.RunsPage(r.Context(), table, offset, limit)
+func (s *Server) runsPage(r *http.Request, table string, offset, limit int) (Page[runner.RunDoc], error) {
+	docs, total, err := s.runner.RunsPage(r.Context(), table, offset, limit)
 	if err != nil {
-		return Page[RunDoc]{}, err
+		return Page[runner.RunDoc]{}, err
 	}
-	return Page[RunDoc]{Total: total, Offset: offset, Limit: limit, Items: s.runner.docs(r.Context(), runs)}, nil
+	return Page[runner.RunDoc]{Total: total, Offset: offset, Limit: limit, Items: withWhy(docs)}, nil
 }
 
 func (s *Server) getRun(w http.ResponseWriter, r *http.Request) {
-	d, err := s.runner.runDoc(r.Context(), r.PathValue("id"))
+	d, err := s.runner.Run(r.Context(), r.PathValue("id"))
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	s.writeJSON(w, http.StatusOK, d)
+	if d.Figures.NumChecksumCompanions, err = s.runner.Companions(r.Context(), d); err != nil {
+		// The run is still shown: its record's state says what became of it.
+		s.Log.Warn("counting a run's checksum companions", "run", d.ID, "error", err)
+	}
+	s.writeJSON(w, http.StatusOK, docWithWhy(d))
 }
 
 func (s *Server) cancelRun(w http.ResponseWriter, r *http.Request) {
@@ -135,11 +140,11 @@ func (s *Server) cancelRun(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	id := r.PathValue("id")
-	if err := s.runner.cancel(r.Context(), id); err != nil {
+	if err := s.runner.Cancel(r.Context(), id); err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	s.writeJSON(w, http.StatusAccepted, map[string]any{"id": id, "status": state.StatusRunning, "cancelRequested": true})
+	s.writeJSON(w, http.StatusAccepted, map[string]any{"id": id, "status": run.StatusRunning, "cancelRequested": true})
 }
 
 func (s *Server) undoRun(w http.ResponseWriter, r *http.Request) {
@@ -150,9 +155,9 @@ func (s *Server) undoRun(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	rep, err := s.runner.undo(r.Context(), r.PathValue("id"), body.DryRun)
+	rep, err := s.runner.Undo(r.Context(), r.PathValue("id"), body.DryRun)
 	if err != nil && rep != nil {
-		s.writeJSON(w, statusOf(err), map[string]any{"error": s.red.String(err.Error()), "report": rep})
+		s.writeJSON(w, statusOf(err), map[string]any{"error": s.Red.String(err.Error()), "report": rep})
 		return
 	}
 	if err != nil {
@@ -162,9 +167,35 @@ func (s *Server) undoRun(w http.ResponseWriter, r *http.Request) {
 	s.writeJSON(w, http.StatusOK, rep)
 }
 
-// Shutdown stops starting runs, cancels those in progress (each stops between batches of
-// deletes and records VACUUM END and its run as FAILED), and waits for them until ctx ends.
-func (s *Server) Shutdown(ctx context.Context) error { return s.runner.shutdown(ctx) }
+// requesterOf is who asked for a run through the API, as the service can know it. With a token
+// configured, the guard let the request in by the bearer token (the API) or by the login cookie
+// (the web page: only a browser that logged in has it). Without one (loopback only), the page
+// when a browser says the request comes from this service's own origin (Sec-Fetch-Site:
+// same-origin, a header a page's script cannot set; a client that is no browser could send it,
+// and without a token nothing tells them apart), the API otherwise.
+func (s *Server) requesterOf(r *http.Request) string {
+	if s.auth.token != "" {
+		if _, bearer := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); bearer {
+			return state.ByAPI
+		}
+		return state.ByPage
+	}
+	if r.Header.Get("Sec-Fetch-Site") == "same-origin" {
+		return state.ByPage
+	}
+	return state.ByAPI
+}
 
-// Wait waits for the runs in progress to end (for tests and the command's exit).
-func (s *Server) Wait() { s.runner.wait() }
+// docWithWhy is d with the words of its undo offer (the runner has no words: offerWhy).
+func docWithWhy(d runner.RunDoc) runner.RunDoc {
+	d.UndoOffer.Why = offerWhy(d.UndoOffer, d)
+	return d
+}
+
+// withWhy is docs, each with the words of its undo offer.
+func withWhy(docs []runner.RunDoc) []runner.RunDoc {
+	for i := range docs {
+		docs[i] = docWithWhy(docs[i])
+	}
+	return docs
+}

@@ -1,4 +1,4 @@
-package service
+package tables
 
 import (
 	"net/http"
@@ -58,9 +58,18 @@ func underPrefix(loc, prefix string) bool {
 
 // transport is the tables' session transport (session.Config.Transport): the limit of the
 // store of loc, nil when none is configured.
-func (ts *tables) transport(loc string) func(http.RoundTripper) http.RoundTripper {
+func (ts *Set) transport(loc string) func(http.RoundTripper) http.RoundTripper {
 	if l := limiterFor(ts.limiters, loc); l != nil {
 		return l.wrap
+	}
+	return nil
+}
+
+// Limiter is the limit of the store of loc (a stores: entry), nil when none is configured: what
+// it let through (Sent) is what the tests compare with what the store received.
+func (ts *Set) Limiter(loc string) *ratelimit.Limiter {
+	if l := limiterFor(ts.limiters, loc); l != nil {
+		return l.Limiter
 	}
 	return nil
 }

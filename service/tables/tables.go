@@ -1,4 +1,4 @@
-package service
+package tables
 
 import (
 	"context"
@@ -15,39 +15,39 @@ import (
 	"github.com/deltavacuum/deltavacuum/storage/location"
 )
 
-// tables are the tables of the service, configured and discovered, each with its SQL session.
-// A table is opened only through its session (session.Session.OpenRef, as the CLI and SQL
+// Set is the tables of the service, configured and discovered, each with its SQL session. A
+// table is opened only through its session (session.Session.OpenRef, as the CLI and SQL
 // statements open theirs), whose transport is the requests-per-second limit of its store.
-type tables struct {
-	*shared
+type Set struct {
+	*Env
 	cfg      *config.Config
 	limiters []*limiter // the stores' limits (config.Store), longest prefix first to none
-	// openHook, when set (by tests), opens the tables instead of their sessions.
-	openHook func(context.Context, *table) (*deltavacuum.Table, error)
 
-	mu   sync.Mutex
-	list []*table // the configuration's order, then discovery's
-	byID map[string]*table
+	mu sync.Mutex
+	// openHook, when set (by tests, SetOpenHook), opens the tables instead of their sessions.
+	openHook func(context.Context, *Table) (*deltavacuum.Table, error)
+	list     []*Table // the configuration's order, then discovery's
+	byID     map[string]*Table
 }
 
-// table is a configured (or discovered) table, ready to open.
-type table struct {
-	cfg     *config.Table
-	session *session.Session
+// Table is a configured (or discovered) table, ready to open.
+type Table struct {
+	Cfg     *config.Table
+	Session *session.Session
 	ref     sql.TableRef // its path, or its name for the session's warehouse or catalog
 }
 
-// newTables sets up the configured tables and the stores' limits: the storage options of each
-// from the environment (their secrets given to the redactor). It opens no table.
-func newTables(sh *shared, cfg *config.Config, getenv func(string) string) (*tables, error) {
-	ts := &tables{shared: sh, cfg: cfg, byID: map[string]*table{}}
+// New sets up the configured tables and the stores' limits: the storage options of each from
+// the environment (their secrets given to the redactor). It opens no table.
+func New(env *Env, cfg *config.Config, getenv func(string) string) (*Set, error) {
+	ts := &Set{Env: env, cfg: cfg, byID: map[string]*Table{}}
 	for i := range cfg.Tables {
 		t, err := ts.newTable(&cfg.Tables[i], getenv)
 		if err != nil {
 			return nil, err
 		}
 		ts.list = append(ts.list, t)
-		ts.byID[t.cfg.ID] = t
+		ts.byID[t.Cfg.ID] = t
 	}
 	for _, st := range cfg.Stores {
 		l, err := newLimiter(st)
@@ -59,9 +59,12 @@ func newTables(sh *shared, cfg *config.Config, getenv func(string) string) (*tab
 	return ts, nil
 }
 
+// Config is the service's configuration.
+func (ts *Set) Config() *config.Config { return ts.cfg }
+
 // newTable makes a configured (or discovered) table ready to open: its storage options from
 // the environment (their secrets known to the redactor), its session and catalog.
-func (ts *tables) newTable(tc *config.Table, getenv func(string) string) (*table, error) {
+func (ts *Set) newTable(tc *config.Table, getenv func(string) string) (*Table, error) {
 	o, err := ts.cfg.ResolveStorageOptions(tc, getenv)
 	if err != nil {
 		return nil, err
@@ -72,8 +75,8 @@ func (ts *tables) newTable(tc *config.Table, getenv func(string) string) (*table
 		settings[session.SettingRetentionCheck] = "false"
 	}
 	cat := &catalog.Catalog{Warehouse: tc.Warehouse, IsTable: session.IsTable(o), Dirs: session.DirsOf(o)}
-	ts.red.AddURI(tc.Path)
-	ts.red.AddURI(tc.Warehouse)
+	ts.Red.AddURI(tc.Path)
+	ts.Red.AddURI(tc.Warehouse)
 	if tc.Catalog != "" {
 		cf, err := catalog.LoadFile(tc.Catalog)
 		if err != nil {
@@ -84,10 +87,10 @@ func (ts *tables) newTable(tc *config.Table, getenv func(string) string) (*table
 			cat.Warehouse = cf.Warehouse
 		}
 		for _, loc := range cf.Tables {
-			ts.red.AddURI(loc)
+			ts.Red.AddURI(loc)
 		}
 	}
-	sess, err := session.NewSession(session.Config{Catalog: cat, Settings: settings, Now: ts.now, StorageOptions: o,
+	sess, err := session.NewSession(session.Config{Catalog: cat, Settings: settings, Now: ts.Now, StorageOptions: o,
 		Transport: ts.transport})
 	if err != nil {
 		return nil, fmt.Errorf("table %s: %w", tc.ID, err)
@@ -96,24 +99,36 @@ func (ts *tables) newTable(tc *config.Table, getenv func(string) string) (*table
 	if tc.Path == "" {
 		ref = sql.TableRef{Name: strings.Split(tc.Name, ".")}
 	}
-	return &table{cfg: tc, session: sess, ref: ref}, nil
+	return &Table{Cfg: tc, Session: sess, ref: ref}, nil
 }
 
-// open opens table t: by path, or by name through its warehouse or catalog.
-func (ts *tables) open(ctx context.Context, t *table) (*deltavacuum.Table, error) {
-	if ts.openHook != nil {
-		return ts.openHook(ctx, t)
+// Open opens table t: by path, or by name through its warehouse or catalog.
+func (ts *Set) Open(ctx context.Context, t *Table) (*deltavacuum.Table, error) {
+	ts.mu.Lock()
+	hook := ts.openHook
+	ts.mu.Unlock()
+	if hook != nil {
+		return hook(ctx, t)
 	}
-	return t.open(ctx)
+	return t.Open(ctx)
 }
 
-// open opens the table through its session. A folder that does not exist is said in the
-// service's words: the library's speak of the command line (--warehouse, --catalog).
-func (t *table) open(ctx context.Context) (*deltavacuum.Table, error) {
-	dt, err := t.session.OpenRef(ctx, t.ref)
+// SetOpenHook makes Open call hook instead of opening a table through its session (tests:
+// a store that fails, waits or counts); nil opens through the session again.
+func (ts *Set) SetOpenHook(hook func(context.Context, *Table) (*deltavacuum.Table, error)) {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	ts.openHook = hook
+}
+
+// Open opens the table through its session, whatever hook its Set has. A folder that does not
+// exist is said in the service's words: the library's speak of the command line
+// (--warehouse, --catalog).
+func (t *Table) Open(ctx context.Context) (*deltavacuum.Table, error) {
+	dt, err := t.Session.OpenRef(ctx, t.ref)
 	var ne *deltavacuum.NotExistError
 	if errors.As(err, &ne) {
-		return nil, &folderGoneError{table: t.cfg.ID, err: ne}
+		return nil, &folderGoneError{table: t.Cfg.ID, err: ne}
 	}
 	return dt, err
 }
@@ -131,26 +146,26 @@ func (e *folderGoneError) Error() string {
 
 func (e *folderGoneError) Unwrap() error { return e.err }
 
-// lookup returns the table of id (configured or discovered).
-func (ts *tables) lookup(id string) (*table, bool) {
+// Lookup returns the table of id (configured or discovered).
+func (ts *Set) Lookup(id string) (*Table, bool) {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
 	t, ok := ts.byID[id]
 	return t, ok
 }
 
-// all returns the tables now (discovery may change the set).
-func (ts *tables) all() []*table {
+// All returns the tables now (discovery may change the set).
+func (ts *Set) All() []*Table {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
-	return append([]*table(nil), ts.list...)
+	return append([]*Table(nil), ts.list...)
 }
 
 // redactOptions gives the redactor the secret values of o.
-func (ts *tables) redactOptions(o location.Options) {
+func (ts *Set) redactOptions(o location.Options) {
 	for k, v := range o.Redacted() {
 		if v != o[k] {
-			ts.red.Add(o[k])
+			ts.Red.Add(o[k])
 		}
 	}
 }
@@ -159,7 +174,7 @@ func (ts *tables) redactOptions(o location.Options) {
 // (found, by id, in the listing's order): a found table whose id another table has
 // (configured, or of another root; case aside too), or whose location another has, is left
 // out and logged. It returns the ids the root now has, the tables added and the ids removed.
-func (ts *tables) refound(root string, prev map[string]bool, found map[string]*table, order []string) (now map[string]bool, added []*table, removed []string) {
+func (ts *Set) refound(root string, prev map[string]bool, found map[string]*Table, order []string) (now map[string]bool, added []*Table, removed []string) {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
 	// The locations the other tables (configured, or found under another root) have: a found
@@ -167,8 +182,8 @@ func (ts *tables) refound(root string, prev map[string]bool, found map[string]*t
 	// as one (two runs at once, or the root's policy over the configured one).
 	taken := map[string]string{}
 	for _, t := range ts.list {
-		if !prev[t.cfg.ID] && t.cfg.Path != "" {
-			taken[config.LocationKey(t.cfg.Path)] = t.cfg.ID
+		if !prev[t.Cfg.ID] && t.Cfg.Path != "" {
+			taken[config.LocationKey(t.Cfg.Path)] = t.Cfg.ID
 		}
 	}
 	for _, tid := range order {
@@ -176,18 +191,18 @@ func (ts *tables) refound(root string, prev map[string]bool, found map[string]*t
 		if old, ok := ts.byID[tid]; ok {
 			if !prev[tid] {
 				// A configured table, or one of another root, has the id.
-				ts.log.Warn("a discovered table has the id of another table; it is left out", "root", root, "table", tid, "location", old.cfg.Path)
+				ts.Log.Warn("a discovered table has the id of another table; it is left out", "root", root, "table", tid, "location", old.Cfg.Path)
 				delete(found, tid)
 			}
 			continue
 		}
-		if other, ok := taken[config.LocationKey(t.cfg.Path)]; ok {
-			ts.log.Warn("a discovered table is another table of the configuration (the same location); it is left out", "root", root, "table", tid, "other", other, "location", t.cfg.Path)
+		if other, ok := taken[config.LocationKey(t.Cfg.Path)]; ok {
+			ts.Log.Warn("a discovered table is another table of the configuration (the same location); it is left out", "root", root, "table", tid, "other", other, "location", t.Cfg.Path)
 			delete(found, tid)
 			continue
 		}
 		if dup := ts.idTakenFold(tid); dup != "" {
-			ts.log.Warn("a discovered table has the id of another table (case aside); it is left out", "root", root, "table", tid, "other", dup)
+			ts.Log.Warn("a discovered table has the id of another table (case aside); it is left out", "root", root, "table", tid, "other", dup)
 			delete(found, tid)
 			continue
 		}
@@ -201,7 +216,7 @@ func (ts *tables) refound(root string, prev map[string]bool, found map[string]*t
 		}
 		delete(ts.byID, tid)
 		for i, t := range ts.list {
-			if t.cfg.ID == tid {
+			if t.Cfg.ID == tid {
 				ts.list = append(ts.list[:i:i], ts.list[i+1:]...)
 				break
 			}
@@ -216,7 +231,7 @@ func (ts *tables) refound(root string, prev map[string]bool, found map[string]*t
 }
 
 // idTakenFold returns the id of a table whose id equals id case-insensitively (ts.mu held).
-func (ts *tables) idTakenFold(id string) string {
+func (ts *Set) idTakenFold(id string) string {
 	for other := range ts.byID {
 		if strings.EqualFold(other, id) {
 			return other

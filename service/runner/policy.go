@@ -1,16 +1,17 @@
-package service
+package runner
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/deltavacuum/deltavacuum/run"
 	"strings"
 
 	"github.com/deltavacuum/deltavacuum"
 	"github.com/deltavacuum/deltavacuum/deltalog"
+	"github.com/deltavacuum/deltavacuum/run"
 	"github.com/deltavacuum/deltavacuum/service/config"
 	"github.com/deltavacuum/deltavacuum/service/schedule"
+	"github.com/deltavacuum/deltavacuum/service/tables"
 	"github.com/deltavacuum/deltavacuum/session"
 	"github.com/deltavacuum/deltavacuum/vacuum"
 )
@@ -29,28 +30,28 @@ func retainHours(snap *deltalog.Snapshot, p config.Policy) (*float64, error) {
 // oneOffHours checks a one-off retention (a preview's retentionHours and the run of its plan, a
 // Fabric job's retentionPeriod) before anything runs, by the one rule (vacuum.OneOffRetainHours:
 // RETAIN's, never below the table's own retention, the safety check unless the policy turned it
-// off). Refusals are errInvalid and name no field: the caller says which of its own it was.
-func oneOffHours(t *table, snap *deltalog.Snapshot, h float64) (*float64, error) {
-	hours, err := vacuum.OneOffRetainHours(snap, h, !t.cfg.Policy.RetentionCheck)
+// off). Refusals are ErrInvalid and name no field: the caller says which of its own it was.
+func oneOffHours(t *tables.Table, snap *deltalog.Snapshot, h float64) (*float64, error) {
+	hours, err := vacuum.OneOffRetainHours(snap, h, !t.Cfg.Policy.RetentionCheck)
 	var re *vacuum.RetentionError
 	if errors.As(err, &re) {
 		err = fmt.Errorf("%w\n(In this service the table's policy turns the check off: retentionCheck: disabled.)", err)
 	}
 	if err != nil {
-		return nil, of(errInvalid, err)
+		return nil, Of(ErrInvalid, err)
 	}
 	return hours, nil
 }
 
 // request is the VACUUM of t's policy now: its retention (or the one-off retention given,
 // checked by oneOffHours), its mode (auto: FULL or LITE by the last FULL run), its trash.
-func (r *runner) request(ctx context.Context, t *table, dt *deltavacuum.Table, dryRun bool, oneOff *float64) (session.VacuumRequest, error) {
+func (r *Runner) request(ctx context.Context, t *tables.Table, dt *deltavacuum.Table, dryRun bool, oneOff *float64) (session.VacuumRequest, error) {
 	snap, err := dt.Snapshot(ctx)
 	r.noteHealth(ctx, t, err)
 	if err != nil {
 		return session.VacuumRequest{}, err
 	}
-	hours, err := retainHours(snap, t.cfg.Policy)
+	hours, err := retainHours(snap, t.Cfg.Policy)
 	if oneOff != nil {
 		hours, err = oneOffHours(t, snap, *oneOff)
 	}
@@ -60,7 +61,7 @@ func (r *runner) request(ctx context.Context, t *table, dt *deltavacuum.Table, d
 	// The run plans from this snapshot, advanced by the commits made since (no second read).
 	var req session.VacuumRequest
 	req.DryRun, req.RetainHours, req.From = dryRun, hours, snap
-	switch t.cfg.Policy.Mode {
+	switch t.Cfg.Policy.Mode {
 	case config.ModeLite:
 		req.Mode = vacuum.ModeLite
 	case config.ModeAuto:
@@ -68,11 +69,11 @@ func (r *runner) request(ctx context.Context, t *table, dt *deltavacuum.Table, d
 		if err != nil {
 			return session.VacuumRequest{}, err
 		}
-		req.Mode = vacuum.Mode(strings.ToUpper(schedule.FullOrLite(sch[t.cfg.ID].LastFull, t.cfg.Policy.FullEvery, r.now())))
+		req.Mode = vacuum.Mode(strings.ToUpper(schedule.FullOrLite(sch[t.Cfg.ID].LastFull, t.Cfg.Policy.FullEvery, r.Now())))
 	default:
 		req.Mode = vacuum.ModeFull
 	}
-	if t.cfg.Policy.Trash {
+	if t.Cfg.Policy.Trash {
 		req.Trash = run.DefaultTrash
 	}
 	req.StaleRunAfter, req.LiteFallback = r.staleAfter, true
@@ -83,14 +84,14 @@ func (r *runner) request(ctx context.Context, t *table, dt *deltavacuum.Table, d
 // readerOptions are where t's readers are beyond its folder (run.ReaderOptions): its
 // registered streaming checkpoints, and the tables found under its discover root beside it,
 // among which a shallow clone may name its files.
-func (r *runner) readerOptions(t *table) run.ReaderOptions {
-	o := run.ReaderOptions{StreamingCheckpoints: t.cfg.StreamingCheckpoints, Siblings: []string{}}
-	if t.cfg.Root == "" {
+func (r *Runner) readerOptions(t *tables.Table) run.ReaderOptions {
+	o := run.ReaderOptions{StreamingCheckpoints: t.Cfg.StreamingCheckpoints, Siblings: []string{}}
+	if t.Cfg.Root == "" {
 		return o
 	}
-	for _, other := range r.tables.all() {
-		if other != t && other.cfg.Root == t.cfg.Root && other.cfg.Path != "" {
-			o.Siblings = append(o.Siblings, other.cfg.Path)
+	for _, other := range r.tables.All() {
+		if other != t && other.Cfg.Root == t.Cfg.Root && other.Cfg.Path != "" {
+			o.Siblings = append(o.Siblings, other.Cfg.Path)
 		}
 	}
 	return o

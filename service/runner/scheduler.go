@@ -1,4 +1,4 @@
-package service
+package runner
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"github.com/deltavacuum/deltavacuum/service/config"
 	"github.com/deltavacuum/deltavacuum/service/schedule"
 	"github.com/deltavacuum/deltavacuum/service/state"
+	"github.com/deltavacuum/deltavacuum/service/tables"
 )
 
 // scheduler starts the tables' scheduled runs through the runner, when service/schedule says
@@ -18,11 +19,11 @@ import (
 // each table's schedule is handled. It holds no run logic: a scheduled run is the runner's
 // start, as a run through the API is.
 type scheduler struct {
-	*shared
+	*tables.Env
 	st       *state.DB
 	limit    int // maxConcurrentRuns
-	tables   *tables
-	runner   *runner
+	tables   *tables.Set
+	runner   *Runner
 	misfires *prometheus.CounterVec
 
 	mu    sync.Mutex          // guards sched; taken after runner.mu, never before
@@ -38,18 +39,18 @@ func (c *scheduler) start(ctx context.Context) error {
 		return err
 	}
 	handled := map[string]time.Time{}
-	var tables []*schedule.Table
-	for _, t := range c.tables.all() {
-		tc := t.cfg
+	var scheduled []*schedule.Table
+	for _, t := range c.tables.All() {
+		tc := t.Cfg
 		if tc.Schedule == nil || tc.DryRunOnly {
 			continue
 		}
-		tables = append(tables, scheduleTable(tc))
+		scheduled = append(scheduled, scheduleTable(tc))
 		if h := saved[tc.ID].Handled; !h.IsZero() {
 			handled[tc.ID] = h
 		}
 	}
-	sched, err := schedule.New(tables, c.limit, handled, c.now())
+	sched, err := schedule.New(scheduled, c.limit, handled, c.Now())
 	if err != nil {
 		return err
 	}
@@ -84,7 +85,7 @@ func (c *scheduler) finished(id string) {
 // tick starts the scheduled runs due at now and records how far each table's schedule is
 // handled; a fire lost or not started is counted and logged.
 func (c *scheduler) tick(ctx context.Context, now time.Time) {
-	all := c.tables.all()
+	all := c.tables.All()
 	if c.runner.closing() {
 		return
 	}
@@ -95,7 +96,7 @@ func (c *scheduler) tick(ctx context.Context, now time.Time) {
 	}
 	before := map[string]time.Time{}
 	for _, t := range all {
-		before[t.cfg.ID] = c.sched.Handled(t.cfg.ID)
+		before[t.Cfg.ID] = c.sched.Handled(t.Cfg.ID)
 	}
 	starts, err := c.sched.Tick(now)
 	after := map[string]time.Time{}
@@ -104,65 +105,92 @@ func (c *scheduler) tick(ctx context.Context, now time.Time) {
 	}
 	c.mu.Unlock()
 	if err != nil {
-		c.log.Error("scheduler", "error", err.Error())
+		c.Log.Error("scheduler", "error", err.Error())
 		return
 	}
 	started := map[string]bool{}
 	for _, st := range starts {
 		started[st.Table] = true
-		t, ok := c.tables.lookup(st.Table)
+		t, ok := c.tables.Lookup(st.Table)
 		if !ok { // no longer discovered: free the slot the scheduler gave it
 			c.finished(st.Table)
 			continue
 		}
 		if err := c.st.SetHandled(ctx, st.Table, st.Fire); err != nil {
-			c.log.Error("recording the schedule", "table", st.Table, "error", err.Error())
+			c.Log.Error("recording the schedule", "table", st.Table, "error", err.Error())
 		}
-		id, err := c.runner.start(ctx, t, "schedule", runOptions{})
+		id, err := c.runner.Start(ctx, t, Ask{Requester: state.BySchedule})
 		if err != nil {
 			// The fire is lost, not retried: the next one decides (docs/service.md).
 			c.misfires.WithLabelValues(st.Table).Inc()
-			c.log.Warn("scheduled run not started", "table", st.Table, "fire", st.Fire.UTC(), "error", err.Error())
+			c.Log.Warn("scheduled run not started", "table", st.Table, "fire", st.Fire.UTC(), "error", err.Error())
 			c.runner.freeSlot(st.Table)
 			continue
 		}
-		c.log.Info("scheduled run", "table", st.Table, "fire", st.Fire.UTC(), "run", id)
+		c.Log.Info("scheduled run", "table", st.Table, "fire", st.Fire.UTC(), "run", id)
 	}
 	for id, h := range after {
 		if started[id] || h.Equal(before[id]) {
 			continue
 		}
 		c.misfires.WithLabelValues(id).Inc()
-		c.log.Warn("scheduled fire lost", "table", id, "fire", h.UTC())
+		c.Log.Warn("scheduled fire lost", "table", id, "fire", h.UTC())
 		if err := c.st.SetHandled(ctx, id, h); err != nil {
-			c.log.Error("recording the schedule", "table", id, "error", err.Error())
+			c.Log.Error("recording the schedule", "table", id, "error", err.Error())
 		}
 	}
 }
 
 // handled returns how far the schedule of each of tables is handled; nil before start.
-func (c *scheduler) handled(tables []*table) map[string]time.Time {
+func (c *scheduler) handled(ts []*tables.Table) map[string]time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.sched == nil {
 		return nil
 	}
 	out := map[string]time.Time{}
-	for _, t := range tables {
-		out[t.cfg.ID] = c.sched.Handled(t.cfg.ID)
+	for _, t := range ts {
+		out[t.Cfg.ID] = c.sched.Handled(t.Cfg.ID)
 	}
 	return out
 }
 
+// found schedules the tables discovery added (tables.Discovery.OnChange), each handled up to
+// where the state database says (a table found again after a restart goes on where it was),
+// else from now; and stops scheduling those it removed. A dryRunOnly table, or one without a
+// schedule, is never scheduled.
+func (c *scheduler) found(ctx context.Context, added []*tables.Table, removed []string, now time.Time) {
+	saved, err := c.st.Schedules(ctx)
+	if err != nil {
+		c.Log.Error("reading the schedules of the discovered tables", "error", err.Error())
+		saved = nil
+	}
+	for _, t := range added {
+		if t.Cfg.Schedule == nil || t.Cfg.DryRunOnly {
+			continue
+		}
+		h := saved[t.Cfg.ID].Handled
+		if h.IsZero() {
+			h = now
+		}
+		if err := c.add(t, h); err != nil {
+			c.Log.Error("scheduling a discovered table", "table", t.Cfg.ID, "error", err.Error())
+		}
+	}
+	for _, id := range removed {
+		c.remove(id)
+	}
+}
+
 // add schedules a table discovery found (handled up to handled), remove stops scheduling one
 // no longer found; both do nothing before start.
-func (c *scheduler) add(t *table, handled time.Time) error {
+func (c *scheduler) add(t *tables.Table, handled time.Time) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.sched == nil {
 		return nil
 	}
-	return c.sched.Add(scheduleTable(t.cfg), handled)
+	return c.sched.Add(scheduleTable(t.Cfg), handled)
 }
 
 func (c *scheduler) remove(id string) {
@@ -177,18 +205,28 @@ func scheduleTable(c *config.Table) *schedule.Table {
 	return &schedule.Table{ID: c.ID, Cron: c.Schedule.Cron, Window: c.Schedule.Window, Jitter: c.Schedule.Jitter}
 }
 
-// StartScheduler sets up the schedules of the tables that have one (scheduler.start).
-func (s *Server) StartScheduler(ctx context.Context) error { return s.sched.start(ctx) }
+// ScheduleTable is the schedule of a configured table, as service/schedule takes it.
+func ScheduleTable(c *config.Table) *schedule.Table { return scheduleTable(c) }
 
-// Tick does what is due at the server's clock: it refreshes the discover roots, purges trash
-// past the undo window, starts the periodic inspections and the scheduled runs, and records
-// how far each table's schedule is handled. The command calls it every few seconds; tests
-// call it with an injected clock.
-func (s *Server) Tick(ctx context.Context) {
-	now := s.now()
-	s.disc.refresh(ctx, now)
-	s.runner.purgeTrash(ctx, now)
-	s.runner.inspectDue(ctx, now)
-	s.runner.checkDue(now)
-	s.sched.tick(ctx, now)
+// StartScheduler sets up the schedules of the tables that have one (scheduler.start).
+func (r *Runner) StartScheduler(ctx context.Context) error { return r.sched.start(ctx) }
+
+// Handled returns how far the schedule of each of tables is handled; nil before
+// StartScheduler.
+func (r *Runner) Handled(ts []*tables.Table) map[string]time.Time { return r.sched.handled(ts) }
+
+// Tick does what is due at the runner's clock: it refreshes the discover roots, purges trash
+// past the undo window, starts the periodic inspections, looks at the health of tables not seen
+// yet, starts the scheduled runs, and records how far each table's schedule is handled. The
+// command calls it every few seconds (service.Server.Tick); tests call it with an injected
+// clock.
+func (r *Runner) Tick(ctx context.Context) {
+	now := r.Now()
+	if r.disc != nil {
+		r.disc.Refresh(ctx, now)
+	}
+	r.purgeTrash(ctx, now)
+	r.inspectDue(ctx, now)
+	r.checkDue(now)
+	r.sched.tick(ctx, now)
 }

@@ -1,4 +1,4 @@
-package service
+package tables
 
 import (
 	"context"
@@ -12,23 +12,22 @@ import (
 
 	"github.com/deltavacuum/deltavacuum/catalog"
 	"github.com/deltavacuum/deltavacuum/service/config"
-	"github.com/deltavacuum/deltavacuum/service/state"
 	"github.com/deltavacuum/deltavacuum/storage"
 	"github.com/deltavacuum/deltavacuum/storage/location"
 )
 
-// discovery lists the discover roots of the configuration, each on its refresh period, and
-// replaces the tables each one found (tables.refound): those added are scheduled, those gone
-// are no longer (a run of one in progress goes on).
-type discovery struct {
-	*shared
-	st     *state.DB
-	tables *tables
-	sched  *scheduler
+// Discovery lists the discover roots of the configuration, each on its refresh period, and
+// replaces the tables each one found (Set.refound); it tells whoever listens (OnChange: the
+// runner's scheduler) which tables were added and which are gone (a run of one in progress goes
+// on).
+type Discovery struct {
+	*Env
+	tables *Set
 	roots  map[string]*discoverRoot // by id; the set is fixed by the configuration
 	count  *prometheus.GaugeVec     // the tables found under each root
 
-	mu sync.Mutex // guards each root's last and found
+	mu      sync.Mutex // guards each root's last and found, and changed
+	changed func(ctx context.Context, added []*Table, removed []string, now time.Time)
 }
 
 // discoverRoot is one discover root.
@@ -41,9 +40,32 @@ type discoverRoot struct {
 	found map[string]bool
 }
 
+// NewDiscovery sets up the discover roots of ts's configuration: it resolves their storage
+// options (their secrets given to the redactor) and lists none. reg gets the count of the tables
+// found under each root.
+func NewDiscovery(ts *Set, getenv func(string) string, reg prometheus.Registerer) (*Discovery, error) {
+	roots, err := newRoots(ts, getenv)
+	if err != nil {
+		return nil, err
+	}
+	g := prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "deltavacuum_serve_discovered_tables", Help: "Tables found under a discover root at its last refresh.",
+	}, []string{"root"})
+	reg.MustRegister(g)
+	return &Discovery{Env: ts.Env, tables: ts, roots: roots, count: g}, nil
+}
+
+// OnChange makes every refresh that adds or removes tables call changed with them, under the
+// discovery's lock (so that the changes of two refreshes never cross).
+func (c *Discovery) OnChange(changed func(ctx context.Context, added []*Table, removed []string, now time.Time)) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.changed = changed
+}
+
 // newRoots resolves the storage options of the discover roots (their secrets given to the
 // redactor); it lists none.
-func newRoots(ts *tables, getenv func(string) string) (map[string]*discoverRoot, error) {
+func newRoots(ts *Set, getenv func(string) string) (map[string]*discoverRoot, error) {
 	roots := map[string]*discoverRoot{}
 	for i := range ts.cfg.Discover {
 		d := &ts.cfg.Discover[i]
@@ -53,23 +75,23 @@ func newRoots(ts *tables, getenv func(string) string) (map[string]*discoverRoot,
 			return nil, fmt.Errorf("discover %s: %w", d.ID, err)
 		}
 		ts.redactOptions(o)
-		ts.red.AddURI(d.Root)
+		ts.Red.AddURI(d.Root)
 		roots[d.ID] = &discoverRoot{cfg: d, opts: o, getenv: getenv}
 	}
 	return roots, nil
 }
 
 // openRoot opens the store of a discover root, through its store's rate limit.
-func (c *discovery) openRoot(ctx context.Context, d *discoverRoot) (storage.Store, error) {
+func (c *Discovery) openRoot(ctx context.Context, d *discoverRoot) (storage.Store, error) {
 	if wrap := c.tables.transport(d.cfg.Root); wrap != nil {
 		return location.OpenTransport(ctx, d.cfg.Root, d.opts, wrap)
 	}
 	return location.Open(ctx, d.cfg.Root, d.opts)
 }
 
-// refresh lists again each discover root whose refresh is due at now. A root that cannot be
+// Refresh lists again each discover root whose refresh is due at now. A root that cannot be
 // listed keeps the tables it had.
-func (c *discovery) refresh(ctx context.Context, now time.Time) {
+func (c *Discovery) Refresh(ctx context.Context, now time.Time) {
 	ids := make([]string, 0, len(c.roots))
 	for id := range c.roots {
 		ids = append(ids, id)
@@ -83,14 +105,14 @@ func (c *discovery) refresh(ctx context.Context, now time.Time) {
 		if !due {
 			continue
 		}
-		if err := c.discover(ctx, id, now); err != nil {
-			c.log.Warn("discovery failed; the tables found before are kept", "root", id, "error", c.red.String(err.Error()))
+		if err := c.Discover(ctx, id, now); err != nil {
+			c.Log.Warn("discovery failed; the tables found before are kept", "root", id, "error", c.Red.String(err.Error()))
 		}
 	}
 }
 
-// discover lists the discover root id now and updates the tables.
-func (c *discovery) discover(ctx context.Context, id string, now time.Time) error {
+// Discover lists the discover root id now and updates the tables.
+func (c *Discovery) Discover(ctx context.Context, id string, now time.Time) error {
 	d, ok := c.roots[id]
 	if !ok {
 		return fmt.Errorf("no discover root %q in the configuration", id)
@@ -106,11 +128,7 @@ func (c *discovery) discover(ctx context.Context, id string, now time.Time) erro
 	if err != nil {
 		return err
 	}
-	saved, err := c.st.Schedules(ctx)
-	if err != nil {
-		return err
-	}
-	found := map[string]*table{}
+	found := map[string]*Table{}
 	var order []string // the listing's order, so the tables are listed in it
 	for _, rel := range rels {
 		tid := DiscoveredID(d.cfg.ID, rel)
@@ -130,39 +148,22 @@ func (c *discovery) discover(ctx context.Context, id string, now time.Time) erro
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	kept, added, removed := c.tables.refound(id, d.found, found, order)
-	for _, t := range added {
-		if t.cfg.Schedule == nil || t.cfg.DryRunOnly {
-			continue
-		}
-		h := saved[t.cfg.ID].Handled
-		if h.IsZero() {
-			h = now
-		}
-		if err := c.sched.add(t, h); err != nil {
-			c.log.Error("scheduling a discovered table", "table", t.cfg.ID, "error", err.Error())
-		}
-	}
-	for _, tid := range removed {
-		c.sched.remove(tid)
+	if c.changed != nil && len(added)+len(removed) > 0 {
+		c.changed(ctx, added, removed, now)
 	}
 	d.found = kept
 	c.count.WithLabelValues(id).Set(float64(len(kept)))
 	if len(added)+len(removed) > 0 {
-		c.log.Info("discovery", "root", id, "tables", len(kept), "added", len(added), "removed", len(removed))
+		c.Log.Info("discovery", "root", id, "tables", len(kept), "added", len(added), "removed", len(removed))
 	}
 	return nil
 }
 
-// Discover lists the discover root id now and updates the tables.
-func (s *Server) Discover(ctx context.Context, id string, now time.Time) error {
-	return s.disc.discover(ctx, id, now)
-}
-
-// refreshAt lists again, now, each discover root at the location root (compared as
+// RefreshAt lists again, now, each discover root at the location root (compared as
 // config.LocationKey compares) that was last listed at least minAge ago, and reports whether
 // it listed one: a Fabric job that names a table made since the root's last refresh finds it,
 // and a stream of such jobs lists the root at most once per minAge.
-func (c *discovery) refreshAt(ctx context.Context, root string, now time.Time, minAge time.Duration) bool {
+func (c *Discovery) RefreshAt(ctx context.Context, root string, now time.Time, minAge time.Duration) bool {
 	key := config.LocationKey(root)
 	listed := false
 	for id, d := range c.roots {
@@ -178,8 +179,8 @@ func (c *discovery) refreshAt(ctx context.Context, root string, now time.Time, m
 		if !due {
 			continue
 		}
-		if err := c.discover(ctx, id, now); err != nil {
-			c.log.Warn("discovery failed; the tables found before are kept", "root", id, "error", c.red.String(err.Error()))
+		if err := c.Discover(ctx, id, now); err != nil {
+			c.Log.Warn("discovery failed; the tables found before are kept", "root", id, "error", c.Red.String(err.Error()))
 		}
 		listed = true
 	}

@@ -1,4 +1,4 @@
-package service
+package runner
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/deltavacuum/deltavacuum/insight"
 	"github.com/deltavacuum/deltavacuum/service/state"
+	"github.com/deltavacuum/deltavacuum/service/tables"
 	"github.com/deltavacuum/deltavacuum/session"
 )
 
@@ -15,9 +16,9 @@ import (
 // nothing and holds no table.
 const maxPeriodicInspections = 2
 
-// inspectRetryAfter is how long after a failed periodic inspection the next is tried (or
+// InspectRetryAfter is how long after a failed periodic inspection the next is tried (or
 // inspectEvery, when shorter): a table that cannot be opened is not retried every tick.
-const inspectRetryAfter = time.Hour
+const InspectRetryAfter = time.Hour
 
 // upkeep is what the runner remembers of its background upkeep (guarded by runner.mu): the
 // inspections in progress (table id -> why) and how many of them are periodic, when each
@@ -36,39 +37,39 @@ type upkeep struct {
 	checking      int               // the looks at tables' health in progress
 }
 
-// inspect inspects t at its policy's retention (GET /api/tables/{id}/inspect, and in the
+// Inspect inspects t at its policy's retention (GET /api/tables/{id}/inspect, and in the
 // background) and keeps the figures in the state database (the charts) and the reclaimable
-// gauge. Its errors are the table's (errTable).
-func (r *runner) inspect(ctx context.Context, t *table) (*insight.Report, error) {
+// gauge. Its errors are the table's (ErrTable).
+func (r *Runner) Inspect(ctx context.Context, t *tables.Table) (*insight.Report, error) {
 	rep, err := r.inspectTable(ctx, t)
-	return rep, of(errTable, err)
+	return rep, Of(ErrTable, err)
 }
 
-func (r *runner) inspectTable(ctx context.Context, t *table) (*insight.Report, error) {
+func (r *Runner) inspectTable(ctx context.Context, t *tables.Table) (*insight.Report, error) {
 	dt, snap, err := r.snapshot(ctx, t)
 	if err != nil {
 		return nil, err
 	}
-	hours, err := retainHours(snap, t.cfg.Policy)
+	hours, err := retainHours(snap, t.Cfg.Policy)
 	if err != nil {
 		return nil, err
 	}
 	ro := r.readerOptions(t)
-	rep, err := t.session.Inspect(ctx, dt, session.InspectRequest{Options: insight.Options{RetainHours: hours, Now: r.now(), From: snap},
+	rep, err := t.Session.Inspect(ctx, dt, session.InspectRequest{Options: insight.Options{RetainHours: hours, Now: r.Now(), From: snap},
 		StreamingCheckpoints: ro.StreamingCheckpoints, Siblings: ro.Siblings})
 	if err != nil {
 		return nil, err
 	}
 	if b, err := json.Marshal(rep); err == nil {
-		if err := r.st.AddInspection(ctx, state.Inspection{Table: t.cfg.ID, At: rep.Now, Version: rep.Version, Figures: json.RawMessage(r.red.String(string(b)))}); err != nil {
-			r.log.Warn("recording the inspection", "table", t.cfg.ID, "error", err.Error())
+		if err := r.st.AddInspection(ctx, state.Inspection{Table: t.Cfg.ID, At: rep.Now, Version: rep.Version, Figures: json.RawMessage(r.Red.String(string(b)))}); err != nil {
+			r.Log.Warn("recording the inspection", "table", t.Cfg.ID, "error", err.Error())
 		}
 	}
 	r.mu.Lock()
-	r.upkeep.inspected[t.cfg.ID] = rep.Now
-	delete(r.upkeep.inspectFailed, t.cfg.ID)
+	r.upkeep.inspected[t.Cfg.ID] = rep.Now
+	delete(r.upkeep.inspectFailed, t.Cfg.ID)
 	r.mu.Unlock()
-	r.m.reclaimable.WithLabelValues(t.cfg.ID).Set(float64(rep.Reclaimable.Bytes))
+	r.m.reclaimable.WithLabelValues(t.Cfg.ID).Set(float64(rep.Reclaimable.Bytes))
 	return rep, nil
 }
 
@@ -78,8 +79,8 @@ func (r *runner) inspectTable(ctx context.Context, t *table) (*insight.Report, e
 // the one in progress ends), and a periodic one only while no run or undo holds the table and
 // fewer than maxPeriodicInspections are in progress. False when it did not start. An error is
 // logged.
-func (r *runner) inspectLater(t *table, why string, periodic bool) bool {
-	id := t.cfg.ID
+func (r *Runner) inspectLater(t *tables.Table, why string, periodic bool) bool {
+	id := t.Cfg.ID
 	r.mu.Lock()
 	_, busy := r.holds.busy[id]
 	switch {
@@ -108,13 +109,13 @@ func (r *runner) inspectLater(t *table, why string, periodic bool) bool {
 			r.upkeep.periodic--
 		}
 		if err != nil {
-			r.upkeep.inspectFailed[id] = r.now()
+			r.upkeep.inspectFailed[id] = r.Now()
 		}
 		next, again := r.upkeep.again[id]
 		delete(r.upkeep.again, id)
 		r.mu.Unlock()
 		if err != nil {
-			r.log.Warn("background inspection failed", "table", id, "why", why, "error", err.Error())
+			r.Log.Warn("background inspection failed", "table", id, "why", why, "error", err.Error())
 		}
 		if again {
 			r.inspectLater(t, next, false)
@@ -125,21 +126,21 @@ func (r *runner) inspectLater(t *table, why string, periodic bool) bool {
 
 // inspectDue starts the periodic inspections due at now: of each table whose policy's
 // inspectEvery has passed since its last inspection (kept in the state database; none: due)
-// and, after a failed one, inspectRetryAfter (or inspectEvery, when shorter) since it failed.
-func (r *runner) inspectDue(ctx context.Context, now time.Time) {
-	for _, t := range r.tables.all() {
-		every := t.cfg.Policy.InspectEvery
+// and, after a failed one, InspectRetryAfter (or inspectEvery, when shorter) since it failed.
+func (r *Runner) inspectDue(ctx context.Context, now time.Time) {
+	for _, t := range r.tables.All() {
+		every := t.Cfg.Policy.InspectEvery
 		if every <= 0 {
 			continue
 		}
-		last, ok := r.lastInspected(ctx, t.cfg.ID)
+		last, ok := r.lastInspected(ctx, t.Cfg.ID)
 		if !ok || now.Sub(last) < every {
 			continue
 		}
 		r.mu.Lock()
-		failed, hasFailed := r.upkeep.inspectFailed[t.cfg.ID]
+		failed, hasFailed := r.upkeep.inspectFailed[t.Cfg.ID]
 		r.mu.Unlock()
-		if hasFailed && now.Sub(failed) < min(every, inspectRetryAfter) {
+		if hasFailed && now.Sub(failed) < min(every, InspectRetryAfter) {
 			continue
 		}
 		r.inspectLater(t, "periodic", true)
@@ -148,7 +149,7 @@ func (r *runner) inspectDue(ctx context.Context, now time.Time) {
 
 // lastInspected is when table id was last inspected (zero: never); false when the state
 // database cannot say.
-func (r *runner) lastInspected(ctx context.Context, id string) (time.Time, bool) {
+func (r *Runner) lastInspected(ctx context.Context, id string) (time.Time, bool) {
 	r.mu.Lock()
 	at, known := r.upkeep.inspected[id]
 	r.mu.Unlock()
@@ -157,7 +158,7 @@ func (r *runner) lastInspected(ctx context.Context, id string) (time.Time, bool)
 	}
 	ins, err := r.st.Inspections(ctx, id, time.Time{}, 1)
 	if err != nil {
-		r.log.Error("reading the last inspection", "table", id, "error", err.Error())
+		r.Log.Error("reading the last inspection", "table", id, "error", err.Error())
 		return time.Time{}, false
 	}
 	if len(ins) == 1 {

@@ -1,10 +1,12 @@
-package service
+package runner
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/deltavacuum/deltavacuum/service/tables"
 )
 
 // The queue of starts that wait for a slot: a Fabric job whose table is idle while the service
@@ -13,28 +15,24 @@ import (
 // (queueLimit); it lives in memory, as the jobs the job API deduplicated do, and a restart
 // loses it. A queued start is not a run yet: it has its id (the run's, once it starts) and no
 // row in the state database. One that never runs (its table held when its turn came, another
-// refusal, a cancel, the service shutting down) tells its submitter why, through skipped.
+// refusal, a cancel, the service shutting down) tells its submitter why, through Skipped.
 
 // defaultQueueLimit bounds the starts that wait: past it a job is refused, 429 as before.
 const defaultQueueLimit = 100
 
-// errCancelledQueued: a queued start cancelled before it started.
-var errCancelledQueued = errors.New("cancelled before it started: nothing ran")
+// Queued is a start that waits for a slot.
+type Queued struct {
+	ID    string
+	Table *tables.Table
+	Ask   Ask
+	At    time.Time // when it was queued
+	// Skipped is told why the start never ran (the error's kind: ErrBusy when its table was
+	// held, ErrCancelledQueued, ErrClosed, or the refusal of Start). It is called without the
+	// runner's lock, before the start leaves the line: whoever looks for it finds it waiting, or
+	// finds what Skipped recorded.
+	Skipped func(err error)
 
-// queuedStart is a start that waits for a slot.
-type queuedStart struct {
-	id      string
-	t       *table
-	trigger string
-	o       runOptions
-	at      time.Time // when it was queued
-	// skipped is told why the start never ran (the error's kind: ErrBusy or
-	// state.ErrTableBusy when its table was held, errCancelledQueued, errClosed, or the
-	// refusal of start). It is called without the runner's lock, before the start leaves the
-	// line: whoever looks for it finds it waiting, or finds what skipped recorded.
-	skipped func(err error)
-
-	step      int  // waiting, starting or leaving (guarded by runner.mu)
+	step      int  // waiting, starting or leaving (guarded by Runner.mu)
 	cancelled bool // a cancel came while it was starting: its run is cancelled once started
 }
 
@@ -47,77 +45,86 @@ const (
 
 // queue is the runner's line of waiting starts (guarded by runner.mu).
 type queue struct {
-	items    []*queuedStart
+	items    []*Queued
 	limit    int  // defaultQueueLimit when 0
 	draining bool // a drain is running
 	again    bool // a slot freed while it ran: it looks once more
 }
 
-// enqueue puts q at the end of the line; errTooMany when the line is full, errClosed when the
-// service is shutting down.
-func (r *runner) enqueue(q *queuedStart) error {
+// SetQueueLimit bounds the starts that wait to n (0: defaultQueueLimit); tests make the queue
+// short to fill it.
+func (r *Runner) SetQueueLimit(n int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.line.limit = n
+}
+
+// Enqueue puts q at the end of the line; ErrTooMany when the line is full, ErrClosed when the
+// service is shutting down. It starts (Start, under q's id) when a run ends and frees a slot,
+// unless another waits before it.
+func (r *Runner) Enqueue(q *Queued) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.holds.closed {
-		return errClosed
+		return ErrClosed
 	}
 	limit := r.line.limit
 	if limit <= 0 {
 		limit = defaultQueueLimit
 	}
 	if len(r.line.items) >= limit {
-		return fmt.Errorf("%w: %d jobs wait for a slot already, as many as the service keeps waiting", errTooMany, len(r.line.items))
+		return fmt.Errorf("%w: %d jobs wait for a slot already, as many as the service keeps waiting", ErrTooMany, len(r.line.items))
 	}
 	q.step = stepWaiting
 	r.line.items = append(r.line.items, q)
-	r.log.Info("run queued: the service runs as many runs as it may at once", "run", q.id, "table", q.t.cfg.ID, "waiting", len(r.line.items))
+	r.Log.Info("run queued: the service runs as many runs as it may at once", "run", q.ID, "table", q.Table.Cfg.ID, "waiting", len(r.line.items))
 	r.kickLocked() // a slot may have freed since the start was refused
 	return nil
 }
 
-// queued returns the start of id that waits (or is being started).
-func (r *runner) queued(id string) (queuedStart, bool) {
+// Queued returns the start of id that waits (or is being started).
+func (r *Runner) Queued(id string) (Queued, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, q := range r.line.items {
-		if q.id == id {
+		if q.ID == id {
 			return *q, true
 		}
 	}
-	return queuedStart{}, false
+	return Queued{}, false
 }
 
-// queuedFor returns the id of a start of table that waits, "" when none does.
-func (r *runner) queuedFor(table string) string {
+// QueuedFor returns the id of a start of table that waits, "" when none does.
+func (r *Runner) QueuedFor(table string) string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, q := range r.line.items {
-		if q.t.cfg.ID == table && q.step != stepLeaving {
-			return q.id
+		if q.Table.Cfg.ID == table && q.step != stepLeaving {
+			return q.ID
 		}
 	}
 	return ""
 }
 
-// waiting returns the starts that wait, in their order.
-func (r *runner) waiting() []queuedStart {
+// Waiting returns the starts that wait, in their order.
+func (r *Runner) Waiting() []Queued {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	out := make([]queuedStart, len(r.line.items))
+	out := make([]Queued, len(r.line.items))
 	for i, q := range r.line.items {
 		out[i] = *q
 	}
 	return out
 }
 
-// cancelQueued cancels the start of id: one that waits leaves the line (told
-// errCancelledQueued); one being started is cancelled as a run once it has started. False when
+// CancelQueued cancels the start of id: one that waits leaves the line (told
+// ErrCancelledQueued); one being started is cancelled as a run once it has started. False when
 // no start of that id is in the line.
-func (r *runner) cancelQueued(id string) bool {
+func (r *Runner) CancelQueued(id string) bool {
 	r.mu.Lock()
-	var q *queuedStart
+	var q *Queued
 	for _, x := range r.line.items {
-		if x.id == id {
+		if x.ID == id {
 			q = x
 			break
 		}
@@ -133,14 +140,14 @@ func (r *runner) cancelQueued(id string) bool {
 	}
 	q.step = stepLeaving
 	r.mu.Unlock()
-	r.log.Info("queued run cancelled before it started", "run", id, "table", q.t.cfg.ID)
-	r.leave(q, errCancelledQueued)
+	r.Log.Info("queued run cancelled before it started", "run", id, "table", q.Table.Cfg.ID)
+	r.leave(q, ErrCancelledQueued)
 	return true
 }
 
 // leave tells q why it never ran, then takes it out of the line.
-func (r *runner) leave(q *queuedStart, why error) {
-	q.skipped(why)
+func (r *Runner) leave(q *Queued, why error) {
+	q.Skipped(why)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for i, x := range r.line.items {
@@ -153,7 +160,7 @@ func (r *runner) leave(q *queuedStart, why error) {
 
 // kickLocked starts a drain of the line unless one runs (then it looks once more when it is
 // done); r.mu is held. Every release of a table calls it: a run that ends frees a slot.
-func (r *runner) kickLocked() {
+func (r *Runner) kickLocked() {
 	if len(r.line.items) == 0 || r.holds.closed {
 		return
 	}
@@ -169,12 +176,12 @@ func (r *runner) kickLocked() {
 // drain starts the waiting starts, in order, while the service has a slot for them: the
 // first that waits starts through start, as any run does (its table idle in this service and
 // by its lock); refused for want of a slot, it waits on, first, until the next release.
-func (r *runner) drain() {
+func (r *Runner) drain() {
 	defer r.life.wg.Done()
 	for {
 		r.mu.Lock()
 		r.line.again = false
-		var q *queuedStart
+		var q *Queued
 		for _, x := range r.line.items {
 			if x.step == stepWaiting {
 				q = x
@@ -189,12 +196,12 @@ func (r *runner) drain() {
 		q.step = stepStarting
 		r.mu.Unlock()
 
-		o := q.o
-		o.ID = q.id
-		_, err := r.start(r.life.base, q.t, q.trigger, o)
+		a := q.Ask
+		a.ID = q.ID
+		_, err := r.Start(r.life.base, q.Table, a)
 		r.mu.Lock()
 		cancelled := q.cancelled
-		if errors.Is(err, errTooMany) && !cancelled {
+		if errors.Is(err, ErrTooMany) && !cancelled {
 			q.step = stepWaiting
 			if !r.line.again || r.holds.closed {
 				r.line.draining = false
@@ -207,15 +214,15 @@ func (r *runner) drain() {
 		q.step = stepLeaving
 		r.mu.Unlock()
 		switch {
-		case errors.Is(err, errTooMany): // cancelled while it was being started
-			r.leave(q, errCancelledQueued)
+		case errors.Is(err, ErrTooMany): // cancelled while it was being started
+			r.leave(q, ErrCancelledQueued)
 		case err != nil:
-			r.log.Info("queued run not started", "run", q.id, "table", q.t.cfg.ID, "error", r.red.String(err.Error()))
+			r.Log.Info("queued run not started", "run", q.ID, "table", q.Table.Cfg.ID, "error", r.Red.String(err.Error()))
 			r.leave(q, err)
 		default:
-			r.log.Info("queued run started", "run", q.id, "table", q.t.cfg.ID, "waited", r.now().Sub(q.at).String())
+			r.Log.Info("queued run started", "run", q.ID, "table", q.Table.Cfg.ID, "waited", r.Now().Sub(q.At).String())
 			if cancelled {
-				_ = r.cancel(r.life.base, q.id)
+				_ = r.Cancel(r.life.base, q.ID)
 			}
 			r.mu.Lock()
 			for i, x := range r.line.items {
@@ -230,9 +237,9 @@ func (r *runner) drain() {
 }
 
 // dropQueue tells every start that waits that the service is shutting down (shutdown).
-func (r *runner) dropQueue() {
+func (r *Runner) dropQueue() {
 	r.mu.Lock()
-	var gone []*queuedStart
+	var gone []*Queued
 	for _, q := range r.line.items {
 		if q.step == stepWaiting {
 			q.step = stepLeaving
@@ -241,28 +248,28 @@ func (r *runner) dropQueue() {
 	}
 	r.mu.Unlock()
 	for _, q := range gone {
-		r.leave(q, errClosed)
+		r.leave(q, ErrClosed)
 	}
 }
 
-// notStartedError is the error of runDoc for a start that waits: it is not a run yet.
-func notStartedError(q queuedStart) error {
-	return of(errNotFound, fmt.Errorf("run %s of table %s has not started: it waits for a slot (the service runs maxConcurrentRuns runs at once), queued %s; ask again when a run ends", q.id, q.t.cfg.ID, q.at.UTC().Format(time.RFC3339)))
+// notStartedError is the error of Run for a start that waits: it is not a run yet.
+func notStartedError(q Queued) error {
+	return Of(ErrNotFound, fmt.Errorf("run %s of table %s has not started: it waits for a slot (the service runs maxConcurrentRuns runs at once), queued %s; ask again when a run ends", q.ID, q.Table.Cfg.ID, q.At.UTC().Format(time.RFC3339)))
 }
 
-// check refuses now what start would refuse at once, holding nothing: a dryRunOnly table, one
+// Check refuses now what Start would refuse at once, holding nothing: a dryRunOnly table, one
 // that cannot be opened or read, a one-off retention the service or the library's safety
 // check refuses. A start that is to wait in the queue is checked so: its job is refused now,
 // not failed when its turn comes.
-func (r *runner) check(ctx context.Context, t *table, o runOptions) error {
-	if t.cfg.DryRunOnly {
-		return fmt.Errorf("table %s: %w", t.cfg.ID, errDryRunOnly)
+func (r *Runner) Check(ctx context.Context, t *tables.Table, a Ask) error {
+	if t.Cfg.DryRunOnly {
+		return fmt.Errorf("table %s: %w", t.Cfg.ID, ErrDryRunOnly)
 	}
-	dt, err := r.tables.open(context.WithoutCancel(ctx), t)
+	dt, err := r.tables.Open(context.WithoutCancel(ctx), t)
 	if err != nil {
 		r.noteHealth(ctx, t, err)
-		return of(errTable, err)
+		return Of(ErrTable, err)
 	}
-	_, err = r.request(ctx, t, dt, false, o.RetainHours)
-	return of(errTable, err)
+	_, err = r.request(ctx, t, dt, false, a.RetainHours)
+	return Of(ErrTable, err)
 }

@@ -1,4 +1,4 @@
-package service
+package runner
 
 import (
 	"context"
@@ -6,13 +6,14 @@ import (
 
 	"github.com/deltavacuum/deltavacuum"
 	"github.com/deltavacuum/deltavacuum/deltalog"
+	"github.com/deltavacuum/deltavacuum/service/tables"
 )
 
 // A table is broken when it cannot be opened or its log cannot be read (a location that does
 // not exist, a folder that is not a Delta table, a name the catalog does not resolve, refused
 // credentials): every run, preview and inspection of it fails there. The runner remembers what
 // the last attempt found (upkeep.health), from every open and log read it makes, and looks at
-// each table it knows nothing of yet, and again at each broken one every inspectRetryAfter, in
+// each table it knows nothing of yet, and again at each broken one every InspectRetryAfter, in
 // the background (checkDue), so that the tables list says broken, and why, rather than "not
 // inspected yet" and "idle".
 
@@ -28,52 +29,52 @@ type Broken struct {
 	At     time.Time `json:"at"`
 }
 
-// The health of a table in TableInfo.Health.
+// The health of a table (Health).
 const (
-	healthOK      = "ok"
-	healthBroken  = "broken"
-	healthUnknown = "unknown" // not opened yet by this service
+	HealthOK      = "ok"
+	HealthBroken  = "broken"
+	HealthUnknown = "unknown" // not opened yet by this service
 )
 
 // noteHealth records what opening t and reading its log found (err nil: both worked). An
 // error of the context (shutdown, a request gone) says nothing of the table.
-func (r *runner) noteHealth(ctx context.Context, t *table, err error) {
+func (r *Runner) noteHealth(ctx context.Context, t *tables.Table, err error) {
 	if err != nil && ctx.Err() != nil {
 		return
 	}
-	h := health{at: r.now()}
+	h := health{at: r.Now()}
 	if err != nil {
-		h.err = r.red.String(err.Error())
+		h.err = r.Red.String(err.Error())
 	}
 	r.mu.Lock()
-	prev, known := r.upkeep.health[t.cfg.ID]
-	r.upkeep.health[t.cfg.ID] = h
+	prev, known := r.upkeep.health[t.Cfg.ID]
+	r.upkeep.health[t.Cfg.ID] = h
 	r.mu.Unlock()
 	if err != nil && (!known || prev.err == "") {
-		r.log.Warn("the table is broken: it cannot be opened, or its log read", "table", t.cfg.ID, "error", h.err)
+		r.Log.Warn("the table is broken: it cannot be opened, or its log read", "table", t.Cfg.ID, "error", h.err)
 	}
 	if err == nil && known && prev.err != "" {
-		r.log.Info("the table opens again", "table", t.cfg.ID)
+		r.Log.Info("the table opens again", "table", t.Cfg.ID)
 	}
 }
 
-// healthOf is the health of table id: healthOK, healthBroken (with why), healthUnknown.
-func (r *runner) healthOf(id string) (string, *Broken) {
+// Health is the health of table id: HealthOK, HealthBroken (with why), HealthUnknown.
+func (r *Runner) Health(id string) (string, *Broken) {
 	r.mu.Lock()
 	h, known := r.upkeep.health[id]
 	r.mu.Unlock()
 	switch {
 	case !known:
-		return healthUnknown, nil
+		return HealthUnknown, nil
 	case h.err != "":
-		return healthBroken, &Broken{Reason: h.err, At: h.at}
+		return HealthBroken, &Broken{Reason: h.err, At: h.at}
 	}
-	return healthOK, nil
+	return HealthOK, nil
 }
 
 // snapshot opens t and reads its latest snapshot (the log only), and records what it found.
-func (r *runner) snapshot(ctx context.Context, t *table) (*deltavacuum.Table, *deltalog.Snapshot, error) {
-	dt, err := r.tables.open(ctx, t)
+func (r *Runner) snapshot(ctx context.Context, t *tables.Table) (*deltavacuum.Table, *deltalog.Snapshot, error) {
+	dt, err := r.tables.Open(ctx, t)
 	if err != nil {
 		r.noteHealth(ctx, t, err)
 		return nil, nil, err
@@ -90,15 +91,15 @@ func (r *runner) snapshot(ctx context.Context, t *table) (*deltavacuum.Table, *d
 const maxHealthChecks = 4
 
 // checkDue looks, in the background, at each table whose health is unknown, and again at each
-// broken one last looked at inspectRetryAfter ago: never one a run, an undo or an inspection
+// broken one last looked at InspectRetryAfter ago: never one a run, an undo or an inspection
 // holds (they look themselves), never during shutdown, at most maxHealthChecks at once.
-func (r *runner) checkDue(now time.Time) {
-	for _, t := range r.tables.all() {
-		id := t.cfg.ID
+func (r *Runner) checkDue(now time.Time) {
+	for _, t := range r.tables.All() {
+		id := t.Cfg.ID
 		r.mu.Lock()
 		h, known := r.upkeep.health[id]
 		_, busy := r.holds.busy[id]
-		due := !known || (h.err != "" && now.Sub(h.at) >= inspectRetryAfter)
+		due := !known || (h.err != "" && now.Sub(h.at) >= InspectRetryAfter)
 		if r.holds.closed || busy || r.upkeep.inspecting[id] != "" || !due || r.upkeep.checking >= maxHealthChecks {
 			r.mu.Unlock()
 			continue
