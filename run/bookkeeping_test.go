@@ -172,6 +172,35 @@ func aim(r recorded, root string) target {
 // made from; then, up to VACUUM START's commit, they commit START; up to the last delete of a
 // data file they are the re-check; after it, END.
 func classifyRequests(reqs []recorded, root string) map[string]int {
+	got := map[string]int{}
+	for _, k := range requestKinds(reqs, root) {
+		got[k.kind]++
+	}
+	return got
+}
+
+// kinded is one request's kind (a row of the table) and its operation.
+type kinded struct{ kind, op string }
+
+// opNames are the operations as the table names them.
+var opNames = map[string]string{"list": "LIST", "get": "GET", "head": "HEAD", "put": "PUT", "delete": "DELETE", "settings": "GET (settings)"}
+
+// opOrder is the order of the operation rows.
+var opOrder = []string{"LIST", "GET", "HEAD", "PUT", "DELETE", "GET (settings)"}
+
+// bookkeepingOps counts the bookkeeping requests (every kind but the data's) by operation.
+func bookkeepingOps(reqs []recorded, root string) map[string]int {
+	got := map[string]int{}
+	for _, k := range requestKinds(reqs, root) {
+		if !dataKinds[k.kind] {
+			got[opNames[k.op]]++
+		}
+	}
+	return got
+}
+
+// requestKinds says of each request of a run its kind and operation.
+func requestKinds(reqs []recorded, root string) []kinded {
 	ts := make([]target, len(reqs))
 	recordAt, startAt, lastDelete := -1, -1, -1
 	for i, r := range reqs {
@@ -186,7 +215,7 @@ func classifyRequests(reqs []recorded, root string) map[string]int {
 			lastDelete = i
 		}
 	}
-	got := map[string]int{}
+	out := make([]kinded, len(ts))
 	for i, t := range ts {
 		k := bkOther
 		inLog := strings.HasPrefix(t.key, deltalog.LogDir) || t.key == strings.TrimSuffix(deltalog.LogDir, "/")
@@ -222,9 +251,9 @@ func classifyRequests(reqs []recorded, root string) map[string]int {
 		case t.op == "list":
 			k = bkData
 		}
-		got[k]++
+		out[i] = kinded{kind: k, op: t.op}
 	}
-	return got
+	return out
 }
 
 func isData(t target) bool {
@@ -326,6 +355,7 @@ var bookkeepingCases = []bookkeepingCase{
 // writes the table there (Markdown).
 func TestBookkeepingRequests(t *testing.T) {
 	got := map[string]map[string]int{}
+	ops := map[string]map[string]int{}
 	var names []string
 	for _, bc := range bookkeepingCases {
 		t.Run(bc.name, func(t *testing.T) {
@@ -345,8 +375,16 @@ func TestBookkeepingRequests(t *testing.T) {
 			if res.NumDeletedFiles != int64(stale) {
 				t.Fatalf("deleted %d files, want %d", res.NumDeletedFiles, stale)
 			}
-			counts := classifyRequests(rec.take(), root)
+			reqs := rec.take()
+			if testing.Verbose() {
+				for i, k := range requestKinds(reqs, root) {
+					a := aim(reqs[i], root)
+					t.Logf("%-40s %-8s %s%s", k.kind, k.op, a.key, strings.Join(a.keys, " "))
+				}
+			}
+			counts := classifyRequests(reqs, root)
 			got[bc.name] = counts
+			ops[bc.name] = bookkeepingOps(reqs, root)
 			names = append(names, bc.name)
 			if bc.want != nil {
 				if diff := cmp.Diff(bc.want, counts); diff != "" {
@@ -355,7 +393,7 @@ func TestBookkeepingRequests(t *testing.T) {
 			}
 		})
 	}
-	table := bookkeepingMarkdown(names, got)
+	table := bookkeepingMarkdown(names, got) + "\n" + opsMarkdown(names, ops)
 	t.Log("\n" + table)
 	if f := os.Getenv("DELTAVACUUM_BOOKKEEPING_TABLE"); f != "" {
 		if err := os.WriteFile(f, []byte(table), 0o644); err != nil {
@@ -392,5 +430,21 @@ func bookkeepingMarkdown(names []string, got map[string]map[string]int) string {
 		b.WriteString(fmt.Sprintf(" **%d** |", s))
 	}
 	b.WriteString("\n")
+	return b.String()
+}
+
+// opsMarkdown is the table of the bookkeeping requests by operation: a row per operation, a
+// column per run.
+func opsMarkdown(names []string, ops map[string]map[string]int) string {
+	var b strings.Builder
+	b.WriteString("| bookkeeping requests by operation | " + strings.Join(names, " | ") + " |\n")
+	b.WriteString("| --- |" + strings.Repeat(" ---: |", len(names)) + "\n")
+	for _, op := range opOrder {
+		row := "| " + op + " |"
+		for _, n := range names {
+			row += fmt.Sprintf(" %d |", ops[n][op])
+		}
+		b.WriteString(row + "\n")
+	}
 	return b.String()
 }
