@@ -98,6 +98,17 @@ func TestCommitAfterListsTheTailOnly(t *testing.T) {
 	if got.Snapshot.Version != want.Version || fmt.Sprint(fileSet(t, got.Snapshot, st)) != fmt.Sprint(fileSet(t, want, st)) {
 		t.Errorf("the snapshot after the commit is at version %d, want %d with the same files", got.Snapshot.Version, want.Version)
 	}
+
+	// A second commit (VACUUM END) after the snapshot the first returned, which holds the
+	// commit as written (no modification time): also from version 990 on, not whole.
+	c2 := &listCounter{Store: st, lister: st, page: 100}
+	end, err := CommitAfter(ctx, c2, got.Snapshot, emptyCommit, CommitOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if end.Version != 991 || c2.listed > 101 {
+		t.Errorf("the second commit: version %d, %d entries of the log listed; want 991 and at most 101", end.Version, c2.listed)
+	}
 }
 
 // TestCommitAfterRefusesOtherSpellings (issue 37, item 2): a commit file written since the
