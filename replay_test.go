@@ -123,8 +123,8 @@ var logged = true
 // TestRealRunReplaysTheLogOnce: a recorded real run, FULL or LITE, reads each checkpoint part twice
 // (its protocol and metaData columns when the snapshot is loaded, its file-action columns when
 // the planner streams them: disjoint column chunks) and every commit after it once, lists the
-// log three times (planning, START, END) and never reads the checkpoint again for START, the
-// re-check or END.
+// log three times (planning, START, END), never reads the checkpoint again for START, the
+// re-check or END, and never reads back the START it wrote.
 func TestRealRunReplaysTheLogOnce(t *testing.T) {
 	for _, mode := range []vacuum.Mode{vacuum.ModeFull, vacuum.ModeLite} {
 		t.Run(string(mode), func(t *testing.T) {
@@ -152,9 +152,10 @@ func TestRealRunReplaysTheLogOnce(t *testing.T) {
 					t.Errorf("commit %d read %d times, want once", v, n)
 				}
 			}
-			// START: read by the re-check, and by END's advance (this run's own commit, tiny).
-			if n := cs.opens[deltalog.CommitKey(start)]; n != 2 {
-				t.Errorf("START read %d times, want 2", n)
+			// START, this run's own commit, is not read back (issue 37): the re-check finds it
+			// at the size written, and END is committed after the snapshot with it applied.
+			if n := cs.opens[deltalog.CommitKey(start)]; n != 0 {
+				t.Errorf("START read %d times, want 0", n)
 			}
 			if cs.logLists != 3 {
 				t.Errorf("the log was listed %d times, want 3 (planning, START, END)", cs.logLists)

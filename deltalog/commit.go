@@ -36,6 +36,11 @@ func WriteCommit(ctx context.Context, store storage.Store, v int64, actions []an
 	if err != nil {
 		return err
 	}
+	return writeCommit(ctx, store, v, data)
+}
+
+// writeCommit writes data as version v with put-if-absent; ErrVersionExists when it is taken.
+func writeCommit(ctx context.Context, store storage.Store, v int64, data []byte) error {
 	if err := store.PutIfAbsent(ctx, CommitKey(v), data); err != nil {
 		if errors.Is(err, storage.ErrExist) {
 			return fmt.Errorf("%w: version %d of %s", ErrVersionExists, v, store.Location())
@@ -104,6 +109,29 @@ func Commit(ctx context.Context, store storage.Store, build func(*Snapshot) (*Co
 // commits after base.Version a caller may take instead of reading them again
 // (Snapshot.HeldCommitRefs).
 func CommitFrom(ctx context.Context, store storage.Store, base *Snapshot, build func(*Snapshot) (*CommitRequest, error), opts CommitOptions) (int64, *Snapshot, error) {
+	c, err := CommitAfter(ctx, store, base, build, opts)
+	if err != nil {
+		return -1, nil, err
+	}
+	return c.Version, c.Base, nil
+}
+
+// Committed is a commit CommitAfter wrote.
+type Committed struct {
+	Version int64
+	// Base is the snapshot the commit was built on (version Version-1).
+	Base *Snapshot
+	// Snapshot is Base with the commit applied, decoded from the bytes written (not read back
+	// from the store): a later commit of the same writer starts from it.
+	Snapshot *Snapshot
+	// Size is the size of the commit file written.
+	Size int64
+}
+
+// CommitAfter is CommitFrom, and says what it wrote (Committed). Where the store lists a
+// directory from a name on, base is advanced by a listing of the log from its version's name
+// (Snapshot.AdvanceTail), not of the whole log.
+func CommitAfter(ctx context.Context, store storage.Store, base *Snapshot, build func(*Snapshot) (*CommitRequest, error), opts CommitOptions) (*Committed, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
@@ -120,25 +148,25 @@ func CommitFrom(ctx context.Context, store storage.Store, base *Snapshot, build 
 		case snap == nil && base == nil:
 			snap, err = Load(ctx, store)
 		case snap == nil:
-			snap, _, err = base.Advance(ctx, store)
+			snap, _, err = base.AdvanceTail(ctx, store)
 		default:
 			// Another writer took the version: read just its commit, not the whole log
 			// again, so that a busy table does not win every race.
 			next, nerr := snap.next(ctx, store)
 			if errors.Is(nerr, storage.ErrNotExist) {
-				next, _, nerr = snap.Advance(ctx, store) // not visible yet: list the log
+				next, _, nerr = snap.AdvanceTail(ctx, store) // not visible yet: list the log
 			}
 			snap, err = next, nerr
 		}
 		if err != nil {
-			return -1, nil, err
+			return nil, err
 		}
 		if err := snap.CheckVacuum(); err != nil {
-			return -1, nil, err
+			return nil, err
 		}
 		req, err := build(snap)
 		if err != nil {
-			return -1, nil, err
+			return nil, err
 		}
 		ci := commitInfo{
 			Timestamp:           opts.Now().UnixMilli(),
@@ -157,22 +185,31 @@ func CommitFrom(ctx context.Context, store storage.Store, base *Snapshot, build 
 		if snap.InCommitTimestampsEnabled() {
 			prev, err := snap.latestInCommitTimestamp(ctx, store)
 			if err != nil {
-				return -1, nil, err
+				return nil, err
 			}
 			ict := max(ci.Timestamp, prev+1)
 			ci.InCommitTimestamp, ci.Timestamp = &ict, ict
 		}
 		actions := append([]any{map[string]any{"commitInfo": ci}}, req.Actions...)
 		v := snap.Version + 1
-		err = WriteCommit(ctx, store, v, actions)
+		data, err := EncodeCommit(actions)
+		if err != nil {
+			return nil, err
+		}
+		err = writeCommit(ctx, store, v, data)
 		if err == nil {
-			return v, snap, nil
+			lf := LogFile{Key: CommitKey(v), Kind: KindCommit, Version: v, Size: int64(len(data))}
+			after, err := snap.applyWritten(ctx, lf, data)
+			if err != nil {
+				return nil, err
+			}
+			return &Committed{Version: v, Base: snap, Snapshot: after, Size: lf.Size}, nil
 		}
 		if !errors.Is(err, ErrVersionExists) {
-			return -1, nil, err
+			return nil, err
 		}
 	}
-	return -1, nil, fmt.Errorf("%w: %s: another writer took the next version %d times in a row; nothing was written, try again", ErrCommitRace, store.Location(), opts.MaxAttempts)
+	return nil, fmt.Errorf("%w: %s: another writer took the next version %d times in a row; nothing was written, try again", ErrCommitRace, store.Location(), opts.MaxAttempts)
 }
 
 func newTxnID() string {

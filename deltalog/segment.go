@@ -117,15 +117,8 @@ func listLog(ctx context.Context, store storage.Store, maxVersion int64) (*Segme
 		return nil, fmt.Errorf("listing the log of %s: %w", store.Location(), err)
 	}
 	if stagedDir {
-		err := store.Walk(ctx, LogDir+"_staged_commits/", func(o storage.Object) error {
-			if !o.IsDir {
-				seg.StagedCommits = true
-				return errStop
-			}
-			return nil
-		})
-		if err != nil && !errors.Is(err, errStop) && !errors.Is(err, storage.ErrNotExist) {
-			return nil, fmt.Errorf("listing the staged commits of %s: %w", store.Location(), err)
+		if seg.StagedCommits, err = hasStagedCommits(ctx, store); err != nil {
+			return nil, err
 		}
 	}
 	sort.Slice(seg.AllCommits, func(i, j int) bool { return seg.AllCommits[i].Version < seg.AllCommits[j].Version })
@@ -152,20 +145,8 @@ func listLog(ctx context.Context, store storage.Store, maxVersion int64) (*Segme
 		seg.Version = max(seg.Version, v)
 	}
 	if commitsDir {
-		// Unbackfilled coordinated commits are named <version>.<uuid>.json.
-		err := store.Walk(ctx, LogDir+"_commits/", func(o storage.Object) error {
-			if o.IsDir {
-				return storage.SkipDir
-			}
-			name, _, _ := strings.Cut(o.Name(), ".")
-			if v, ok := parseVersion(name); ok && v > seg.Version && (maxVersion < 0 || v <= maxVersion) {
-				seg.UnbackfilledCommits = true
-				return errStop
-			}
-			return nil
-		})
-		if err != nil && !errors.Is(err, errStop) && !errors.Is(err, storage.ErrNotExist) {
-			return nil, fmt.Errorf("listing the coordinated commits of %s: %w", store.Location(), err)
+		if seg.UnbackfilledCommits, err = hasUnbackfilledCommits(ctx, store, seg.Version, maxVersion); err != nil {
+			return nil, err
 		}
 	}
 	if seg.Version < 0 {
@@ -325,4 +306,42 @@ func keysOf(files []LogFile) string {
 		keys[i] = f.Key
 	}
 	return strings.Join(keys, " and ")
+}
+
+// hasStagedCommits reports whether _delta_log/_staged_commits/ holds a file.
+func hasStagedCommits(ctx context.Context, store storage.Store) (bool, error) {
+	found := false
+	err := store.Walk(ctx, LogDir+"_staged_commits/", func(o storage.Object) error {
+		if !o.IsDir {
+			found = true
+			return errStop
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, errStop) && !errors.Is(err, storage.ErrNotExist) {
+		return false, fmt.Errorf("listing the staged commits of %s: %w", store.Location(), err)
+	}
+	return found, nil
+}
+
+// hasUnbackfilledCommits reports whether _delta_log/_commits/ (coordinated commits, named
+// <version>.<uuid>.json) holds a commit newer than version (and at most maxVersion, when
+// that is not negative).
+func hasUnbackfilledCommits(ctx context.Context, store storage.Store, version, maxVersion int64) (bool, error) {
+	found := false
+	err := store.Walk(ctx, LogDir+"_commits/", func(o storage.Object) error {
+		if o.IsDir {
+			return storage.SkipDir
+		}
+		name, _, _ := strings.Cut(o.Name(), ".")
+		if v, ok := parseVersion(name); ok && v > version && (maxVersion < 0 || v <= maxVersion) {
+			found = true
+			return errStop
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, errStop) && !errors.Is(err, storage.ErrNotExist) {
+		return false, fmt.Errorf("listing the coordinated commits of %s: %w", store.Location(), err)
+	}
+	return found, nil
 }

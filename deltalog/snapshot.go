@@ -196,10 +196,23 @@ func readCheckpointHeader(ctx context.Context, store storage.Store, root Root, s
 
 // readCommit reads one commit file.
 func readCommit(ctx context.Context, store storage.Store, f LogFile) (commit, *Protocol, *Metadata, error) {
+	return decodeCommit(f, func(fn func(*Action) error) error { return readJSONActions(ctx, store, f.Key, fn) })
+}
+
+// writtenCommit is readCommit of a commit this process has just written: its bytes, not read
+// back from the store.
+func writtenCommit(ctx context.Context, location string, f LogFile, data []byte) (commit, *Protocol, *Metadata, error) {
+	return decodeCommit(f, func(fn func(*Action) error) error {
+		return decodeJSONActions(ctx, bytes.NewReader(data), f.Key, location, fn)
+	})
+}
+
+// decodeCommit is the commit f made of the actions read calls its function with.
+func decodeCommit(f LogFile, read func(fn func(*Action) error) error) (commit, *Protocol, *Metadata, error) {
 	c := commit{file: f}
 	var protocol *Protocol
 	var metadata *Metadata
-	err := readJSONActions(ctx, store, f.Key, func(a *Action) error {
+	err := read(func(a *Action) error {
 		switch {
 		case a.Add != nil:
 			c.adds = append(c.adds, *a.Add)
@@ -233,7 +246,12 @@ func readJSONActions(ctx context.Context, store storage.Store, key string, fn fu
 		return fmt.Errorf("reading %s: %w", key, err)
 	}
 	defer r.Close()
-	br := bufio.NewReaderSize(io.NewSectionReader(r, 0, r.Size()), 64<<10)
+	return decodeJSONActions(ctx, io.NewSectionReader(r, 0, r.Size()), key, store.Location(), fn)
+}
+
+// decodeJSONActions is readJSONActions of what r reads (key and location name it in errors).
+func decodeJSONActions(ctx context.Context, r io.Reader, key, location string, fn func(*Action) error) error {
+	br := bufio.NewReaderSize(r, 64<<10)
 	var d actionDecoder
 	var long []byte // a line longer than br's buffer, gathered piece by piece
 	for line := 1; ; line++ {
@@ -247,14 +265,14 @@ func readJSONActions(ctx context.Context, store storage.Store, key string, fn fu
 			b = long
 		}
 		if err != nil && err != io.EOF {
-			return fmt.Errorf("reading %s of %s: %w", key, store.Location(), err)
+			return fmt.Errorf("reading %s of %s: %w", key, location, err)
 		}
 		// Only JSON's own whitespace separates lines; bytes.TrimSpace would also take U+0085
 		// and U+00A0, which JSON does not allow outside a string.
 		if b = bytes.Trim(b, " \t\r\n"); len(b) > 0 {
 			a := new(Action)
 			if derr := d.decode(b, a); derr != nil {
-				return fmt.Errorf("%w: %s of %s, line %d: %v", ErrCorrupt, key, store.Location(), line, derr)
+				return fmt.Errorf("%w: %s of %s, line %d: %v", ErrCorrupt, key, location, line, derr)
 			}
 			if ferr := fn(a); ferr != nil {
 				return ferr

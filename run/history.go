@@ -45,7 +45,8 @@ func commitOptionsFor(plan *vacuum.Plan, opts deltalog.CommitOptions) deltalog.C
 // history records a run in the table history: VACUUM START before the first delete, VACUUM END
 // after the last. The log is not read again in full: START is committed from the snapshot the
 // plan was made from, advanced by the commits made since (deltalog.CommitFrom), which the
-// re-check then takes from it; END from the snapshot START was built on, advanced in turn.
+// re-check then takes from it (START itself, as written, is not read back); END from the
+// snapshot with START applied, advanced in turn.
 type history struct {
 	location string
 	snap     *deltalog.Snapshot
@@ -55,14 +56,15 @@ type history struct {
 
 // start commits VACUUM START of plan.
 func (h *history) start(ctx context.Context, store storage.Store, plan *vacuum.Plan) (*vacuum.Start, error) {
-	v, base, err := deltalog.CommitFrom(ctx, store, h.snap, func(snap *deltalog.Snapshot) (*deltalog.CommitRequest, error) {
+	c, err := deltalog.CommitAfter(ctx, store, h.snap, func(snap *deltalog.Snapshot) (*deltalog.CommitRequest, error) {
 		return vacuumStart(plan, snap)
 	}, h.opts)
 	if err != nil {
 		return nil, fmt.Errorf("recording VACUUM START in the history of %s: %w; nothing was deleted", h.location, err)
 	}
-	h.started, h.snap = true, base
-	return &vacuum.Start{Version: v, Base: base}, nil
+	// END is committed after START as written, which is not read back.
+	h.started, h.snap = true, c.Snapshot
+	return &vacuum.Start{Version: c.Version, Base: c.Base, Size: c.Size}, nil
 }
 
 // end commits VACUUM END of res, also when the run's context was cancelled part-way; it

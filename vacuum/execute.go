@@ -37,6 +37,9 @@ type Start struct {
 	// every commit after the plan up to START, the re-check takes them from it instead of
 	// listing the log and reading them again.
 	Base *deltalog.Snapshot
+	// Size, when not 0, is the size of the commit the caller wrote as START: found at that
+	// size, it is not read back (it holds a commitInfo alone, and put-if-absent wrote it).
+	Size int64
 }
 
 // Deleter is the one way the executor deletes (pebble's Cleaner): Delete has the contract of
@@ -159,6 +162,7 @@ func Execute(ctx context.Context, store storage.Store, plan *Plan, opts ExecOpti
 	if opts.Start != nil {
 		recorded, base = opts.Start.Version, opts.Start.Base
 		res.StartVersion = &recorded
+		tl.startSize = opts.Start.Size
 	}
 	ex := &executor{store: store, del: del, plan: plan, opts: opts, res: res, tail: tl, keepDirs: map[string]bool{}}
 	counters.SetPhase("re-checking the log")

@@ -28,6 +28,42 @@ type scan struct {
 	hintInfo *Hint
 }
 
+// listDir lists the entries directly in dir where the store lists one directory
+// (storage.DirLister): a folder that is missing or holds no Iceberg metadata, as on most
+// Delta tables, then costs one request, where a walk may also ask whether the folder exists.
+// It reports false, having called fn for nothing, where the store cannot (or cannot go on
+// to a next page: the caller walks the folder instead).
+func (s *scan) listDir(ctx context.Context, dir string, fn func(storage.Object)) (bool, error) {
+	dl, ok := s.store.(storage.DirLister)
+	if !ok {
+		return false, nil
+	}
+	var got []storage.Object
+	from := ""
+	for {
+		last := ""
+		more, err := dl.ListDir(ctx, dir, from, 0, func(o storage.Object) error {
+			got = append(got, o)
+			last = o.Name()
+			return nil
+		})
+		if errors.Is(err, errors.ErrUnsupported) {
+			return false, nil
+		}
+		if err != nil {
+			return true, err
+		}
+		if !more || last == "" {
+			break
+		}
+		from = last + "\x00" // the first name after last
+	}
+	for _, o := range got {
+		fn(o)
+	}
+	return true, nil
+}
+
 // readDir reads the metadata files directly in dir (not in its subfolders).
 func (s *scan) readDir(ctx context.Context, dir string) error {
 	if s.dirs == nil {
@@ -38,23 +74,34 @@ func (s *scan) readDir(ctx context.Context, dir string) error {
 		return fmt.Errorf("%w: metadata folder %q is not a clean key inside the table", ErrUnreadable, dir)
 	}
 	var objs []storage.Object
-	err := s.store.Walk(ctx, dir, func(o storage.Object) error {
-		if o.IsDir {
-			if o.Key == dir {
-				return nil
-			}
-			return storage.SkipDir
-		}
+	keep := func(o storage.Object) {
 		name := o.Name()
 		if name == VersionHintName {
 			objs = append(objs, o)
-			return nil
+			return
 		}
 		if _, _, _, ok := parseName(name); ok {
 			objs = append(objs, o)
 		}
-		return nil
+	}
+	listed, err := s.listDir(ctx, dir, func(o storage.Object) {
+		if !o.IsDir {
+			keep(o)
+		}
 	})
+	if !listed && err == nil {
+		objs = objs[:0]
+		err = s.store.Walk(ctx, dir, func(o storage.Object) error {
+			if o.IsDir {
+				if o.Key == dir {
+					return nil
+				}
+				return storage.SkipDir
+			}
+			keep(o)
+			return nil
+		})
+	}
 	if errors.Is(err, storage.ErrNotExist) {
 		return nil
 	}
