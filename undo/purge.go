@@ -52,7 +52,7 @@ type Failure struct {
 // files it lists (<trash>/<run id>/<path>), then the folders that emptied. Nothing else is
 // deleted: a file in the trash no record names is left (and reported), and so is one the log of
 // snap (the table's latest snapshot) names. folder must pass vacuum.TrashFolder with snap. The
-// caller holds the table's lock (run.Acquire): no run moves files into the trash meanwhile.
+// caller holds the table's lock (taken by run.Start): no run moves files into the trash meanwhile.
 func Purge(ctx context.Context, store storage.Store, snap *deltalog.Snapshot, folder string, olderThan time.Duration, now time.Time, dryRun bool) (*PurgeReport, error) {
 	if f, err := vacuum.TrashFolder(snap, folder); err != nil || f != folder {
 		return nil, fmt.Errorf("%s: trash purge: %w", store.Location(), errors.Join(err, fmt.Errorf("%q is not the clean form %q", folder, f)))
