@@ -145,9 +145,6 @@ type Holding struct {
 	Why string `json:"why"`
 }
 
-// Held reports whether the ticket still holds the table: live, or unreadable (fail closed).
-func (h Holding) Held() bool { return h.State == StateLive || h.State == StateCorrupt }
-
 // describe is the holder in one phrase, for messages.
 func (h Holding) describe() string {
 	if h.Ticket == nil {

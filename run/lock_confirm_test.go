@@ -1,0 +1,115 @@
+package run
+
+import (
+	"context"
+	"errors"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/deltavacuum/deltavacuum/storage"
+	"github.com/deltavacuum/deltavacuum/storage/mem"
+)
+
+// flakyStats fails the Stats of the store (the confirmations) while fail is set: with the
+// context's error once the context is done (a client gives up), else as an unreachable store.
+type flakyStats struct {
+	*mem.Store
+	fail atomic.Bool
+}
+
+func (s *flakyStats) Stat(ctx context.Context, key string) (storage.Object, error) {
+	if s.fail.Load() {
+		if err := ctx.Err(); err != nil {
+			return storage.Object{}, err
+		}
+		return storage.Object{}, errors.New("503 ServiceUnavailable")
+	}
+	return s.Store.Stat(ctx, key)
+}
+
+func noTicks() (<-chan time.Time, func()) { return nil, func() {} }
+
+// TestConfirmTellsAStopFromAFailure: a confirmation cut short because the run was stopped
+// (its context done) returns the context's error and keeps the lock (the run ends as
+// interrupted, and releases its ticket); a ticket that cannot be looked at while the run goes
+// on loses the lock (fail closed: the run stops rather than delete without knowing).
+func TestConfirmTellsAStopFromAFailure(t *testing.T) {
+	ctx := context.Background()
+	store := &flakyStats{Store: mem.New("mem://t")}
+	l, err := Acquire(ctx, store, LockOptions{Purpose: PurposeVacuum, Ticks: noTicks})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Release(ctx)
+	store.fail.Store(true)
+
+	stopped, cancel := context.WithCancel(ctx)
+	cancel()
+	if err := l.Confirm(stopped); !errors.Is(err, context.Canceled) {
+		t.Fatalf("confirm of a stopped run: %v, want context.Canceled", err)
+	}
+	if err := l.Cause(); err != nil {
+		t.Fatalf("a stopped confirmation lost the lock: %v", err)
+	}
+
+	if err := l.Confirm(ctx); !errors.Is(err, ErrLockLost) {
+		t.Fatalf("confirm against a store that cannot answer: %v, want ErrLockLost", err)
+	}
+	if !errors.Is(l.Cause(), ErrLockLost) {
+		t.Errorf("cause: %v", l.Cause())
+	}
+}
+
+// conditionalMem is a store whose deletes can be conditional (as S3's, GCS's and Azure's
+// are); it counts them.
+type conditionalMem struct {
+	*mem.Store
+	conditional atomic.Int32
+}
+
+func (s *conditionalMem) DeleteIfUnchanged(ctx context.Context, keys, _ []string) ([]storage.DeleteResult, error) {
+	s.conditional.Add(1)
+	return s.Store.Delete(ctx, keys)
+}
+
+// TestGuardKeepsConditionalDeletesGuarded: through the guard a conditional delete stays
+// conditional and is confirmed first, like a plain one; once the ticket is gone (unlock
+// --force) the next conditional batch deletes nothing and says the lock was lost.
+func TestGuardKeepsConditionalDeletesGuarded(t *testing.T) {
+	ctx := context.Background()
+	store := &conditionalMem{Store: mem.New("mem://t")}
+	for _, k := range []string{"a.parquet", "b.parquet"} {
+		if err := store.Put(ctx, k, []byte("x")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l, err := Acquire(ctx, store, LockOptions{Purpose: PurposeVacuum, Ticks: noTicks})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Release(ctx)
+	d, ok := l.Guard(store).(storage.ConditionalDeleter)
+	if !ok {
+		t.Fatal("the guard hides the store's conditional delete")
+	}
+	if _, err := d.DeleteIfUnchanged(ctx, []string{"a.parquet"}, []string{"v1"}); err != nil {
+		t.Fatal(err)
+	}
+	if store.conditional.Load() != 1 {
+		t.Fatalf("%d conditional deletes, want 1", store.conditional.Load())
+	}
+	if _, err := store.Stat(ctx, "a.parquet"); !errors.Is(err, storage.ErrNotExist) {
+		t.Fatalf("a.parquet after its batch: %v", err)
+	}
+
+	if _, err := Unlock(ctx, store, UnlockOptions{Force: true}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.DeleteIfUnchanged(ctx, []string{"b.parquet"}, []string{"v1"}); !errors.Is(err, ErrLockLost) {
+		t.Fatalf("a conditional batch after unlock --force: %v, want ErrLockLost", err)
+	}
+	if _, err := store.Stat(ctx, "b.parquet"); err != nil {
+		t.Fatalf("b.parquet was deleted after the lock was lost: %v", err)
+	}
+}
