@@ -1,0 +1,61 @@
+package run
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/deltavacuum/deltavacuum/deltalog"
+	"github.com/deltavacuum/deltavacuum/storage/mem"
+	"github.com/deltavacuum/deltavacuum/vacuum"
+)
+
+// TestCompletedRunEndsInTheHistory: a completed run with logging on commits VACUUM START and
+// VACUUM END, its record names both versions, and _last_vacuum_info says what it covered (the
+// version it planned on): an END that succeeds is not taken for a failure, and what follows it
+// (the coverage that lets the next LITE run start there) is not skipped.
+func TestCompletedRunEndsInTheHistory(t *testing.T) {
+	ctx := context.Background()
+	store := mem.New("mem://t")
+	if err := deltalog.WriteCommit(ctx, store, 0, []any{
+		map[string]any{"protocol": map[string]any{"minReaderVersion": 1, "minWriterVersion": 2}},
+		map[string]any{"metaData": map[string]any{"id": "t", "format": map[string]any{"provider": "parquet"},
+			"schemaString": `{"type":"struct","fields":[]}`, "partitionColumns": []string{}, "configuration": map[string]string{}}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-48 * time.Hour)
+	for _, k := range []string{"a.parquet", "b.parquet"} {
+		store.PutAt(k, []byte("x"), old)
+	}
+	zero := 0.0
+	res, err := Vacuum(ctx, store, Request{
+		Options:    vacuum.Options{Now: time.Now(), RetainHours: &zero, DisableRetentionCheck: true},
+		Heartbeats: noTicks,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != vacuum.StatusCompleted || res.NumDeletedFiles != 2 {
+		t.Fatalf("result: status %s, %d deleted; want COMPLETED, 2", res.Status, res.NumDeletedFiles)
+	}
+	rec, err := ReadRecord(ctx, store, res.RunID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.StartVersion == nil || *rec.StartVersion != 1 || rec.EndVersion == nil || *rec.EndVersion != 2 {
+		t.Fatalf("record: START %v, END %v; want 1 and 2", rec.StartVersion, rec.EndVersion)
+	}
+	for _, v := range []int64{1, 2} {
+		if _, err := store.Stat(ctx, deltalog.CommitKey(v)); err != nil {
+			t.Errorf("commit %d: %v", v, err)
+		}
+	}
+	covered, err := deltalog.ReadLastVacuumInfo(ctx, store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if covered == nil || *covered != 0 {
+		t.Fatalf("_last_vacuum_info: %v, want the planned version 0", covered)
+	}
+}
