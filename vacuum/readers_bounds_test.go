@@ -1,0 +1,43 @@
+package vacuum
+
+import "testing"
+
+// TestReadersUpToTheBitSet: one run tells 64 readers apart (a key's readers are a 64-bit
+// set): 64 readers plan, and the last of them (bit 63) still keeps what it reads; a 65th
+// refuses the run rather than lose a reader.
+func TestReadersUpToTheBitSet(t *testing.T) {
+	tb := newTable(t, tableSpec{})
+	tb.commit(add("a.parquet"))            // 1
+	tb.commit(remove("a.parquet", 20*day)) // 2
+	tb.file("a.parquet", 30*day)
+	readers := make([]Reader, 0, maxReaders+1)
+	for range maxReaders - 1 {
+		readers = append(readers, pinAt(2))
+	}
+	readers = append(readers, pinAt(1)) // the 64th: the only one that reads a.parquet
+	plan := tb.plan(Options{Readers: readers})
+	if got := deleted(plan); len(got) != 0 {
+		t.Fatalf("64 readers, the 64th at version 1: deleted %v", got)
+	}
+	if _, err := tb.planner(Options{Readers: append(readers, pinAt(2))}); err == nil {
+		t.Fatal("65 readers: the run was not refused")
+	}
+}
+
+// TestDescribeNamesEveryReader: each kind of reader is named in words, and one of a kind
+// this build does not know is still "the reader", never a bare name.
+func TestDescribeNamesEveryReader(t *testing.T) {
+	v := int64(7)
+	for _, tc := range []struct {
+		r    Reader
+		want string
+	}{
+		{Reader{Kind: ReaderPin, Name: "p1", Version: &v}, "the pin p1 from version 7"},
+		{Reader{Kind: ReaderIceberg, Name: "metadata/v3.metadata.json"}, "the Iceberg metadata metadata/v3.metadata.json"},
+		{Reader{Kind: "future", Name: "x"}, "the reader x"},
+	} {
+		if got := tc.r.Describe(); got != tc.want {
+			t.Errorf("Describe() = %q, want %q", got, tc.want)
+		}
+	}
+}
