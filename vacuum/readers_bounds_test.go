@@ -41,3 +41,21 @@ func TestDescribeNamesEveryReader(t *testing.T) {
 		}
 	}
 }
+
+// TestReaderKeepsTheOtherCaseOfItsFile: a file a reader reads under a name with capitals is
+// kept under its lower-case spelling too (on a store that folds case they are one file), as
+// every live file is (rules_fold.go).
+func TestReaderKeepsTheOtherCaseOfItsFile(t *testing.T) {
+	tb := newTable(t, tableSpec{})
+	tb.commit(add("Part-A.parquet"))            // 1
+	tb.commit(remove("Part-A.parquet", 20*day)) // 2
+	for _, k := range []string{"Part-A.parquet", "part-a.parquet", "PART-A.PARQUET"} {
+		tb.file(k, 30*day)
+	}
+	if got := deleted(tb.plan(Options{Readers: []Reader{pinAt(1)}})); len(got) != 0 {
+		t.Errorf("a reader at version 1 of Part-A.parquet: deleted %v", got)
+	}
+	if got := deleted(tb.plan(Options{})); len(got) != 3 {
+		t.Errorf("without the reader: deleted %v, want the three spellings", got)
+	}
+}
