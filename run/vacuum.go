@@ -216,21 +216,14 @@ func RunNote(ctx context.Context, store storage.Store, id string) string {
 	return fmt.Sprintf("its run %s was interrupted (its record says RUNNING): %s", id, InterruptedAdvice(s, store.Location()))
 }
 
-// planner reads the snapshot a run plans from: req.From advanced to the latest version when
-// it is set, the latest read in full otherwise.
+// planner is the planner of req over the snapshot precheck read and checked (req.checked:
+// req.From advanced to the latest version, or the version req pins), before any lock: one
+// reading of the log per run.
 func planner(ctx context.Context, store storage.Store, req Request) (*vacuum.Planner, error) {
-	if req.checked != nil {
-		return vacuum.NewPlannerFor(ctx, store, req.checked, req.Options)
+	if req.checked == nil {
+		return nil, errors.New("run: planning without the snapshot precheck read")
 	}
-	if req.From == nil || req.Version != nil {
-		// A pinned version (--version V) is read at V, never advanced past it.
-		return vacuum.NewPlanner(ctx, store, req.Options)
-	}
-	snap, err := deltalog.LoadFrom(ctx, store, req.From)
-	if err != nil {
-		return nil, err
-	}
-	return vacuum.NewPlannerFor(ctx, store, snap, req.Options)
+	return vacuum.NewPlannerFor(ctx, store, req.checked, req.Options)
 }
 
 // plan makes the plan of req and checks it against the trash (req.Trash is set to its clean
