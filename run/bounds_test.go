@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/deltavacuum/deltavacuum/storage"
 	"github.com/deltavacuum/deltavacuum/storage/mem"
 )
 
@@ -68,5 +69,38 @@ func TestPurgeNoteOfNothing(t *testing.T) {
 	}
 	if _, err := ReadPurgeNote(ctx, store, id); err == nil {
 		t.Error("a note of -1 bytes was read")
+	}
+}
+
+// lyingMover answers every move "not found", without moving.
+type lyingMover struct{ *mem.Store }
+
+func (s *lyingMover) Move(context.Context, string, string) error { return storage.ErrNotExist }
+
+// TestTrashMoveNotFound: a move that says "not found" counts the file gone only when it is not
+// at its path either; one still there is not moved, not gone, and says so. Conditional moves
+// need a version for every key.
+func TestTrashMoveNotFound(t *testing.T) {
+	ctx := context.Background()
+	store := &lyingMover{mem.New("mem://t")}
+	if err := store.Put(ctx, "here.parquet", []byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	ts, err := NewTrashStore(store, "_trash/r/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := ts.Delete(ctx, []string{"here.parquet", "gone.parquet"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res[0].Gone || res[0].Err == nil || !strings.Contains(res[0].Err.Error(), "is at its path: not moved") {
+		t.Errorf("a file still at its path: gone %v, error %v", res[0].Gone, res[0].Err)
+	}
+	if !res[1].Gone || res[1].Err != nil {
+		t.Errorf("a file at no path: gone %v, error %v", res[1].Gone, res[1].Err)
+	}
+	if _, err := ts.DeleteIfUnchanged(ctx, []string{"here.parquet"}, nil); err == nil {
+		t.Error("a conditional move without versions was made")
 	}
 }
