@@ -59,3 +59,39 @@ func TestReaderKeepsTheOtherCaseOfItsFile(t *testing.T) {
 		t.Errorf("without the reader: deleted %v, want the three spellings", got)
 	}
 }
+
+// TestWhatEachReaderAloneKeeps: a plan counts, for each reader, the files it alone keeps and
+// their bytes (what removing it would reclaim), and apart from them the files another reader
+// keeps too; a file is listed once among those kept, with every reader that keeps it.
+func TestWhatEachReaderAloneKeeps(t *testing.T) {
+	tb := newTable(t, tableSpec{})
+	tb.commit(add("a.parquet"), add("b.parquet")) // 1
+	tb.commit(remove("a.parquet", 20*day))        // 2
+	tb.commit(remove("b.parquet", 20*day))        // 3
+	tb.file("a.parquet", 30*day)
+	tb.file("b.parquet", 30*day)
+	early, late := pinAt(1), pinAt(2) // early reads a and b; late reads b only
+	plan := tb.plan(Options{Readers: []Reader{early, late}})
+	if got := deleted(plan); len(got) != 0 {
+		t.Fatalf("deleted %v", got)
+	}
+	size := int64(len("data of a.parquet"))
+	if r := plan.Readers[0]; r.NumFilesKept != 1 || r.SizeKept != size || r.NumFilesShared != 1 {
+		t.Errorf("the reader at version 1: %d kept alone (%d bytes), %d shared; want 1 (%d bytes), 1", r.NumFilesKept, r.SizeKept, r.NumFilesShared, size)
+	}
+	if r := plan.Readers[1]; r.NumFilesKept != 0 || r.SizeKept != 0 || r.NumFilesShared != 1 {
+		t.Errorf("the reader at version 2: %d kept alone (%d bytes), %d shared; want 0, 1", r.NumFilesKept, r.SizeKept, r.NumFilesShared)
+	}
+	if len(plan.KeptForReaders) != 2 {
+		t.Fatalf("kept for readers: %+v, want a and b once each", plan.KeptForReaders)
+	}
+	for _, f := range plan.KeptForReaders {
+		want := 1
+		if f.Path == "b.parquet" {
+			want = 2
+		}
+		if len(f.KeptBy) != want {
+			t.Errorf("%s kept by %v, want %d readers", f.Path, f.KeptBy, want)
+		}
+	}
+}
