@@ -113,3 +113,27 @@ func TestGuardKeepsConditionalDeletesGuarded(t *testing.T) {
 		t.Fatalf("b.parquet was deleted after the lock was lost: %v", err)
 	}
 }
+
+// TestAcquireWaitsThenRefuses: a run told to wait for a holder waits (a second between looks)
+// and is still refused, with no lock, when the holder stays; one stopped while it waits
+// returns why, with no lock either. Nothing of it is left in the lock folder.
+func TestAcquireWaitsThenRefuses(t *testing.T) {
+	ctx := context.Background()
+	store := mem.New("mem://t")
+	plantLive(t, store, LockOptions{Purpose: PurposeVacuum})
+	before := lockFolder(t, store)
+	l, err := Acquire(ctx, store, LockOptions{Purpose: PurposeVacuum, Wait: 1500 * time.Millisecond, Ticks: noTicks})
+	if l != nil || !errors.Is(err, ErrLocked) {
+		t.Fatalf("waiting on a holder that stays: lock %v, error %v; want no lock and ErrLocked", l, err)
+	}
+
+	stopped, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	defer cancel()
+	l, err = Acquire(stopped, store, LockOptions{Purpose: PurposeVacuum, Wait: time.Hour, Ticks: noTicks})
+	if l != nil || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("stopped while it waits: lock %v, error %v; want no lock and the context's error", l, err)
+	}
+	if after := lockFolder(t, store); len(after) != len(before) {
+		t.Errorf("lock folder %v after the refusals, was %v", after, before)
+	}
+}
