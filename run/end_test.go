@@ -2,6 +2,7 @@ package run
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -57,5 +58,40 @@ func TestCompletedRunEndsInTheHistory(t *testing.T) {
 	}
 	if covered == nil || *covered != 0 {
 		t.Fatalf("_last_vacuum_info: %v, want the planned version 0", covered)
+	}
+}
+
+// TestRunNoteSaysWhatBecameOfTheRun: the note unlock and a takeover print for a ticket no live
+// process holds says, from the run's record, what became of its run: no record (it deleted
+// nothing), a record that ended, one that cannot be read, an id that is none.
+func TestRunNoteSaysWhatBecameOfTheRun(t *testing.T) {
+	ctx := context.Background()
+	store := mem.New("mem://t")
+	if err := deltalog.WriteCommit(ctx, store, 0, []any{
+		map[string]any{"protocol": map[string]any{"minReaderVersion": 1, "minWriterVersion": 2}},
+		map[string]any{"metaData": map[string]any{"id": "t", "format": map[string]any{"provider": "parquet"},
+			"schemaString": `{"type":"struct","fields":[]}`, "partitionColumns": []string{}, "configuration": map[string]string{}}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Vacuum(ctx, store, Request{Heartbeats: noTicks})
+	if err != nil {
+		t.Fatal(err)
+	}
+	never := NewID(time.Now())
+	for _, tc := range []struct{ id, want string }{
+		{res.RunID, "had recorded its end (COMPLETED)"},
+		{never, "stopped before it wrote its record, so before its first delete: it deleted nothing"},
+		{"not-an-id", "could not be read"},
+	} {
+		if got := RunNote(ctx, store, tc.id); !strings.Contains(got, tc.want) {
+			t.Errorf("RunNote(%s) = %q, want it to say %q", tc.id, got, tc.want)
+		}
+	}
+	if err := store.Put(ctx, recordKey(res.RunID), []byte("not a record")); err != nil {
+		t.Fatal(err)
+	}
+	if got := RunNote(ctx, store, res.RunID); !strings.Contains(got, "its record cannot be read") {
+		t.Errorf("RunNote of an unreadable record = %q", got)
 	}
 }
