@@ -137,3 +137,29 @@ func TestAcquireWaitsThenRefuses(t *testing.T) {
 		t.Errorf("lock folder %v after the refusals, was %v", after, before)
 	}
 }
+
+// storedThenFailed stores a ticket, then answers its write with an error (a timeout after
+// the store took the request).
+type storedThenFailed struct{ *mem.Store }
+
+func (s *storedThenFailed) PutIfAbsent(ctx context.Context, key string, data []byte) error {
+	if err := s.Store.PutIfAbsent(ctx, key, data); err != nil {
+		return err
+	}
+	return errors.New("i/o timeout")
+}
+
+// TestFailedTicketWriteLeavesNothing: a ticket whose write failed may still have been stored;
+// the refused run deletes it, so the folder is left as it was found (no ticket that would
+// hold the table until it is stale).
+func TestFailedTicketWriteLeavesNothing(t *testing.T) {
+	ctx := context.Background()
+	store := &storedThenFailed{mem.New("mem://t")}
+	l, err := Acquire(ctx, store, LockOptions{Purpose: PurposeVacuum, Ticks: noTicks})
+	if l != nil || err == nil {
+		t.Fatalf("a ticket write that failed: lock %v, error %v", l, err)
+	}
+	if left := lockFolder(t, store.Store); len(left) != 0 {
+		t.Errorf("left in the lock folder: %v", left)
+	}
+}
