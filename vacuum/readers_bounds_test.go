@@ -1,6 +1,12 @@
 package vacuum
 
-import "testing"
+import (
+	"context"
+	"testing"
+
+	"github.com/deltavacuum/deltavacuum/deltalog"
+	"github.com/deltavacuum/deltavacuum/storage"
+)
 
 // TestReadersUpToTheBitSet: one run tells 64 readers apart (a key's readers are a 64-bit
 // set): 64 readers plan, and the last of them (bit 63) still keeps what it reads; a 65th
@@ -93,5 +99,43 @@ func TestWhatEachReaderAloneKeeps(t *testing.T) {
 		if len(f.KeptBy) != want {
 			t.Errorf("%s kept by %v, want %d readers", f.Path, f.KeptBy, want)
 		}
+	}
+}
+
+// TestReaderBeforeTheCheckpoint: a reader pinned before the table's newest checkpoint needs
+// commits the snapshot does not hold (they are read again from the log): the files they name
+// are kept, and explain's observer is told which reader keeps each.
+func TestReaderBeforeTheCheckpoint(t *testing.T) {
+	tb := newTable(t, tableSpec{})
+	tb.commit(add("a.parquet"))            // 1
+	tb.commit(remove("a.parquet", 20*day)) // 2
+	tb.commit(add("b.parquet"))            // 3
+	// A checkpoint at 3, with the commits before it still in the log (their cleanup not due).
+	var commits [][]byte
+	for v := range int64(4) {
+		b, err := storage.ReadAll(context.Background(), tb.store, deltalog.CommitKey(v))
+		if err != nil {
+			t.Fatal(err)
+		}
+		commits = append(commits, b)
+	}
+	tb.checkpointWith(3, "b.parquet")
+	for v, b := range commits {
+		tb.store.PutAt(deltalog.CommitKey(int64(v)), b, now.Add(-30*day))
+	}
+	tb.file("a.parquet", 30*day)
+	tb.file("b.parquet", 30*day)
+	pin := pinAt(1)
+	var got []Verdict
+	plan := tb.plan(Options{Readers: []Reader{pin}, Observe: func(v Verdict) {
+		if v.Object.Key == "a.parquet" {
+			got = append(got, v)
+		}
+	}})
+	if d := deleted(plan); len(d) != 0 {
+		t.Fatalf("a reader at version 1, checkpoint at 3: deleted %v", d)
+	}
+	if len(got) != 1 || got[0].Rule != RuleRead || len(got[0].Readers) != 1 || got[0].Readers[0].Name != pin.Name {
+		t.Errorf("a.parquet's verdict: %+v, want kept by %s", got, pin.Name)
 	}
 }
