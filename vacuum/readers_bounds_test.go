@@ -77,9 +77,17 @@ func TestWhatEachReaderAloneKeeps(t *testing.T) {
 	tb.file("a.parquet", 30*day)
 	tb.file("b.parquet", 30*day)
 	early, late := pinAt(1), pinAt(2) // early reads a and b; late reads b only
-	plan := tb.plan(Options{Readers: []Reader{early, late}})
+	observed := map[string]int{}
+	plan := tb.plan(Options{Readers: []Reader{early, late}, Observe: func(v Verdict) {
+		if v.Rule == RuleRead {
+			observed[v.Object.Key] = len(v.Readers)
+		}
+	}})
 	if got := deleted(plan); len(got) != 0 {
 		t.Fatalf("deleted %v", got)
+	}
+	if observed["a.parquet"] != 1 || observed["b.parquet"] != 2 {
+		t.Errorf("readers told to explain's observer: %v, want a.parquet 1, b.parquet 2", observed)
 	}
 	size := int64(len("data of a.parquet"))
 	if r := plan.Readers[0]; r.NumFilesKept != 1 || r.SizeKept != size || r.NumFilesShared != 1 {
