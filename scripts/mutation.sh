@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # make mutation: mutation testing of the rules that decide a deletion (vacuum/doc.go names
-# them, file by file) and of the run package, with go-gremlins/gremlins (pinned). Slow (about
-# an hour on 2 cores), so not part of make test or CI. Writes the raw results to
+# them, file by file) and of the run package, with go-gremlins/gremlins (pinned). Slow (1 h 40
+# min on 2 cores), so not part of make test or CI. Writes the raw results to
 # .cache/mutation/ and the score and every surviving mutant to docs/mutation-results.md;
 # docs/mutation.md explains the survivors.
 #
