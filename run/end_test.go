@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/deltavacuum/deltavacuum/deltalog"
+	"github.com/deltavacuum/deltavacuum/storage"
 	"github.com/deltavacuum/deltavacuum/storage/mem"
 	"github.com/deltavacuum/deltavacuum/vacuum"
 )
@@ -18,13 +19,7 @@ import (
 func TestCompletedRunEndsInTheHistory(t *testing.T) {
 	ctx := context.Background()
 	store := mem.New("mem://t")
-	if err := deltalog.WriteCommit(ctx, store, 0, []any{
-		map[string]any{"protocol": map[string]any{"minReaderVersion": 1, "minWriterVersion": 2}},
-		map[string]any{"metaData": map[string]any{"id": "t", "format": map[string]any{"provider": "parquet"},
-			"schemaString": `{"type":"struct","fields":[]}`, "partitionColumns": []string{}, "configuration": map[string]string{}}},
-	}); err != nil {
-		t.Fatal(err)
-	}
+	writeEmptyTable(t, store)
 	old := time.Now().Add(-48 * time.Hour)
 	for _, k := range []string{"a.parquet", "b.parquet"} {
 		store.PutAt(k, []byte("x"), old)
@@ -67,13 +62,7 @@ func TestCompletedRunEndsInTheHistory(t *testing.T) {
 func TestRunNoteSaysWhatBecameOfTheRun(t *testing.T) {
 	ctx := context.Background()
 	store := mem.New("mem://t")
-	if err := deltalog.WriteCommit(ctx, store, 0, []any{
-		map[string]any{"protocol": map[string]any{"minReaderVersion": 1, "minWriterVersion": 2}},
-		map[string]any{"metaData": map[string]any{"id": "t", "format": map[string]any{"provider": "parquet"},
-			"schemaString": `{"type":"struct","fields":[]}`, "partitionColumns": []string{}, "configuration": map[string]string{}}},
-	}); err != nil {
-		t.Fatal(err)
-	}
+	writeEmptyTable(t, store)
 	res, err := Vacuum(ctx, store, Request{Heartbeats: noTicks})
 	if err != nil {
 		t.Fatal(err)
@@ -93,5 +82,17 @@ func TestRunNoteSaysWhatBecameOfTheRun(t *testing.T) {
 	}
 	if got := RunNote(ctx, store, res.RunID); !strings.Contains(got, "its record cannot be read") {
 		t.Errorf("RunNote of an unreadable record = %q", got)
+	}
+}
+
+// writeEmptyTable commits version 0 of a table with no columns and no files to store.
+func writeEmptyTable(t *testing.T, store storage.Store) {
+	t.Helper()
+	if err := deltalog.WriteCommit(context.Background(), store, 0, []any{
+		map[string]any{"protocol": map[string]any{"minReaderVersion": 1, "minWriterVersion": 2}},
+		map[string]any{"metaData": map[string]any{"id": "t", "format": map[string]any{"provider": "parquet"},
+			"schemaString": `{"type":"struct","fields":[]}`, "partitionColumns": []string{}, "configuration": map[string]string{}}},
+	}); err != nil {
+		t.Fatal(err)
 	}
 }

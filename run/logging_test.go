@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/deltavacuum/deltavacuum/deltalog"
 	"github.com/deltavacuum/deltavacuum/storage/mem"
 	"github.com/deltavacuum/deltavacuum/vacuum"
 )
@@ -28,14 +27,7 @@ func TestS3LoggingWarns(t *testing.T) {
 		{"abfss://c@acct.dfs.core.windows.net/t", nil, false},
 	} {
 		store := mem.New(c.location)
-		err := deltalog.WriteCommit(context.Background(), store, 0, []any{
-			map[string]any{"protocol": map[string]any{"minReaderVersion": 1, "minWriterVersion": 2}},
-			map[string]any{"metaData": map[string]any{"id": "t", "format": map[string]any{"provider": "parquet"},
-				"schemaString": `{"type":"struct","fields":[]}`, "partitionColumns": []string{}, "configuration": map[string]string{}}},
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
+		writeEmptyTable(t, store)
 		res, err := Vacuum(context.Background(), store, Request{Logging: c.logging, Options: vacuum.Options{Now: time.Now()}})
 		if err != nil {
 			t.Fatalf("%s: %v", c.location, err)

@@ -62,13 +62,7 @@ func TestHeartbeatLostStopsTheRun(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := context.Background()
 			store := &beatStore{Store: mem.New("s3://bucket/t")}
-			if err := deltalog.WriteCommit(ctx, store, 0, []any{
-				map[string]any{"protocol": map[string]any{"minReaderVersion": 1, "minWriterVersion": 2}},
-				map[string]any{"metaData": map[string]any{"id": "t", "format": map[string]any{"provider": "parquet"},
-					"schemaString": `{"type":"struct","fields":[]}`, "partitionColumns": []string{}, "configuration": map[string]string{}}},
-			}); err != nil {
-				t.Fatal(err)
-			}
+			writeEmptyTable(t, store)
 			old := time.Now().Add(-48 * time.Hour)
 			for _, k := range []string{"a.parquet", "b.parquet", "c.parquet"} {
 				store.PutAt(k, []byte("x"), old)
@@ -154,13 +148,7 @@ func TestForcedUnlockStopsTheRun(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := context.Background()
 			store := &forcingStore{Store: mem.New("mem://t"), at: tc.at}
-			if err := deltalog.WriteCommit(ctx, store, 0, []any{
-				map[string]any{"protocol": map[string]any{"minReaderVersion": 1, "minWriterVersion": 2}},
-				map[string]any{"metaData": map[string]any{"id": "t", "format": map[string]any{"provider": "parquet"},
-					"schemaString": `{"type":"struct","fields":[]}`, "partitionColumns": []string{}, "configuration": map[string]string{}}},
-			}); err != nil {
-				t.Fatal(err)
-			}
+			writeEmptyTable(t, store)
 			old := time.Now().Add(-48 * time.Hour)
 			for i := range tc.batches * 5 {
 				store.PutAt(fmt.Sprintf("f%03d.parquet", i), []byte("x"), old)
