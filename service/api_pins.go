@@ -6,7 +6,9 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/deltavacuum/deltavacuum"
 	"github.com/deltavacuum/deltavacuum/run"
+	"github.com/deltavacuum/deltavacuum/service/tables"
 	"github.com/deltavacuum/deltavacuum/storage"
 )
 
@@ -26,12 +28,7 @@ func (s *Server) listPins(w http.ResponseWriter, r *http.Request) {
 	if t == nil {
 		return
 	}
-	dt, err := s.tables.Open(r.Context(), t)
-	if err != nil {
-		s.fail(w, r, of(errTable, err))
-		return
-	}
-	pins, err := dt.Pins(r.Context(), s.Now(), run.DefaultMaxPin)
+	pins, err := s.pinsOf(r, t)
 	if err != nil {
 		s.fail(w, r, of(errTable, err))
 		return
@@ -66,9 +63,8 @@ func (s *Server) createPin(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, of(errInvalid, fmt.Errorf("table %s: %w", t.Cfg.ID, err)))
 		return
 	}
-	dt, err := s.tables.Open(r.Context(), t)
-	if err != nil {
-		s.fail(w, r, of(errTable, err))
+	dt := s.openFor(w, r, t)
+	if dt == nil {
 		return
 	}
 	pin, err := dt.Pin(r.Context(), run.PinRequest{Version: body.Version, Timestamp: body.Timestamp,
@@ -94,12 +90,11 @@ func (s *Server) deletePin(w http.ResponseWriter, r *http.Request) {
 	if t == nil {
 		return
 	}
-	dt, err := s.tables.Open(r.Context(), t)
-	if err != nil {
-		s.fail(w, r, of(errTable, err))
+	dt := s.openFor(w, r, t)
+	if dt == nil {
 		return
 	}
-	err = dt.Unpin(r.Context(), r.PathValue("pin"))
+	err := dt.Unpin(r.Context(), r.PathValue("pin"))
 	switch {
 	case errors.Is(err, run.ErrInvalidPin):
 		s.fail(w, r, of(errInvalid, err))
@@ -111,4 +106,15 @@ func (s *Server) deletePin(w http.ResponseWriter, r *http.Request) {
 		s.Log.Info("unpin", "table", t.Cfg.ID, "pin", r.PathValue("pin"))
 		w.WriteHeader(http.StatusNoContent)
 	}
+}
+
+// openFor opens table t for a request on it; when it cannot, the answer says why and it
+// returns nil.
+func (s *Server) openFor(w http.ResponseWriter, r *http.Request, t *tables.Table) *deltavacuum.Table {
+	dt, err := s.tables.Open(r.Context(), t)
+	if err != nil {
+		s.fail(w, r, of(errTable, err))
+		return nil
+	}
+	return dt
 }

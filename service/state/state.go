@@ -350,21 +350,7 @@ func (s *DB) Run(ctx context.Context, id string) (*Run, error) {
 
 // Runs returns the runs of table (every table when ""), newest first, at most limit.
 func (s *DB) Runs(ctx context.Context, table string, limit int) ([]Run, error) {
-	rows, err := s.db.QueryContext(ctx,
-		`SELECT `+runColumns+` FROM runs WHERE (? = '' OR table_id = ?) ORDER BY asked_ms DESC, id DESC LIMIT ?`, table, table, limit)
-	if err != nil {
-		return nil, fmt.Errorf("state: %w", err)
-	}
-	defer rows.Close()
-	var out []Run
-	for rows.Next() {
-		r, err := scanRun(rows)
-		if err != nil {
-			return nil, fmt.Errorf("state: %w", err)
-		}
-		out = append(out, r)
-	}
-	return out, rows.Err()
+	return s.queryRuns(ctx, `SELECT `+runColumns+` FROM runs WHERE (? = '' OR table_id = ?) ORDER BY asked_ms DESC, id DESC LIMIT ?`, table, table, limit)
 }
 
 // RunsPage returns a page of the runs of table (every table when ""), newest first: limit
@@ -374,21 +360,11 @@ func (s *DB) RunsPage(ctx context.Context, table string, offset, limit int) ([]R
 	if err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM runs WHERE (? = '' OR table_id = ?)`, table, table).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("state: %w", err)
 	}
-	rows, err := s.db.QueryContext(ctx,
-		`SELECT `+runColumns+` FROM runs WHERE (? = '' OR table_id = ?) ORDER BY asked_ms DESC, id DESC LIMIT ? OFFSET ?`, table, table, limit, offset)
+	out, err := s.queryRuns(ctx, `SELECT `+runColumns+` FROM runs WHERE (? = '' OR table_id = ?) ORDER BY asked_ms DESC, id DESC LIMIT ? OFFSET ?`, table, table, limit, offset)
 	if err != nil {
-		return nil, 0, fmt.Errorf("state: %w", err)
+		return nil, 0, err
 	}
-	defer rows.Close()
-	out := []Run{}
-	for rows.Next() {
-		r, err := scanRun(rows)
-		if err != nil {
-			return nil, 0, fmt.Errorf("state: %w", err)
-		}
-		out = append(out, r)
-	}
-	return out, total, rows.Err()
+	return out, total, nil
 }
 
 // RunsBefore returns runs of the tables given, newest first (by the time they were asked, then
@@ -403,10 +379,15 @@ func (s *DB) RunsBefore(ctx context.Context, tables []string, askedMS int64, bef
 	if err != nil {
 		return nil, fmt.Errorf("state: %w", err)
 	}
-	rows, err := s.db.QueryContext(ctx,
-		`SELECT `+runColumns+` FROM runs WHERE table_id IN (SELECT value FROM json_each(?))
+	return s.queryRuns(ctx, `SELECT `+runColumns+` FROM runs WHERE table_id IN (SELECT value FROM json_each(?))
 		 AND (? = '' OR asked_ms < ? OR (asked_ms = ? AND id < ?))
 		 ORDER BY asked_ms DESC, id DESC LIMIT ?`, string(ids), beforeID, askedMS, askedMS, beforeID, limit)
+}
+
+// queryRuns returns the runs a query of runColumns selects, in its order (an empty list, not
+// nil, when none).
+func (s *DB) queryRuns(ctx context.Context, query string, args ...any) ([]Run, error) {
+	rows, err := s.db.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("state: %w", err)
 	}
