@@ -5,36 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/deltavacuum/deltavacuum"
 	"github.com/deltavacuum/deltavacuum/deltalog"
 	"github.com/deltavacuum/deltavacuum/run"
-	"github.com/deltavacuum/deltavacuum/storage"
+	"github.com/deltavacuum/deltavacuum/storage/storagetest"
 	"github.com/deltavacuum/deltavacuum/vacuum"
 )
-
-// cancelAfter cancels the run's context once n keys were passed to its Delete, after deleting
-// them: an interrupt (Ctrl-C) that lands right after the n-th delete.
-type cancelAfter struct {
-	storage.Store
-	mu     sync.Mutex
-	n      int
-	seen   int
-	cancel context.CancelFunc
-}
-
-func (s *cancelAfter) Delete(ctx context.Context, keys []string) ([]storage.DeleteResult, error) {
-	res, err := s.Store.Delete(ctx, keys)
-	s.mu.Lock()
-	s.seen += len(keys)
-	if s.seen >= s.n {
-		s.cancel()
-	}
-	s.mu.Unlock()
-	return res, err
-}
 
 // TestInterruptAfterTheLastDelete (issue 36, item 5): a Ctrl-C after the last delete printed
 // "Deleted N files", then failed ("interrupted …: context canceled", exit 130), committed
@@ -52,7 +30,7 @@ func TestInterruptAfterTheLastDelete(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	opts.DryRun = false
-	res, err := deltavacuum.OpenStore(&cancelAfter{Store: store, n: planned, cancel: cancel}).Vacuum(ctx, opts)
+	res, err := deltavacuum.OpenStore(&storagetest.CancelAfter{Store: store, N: planned, Cancel: cancel}).Vacuum(ctx, opts)
 	if ctx.Err() == nil {
 		t.Fatal("the interrupt did not land: the test proves nothing")
 	}
@@ -84,7 +62,7 @@ func TestInterruptMidRunCountsEveryFile(t *testing.T) {
 	zero := 0.0
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	res, err := deltavacuum.OpenStore(&cancelAfter{Store: store, n: 1, cancel: cancel}).Vacuum(ctx, deltavacuum.VacuumOptions{
+	res, err := deltavacuum.OpenStore(&storagetest.CancelAfter{Store: store, N: 1, Cancel: cancel}).Vacuum(ctx, deltavacuum.VacuumOptions{
 		Options: vacuum.Options{RetainHours: &zero, DisableRetentionCheck: true}, Exec: vacuum.ExecOptions{BatchSize: 1, Concurrency: 1}})
 	if !errors.Is(err, context.Canceled) || res == nil || res.Status != vacuum.StatusFailed {
 		t.Fatalf("got %v, %+v", err, res)

@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/deltavacuum/deltavacuum/storage"
+	"github.com/deltavacuum/deltavacuum/storage/storagetest"
 )
 
 func exec(t *testing.T, tb *table, plan *Plan) (*Result, error) {
@@ -245,28 +246,6 @@ func TestExecuteBatchesAlignWithTheStore(t *testing.T) {
 	}
 }
 
-// stopAfter is a store whose Delete calls cancel once n keys in all were passed to it (after
-// deleting them): an interrupt (Ctrl-C) that lands while batches are in flight, or, with n the
-// number of planned files, right after the last delete.
-type stopAfter struct {
-	storage.Store
-	mu     sync.Mutex
-	n      int
-	seen   int
-	cancel context.CancelFunc
-}
-
-func (s *stopAfter) Delete(ctx context.Context, keys []string) ([]storage.DeleteResult, error) {
-	res, err := s.Store.Delete(ctx, keys)
-	s.mu.Lock()
-	s.seen += len(keys)
-	if s.seen >= s.n {
-		s.cancel()
-	}
-	s.mu.Unlock()
-	return res, err
-}
-
 // TestExecuteInterruptCountsEveryFile (issue 36, item 5): Ctrl-C 1.3 s into a run of 120 005
 // files said "Stopped before 3718 files" when 115 723 were left: NotReached held the batches in
 // flight only. Every planned file the run did not delete is in it now, the error says so in
@@ -285,7 +264,7 @@ func TestExecuteInterruptCountsEveryFile(t *testing.T) {
 				cancel() // before the first delete
 			}
 			counters := NewCounters()
-			res, err := Execute(ctx, &stopAfter{Store: tb.store, n: at, cancel: cancel}, plan, ExecOptions{BatchSize: 50, Concurrency: 2, Counters: counters})
+			res, err := Execute(ctx, &storagetest.CancelAfter{Store: tb.store, N: at, Cancel: cancel}, plan, ExecOptions{BatchSize: 50, Concurrency: 2, Counters: counters})
 			var se *StoppedError
 			if !errors.As(err, &se) || !errors.Is(err, context.Canceled) || res.Status != StatusFailed {
 				t.Fatalf("got %v (%T), status %s; want a StoppedError of an interrupt", err, err, res.Status)
@@ -320,7 +299,7 @@ func TestExecuteInterruptAfterTheLastDelete(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	counters := NewCounters()
-	res, err := Execute(ctx, &stopAfter{Store: tb.store, n: 300, cancel: cancel}, plan, ExecOptions{BatchSize: 50, Concurrency: 2, Counters: counters})
+	res, err := Execute(ctx, &storagetest.CancelAfter{Store: tb.store, N: 300, Cancel: cancel}, plan, ExecOptions{BatchSize: 50, Concurrency: 2, Counters: counters})
 	if err != nil || res.Status != StatusCompleted || res.NumDeletedFiles != 300 || len(res.NotReached) != 0 {
 		t.Fatalf("got %v, status %s, deleted %d, not reached %d; want a completed run", err, res.Status, res.NumDeletedFiles, len(res.NotReached))
 	}
