@@ -204,7 +204,7 @@ func (s *Snapshot) AdvanceTail(ctx context.Context, store storage.Store) (*Snaps
 	}
 	for _, c := range tail.commits {
 		if storage.Base(c.Key) != commitName(c.Version) {
-			return nil, false, fmt.Errorf("%w: %s: the commit file %s is not named as Delta writers name version %d (%s); rename it, or remove it if it duplicates that commit", ErrCorrupt, s.Location, c.Key, c.Version, commitName(c.Version))
+			return nil, false, errMisnamed(s.Location, c.Key, c.Version)
 		}
 	}
 	seg := &Segment{AllCommits: tail.commits}
@@ -238,10 +238,10 @@ func (s *Snapshot) AdvanceTail(ctx context.Context, store storage.Store) (*Snaps
 		// The 21-digit names of the versions read and of the next one, which the listing
 		// did not reach.
 		for w := s.Version + 1; w <= next; w++ {
-			key := LogDir + "0" + commitName(w)
+			key := Padded21CommitKey(w)
 			switch _, err := store.Stat(ctx, key); {
 			case err == nil:
-				return nil, false, fmt.Errorf("%w: %s: the commit file %s is not named as Delta writers name version %d (%s); rename it, or remove it if it duplicates that commit", ErrCorrupt, s.Location, key, w, commitName(w))
+				return nil, false, errMisnamed(s.Location, key, w)
 			case !errors.Is(err, storage.ErrNotExist):
 				return nil, false, fmt.Errorf("listing the log of %s: %w", s.Location, err)
 			}
@@ -257,6 +257,12 @@ func (s *Snapshot) AdvanceTail(ctx context.Context, store storage.Store) (*Snaps
 	}
 	n.Segment = &seg2
 	return n, false, nil
+}
+
+// errMisnamed is the refusal of a commit file of version v at key, named otherwise than Delta
+// writers name it.
+func errMisnamed(location, key string, v int64) error {
+	return fmt.Errorf("%w: %s: the commit file %s is not named as Delta writers name version %d (%s); rename it, or remove it if it duplicates that commit", ErrCorrupt, location, key, v, commitName(v))
 }
 
 // logTail is what a listing of _delta_log/ from a version's name on showed.

@@ -136,7 +136,7 @@ func listLog(ctx context.Context, store storage.Store, maxVersion int64) (*Segme
 		// is a broken or foreign writer's, a commit under it could be missed, and so the log is
 		// refused.
 		c := oddCommits[0]
-		return nil, fmt.Errorf("%w: %s: the commit file %s is not named as Delta writers name version %d (%s); rename it, or remove it if it duplicates that commit", ErrCorrupt, store.Location(), c.Key, c.Version, commitName(c.Version))
+		return nil, errMisnamed(store.Location(), c.Key, c.Version)
 	}
 	for _, c := range seg.AllCommits {
 		seg.Version = max(seg.Version, c.Version)
