@@ -601,3 +601,28 @@ func (o *openCounter) Open(ctx context.Context, key string) (storage.Reader, err
 	o.mu.Unlock()
 	return o.Store.Open(ctx, key)
 }
+
+// TestRecheckStopsWhenStartIsGone: the VACUUM START this run committed is no longer in the
+// log when the re-check looks before the first batch (the log was replaced, or restored from
+// an older copy): the run stops with nothing deleted, whether the commits after the plan
+// are taken from START's snapshot or listed.
+func TestRecheckStopsWhenStartIsGone(t *testing.T) {
+	for how, start := range starters {
+		t.Run(how, func(t *testing.T) {
+			tb := newTable(t, tableSpec{})
+			tb.file("a.parquet", 30*day)
+			plan := tb.plan(retain0)
+			opts := startOpts(t, plan, start(tb))
+			if _, err := tb.store.Delete(context.Background(), []string{deltalog.CommitKey(opts.Start.Version)}); err != nil {
+				t.Fatal(err)
+			}
+			_, err := Execute(context.Background(), tb.store, plan, opts)
+			if err == nil || !strings.Contains(err.Error(), "VACUUM START") {
+				t.Errorf("got %v; want the run stopped for its missing VACUUM START", err)
+			}
+			if !exists(tb, "a.parquet") {
+				t.Error("a.parquet was deleted")
+			}
+		})
+	}
+}
