@@ -626,3 +626,30 @@ func TestRecheckStopsWhenStartIsGone(t *testing.T) {
 		})
 	}
 }
+
+// plainStore is a store that cannot start a listing at a name (not a storage.DirLister), as
+// local disk: the re-check looks for each next commit by its name.
+type plainStore struct{ storage.Store }
+
+// TestRecheckWithoutListingFromAName: where the log cannot be listed from a name, the look
+// before the first batch reads VACUUM START and every commit after it, one by one: a commit
+// after START that re-adds a file, behind another commit, keeps it.
+func TestRecheckWithoutListingFromAName(t *testing.T) {
+	for how, start := range starters {
+		t.Run(how, func(t *testing.T) {
+			tb := newTable(t, tableSpec{})
+			tb.file("a.parquet", 30*day)
+			tb.file("b.parquet", 30*day)
+			plan := tb.plan(retain0)
+			opts := startOpts(t, plan, start(tb))
+			tb.commit(commitInfoOnly("WRITE"))
+			tb.commit(add("a.parquet"))
+			if _, err := Execute(context.Background(), plainStore{tb.store}, plan, opts); err != nil {
+				t.Fatal(err)
+			}
+			if !exists(tb, "a.parquet") || exists(tb, "b.parquet") {
+				t.Errorf("a.parquet, re-added two commits after START, must stay (%v); b.parquet go (%v)", exists(tb, "a.parquet"), exists(tb, "b.parquet"))
+			}
+		})
+	}
+}
