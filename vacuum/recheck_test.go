@@ -653,3 +653,23 @@ func TestRecheckWithoutListingFromAName(t *testing.T) {
 		})
 	}
 }
+
+// TestRecheckSameRetentionRestated: a commit after planning that states the table's retention
+// again (the same 7 days) raises nothing: a run told RETAIN 0 HOURS (the check off) deletes
+// what it planned, and nothing is dropped for the retention.
+func TestRecheckSameRetentionRestated(t *testing.T) {
+	tb := newTable(t, tableSpec{})
+	tb.file("young.parquet", day) // untracked, a day old: planned under RETAIN 0 HOURS
+	plan := tb.plan(retain0)
+	same := map[string]any{"metaData": map[string]any{
+		"id": "test-table", "format": map[string]any{"provider": "parquet", "options": map[string]string{}},
+		"schemaString": `{"type":"struct","fields":[]}`, "partitionColumns": []string{},
+		"configuration": map[string]string{"delta.deletedFileRetentionDuration": "interval 7 days"}}}
+	res, err := Execute(context.Background(), tb.store, plan, startOpts(t, plan, startAfter(tb, same)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Dropped) != 0 || exists(tb, "young.parquet") {
+		t.Errorf("dropped %v, young.parquet exists %v: the retention restated is not raised", res.Dropped, exists(tb, "young.parquet"))
+	}
+}
