@@ -673,3 +673,23 @@ func TestRecheckSameRetentionRestated(t *testing.T) {
 		t.Errorf("dropped %v, young.parquet exists %v: the retention restated is not raised", res.Dropped, exists(tb, "young.parquet"))
 	}
 }
+
+// TestRecheckStopsWhenTheLogNoLongerReachesThePlan: a run that is not recorded (no START)
+// whose table's log, before the first batch, no longer holds the version it planned on (the
+// log was restored from an older copy) stops with nothing deleted.
+func TestRecheckStopsWhenTheLogNoLongerReachesThePlan(t *testing.T) {
+	tb := newTable(t, tableSpec{})
+	tb.commit(add("a.parquet")) // 1
+	tb.commit(add("b.parquet")) // 2
+	tb.file("a.parquet", 30*day)
+	tb.file("b.parquet", 30*day)
+	tb.file("stale.parquet", 30*day)
+	plan := tb.plan(retain0)
+	if _, err := tb.store.Delete(context.Background(), []string{deltalog.CommitKey(2)}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Execute(context.Background(), tb.store, plan, ExecOptions{})
+	if err == nil || !exists(tb, "stale.parquet") {
+		t.Errorf("got %v, stale.parquet exists %v; want the run stopped with nothing deleted", err, exists(tb, "stale.parquet"))
+	}
+}
