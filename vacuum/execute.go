@@ -318,7 +318,7 @@ func (ex *executor) deleteFiles(ctx context.Context) error {
 			}
 			if err := ex.tail.probe(ctx); err != nil {
 				<-workers
-				return err
+				return stopCause(ctx, err)
 			}
 			batch = make([]File, 0, min(ex.opts.BatchSize, files.Len()-taken+1))
 		}
@@ -362,6 +362,16 @@ func (ex *executor) deleteFiles(ctx context.Context) error {
 		return sendErr
 	}
 	return context.Cause(ctx)
+}
+
+// stopCause is the error of a probe of the log that failed: when the run was stopping (a batch
+// failed, the lock was lost, an interrupt), the probe was cut short by the stop, and the
+// stop's cause says why; its own words would be "context canceled".
+func stopCause(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return context.Cause(ctx)
+	}
+	return err
 }
 
 // notReachedFrom adds to the files not reached every planned file from the index placed on,
@@ -526,7 +536,7 @@ func (ex *executor) deleteDirs(ctx context.Context) error {
 		d := &ex.plan.Dirs[i]
 		if i%ex.opts.BatchSize == 0 {
 			if err := ex.tail.probe(ctx); err != nil {
-				return err
+				return stopCause(ctx, err)
 			}
 		}
 		key := d.Path + "/"

@@ -1,0 +1,84 @@
+package vacuum
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/deltavacuum/deltavacuum/deltalog"
+	"github.com/deltavacuum/deltavacuum/storage"
+)
+
+var errBatchRefused = errors.New("the service refused the batch (503)")
+
+// failWhileProbing is a store whose first delete fails while the re-check probes the log for
+// the next batch: a probe made while the run deletes (counters' phase) waits for a delete to
+// begin, lets it fail, then waits until the run stops and returns what a cancelled request
+// returns (a listing, or a Stat where the store lists no directory from a name).
+type failWhileProbing struct {
+	storage.Store
+	lister   storage.DirLister
+	counters *Counters
+	deleting chan struct{} // closed when the first delete begins
+	probing  chan struct{} // closed when a probe during the deletes begins
+	onceDel  sync.Once
+	onceProb sync.Once
+}
+
+// probe is a request for the log made while the run deletes: it waits as said above.
+func (s *failWhileProbing) probe(ctx context.Context) error {
+	<-s.deleting
+	s.onceProb.Do(func() { close(s.probing) })
+	<-ctx.Done()
+	return ctx.Err()
+}
+
+func (s *failWhileProbing) ListDir(ctx context.Context, dir, from string, limit int, fn func(storage.Object) error) (bool, error) {
+	if s.counters.Phase() == "deleting" {
+		return false, s.probe(ctx)
+	}
+	return s.lister.ListDir(ctx, dir, from, limit, fn)
+}
+
+func (s *failWhileProbing) Stat(ctx context.Context, key string) (storage.Object, error) {
+	if s.counters.Phase() == "deleting" && strings.HasPrefix(key, deltalog.LogDir) {
+		return storage.Object{}, s.probe(ctx)
+	}
+	return s.Store.Stat(ctx, key)
+}
+
+func (s *failWhileProbing) Delete(ctx context.Context, keys []string) ([]storage.DeleteResult, error) {
+	s.onceDel.Do(func() { close(s.deleting) })
+	select {
+	case <-s.probing:
+	case <-ctx.Done():
+	}
+	return nil, errBatchRefused
+}
+
+// TestStopSaysWhy: a run whose batch of deletes fails while the re-check probes the log for
+// the next batch stops, and its error says why (the batch's failure), not the words of the
+// probe the stop cut short ("context canceled"). Found on the Azure test server (issue 37),
+// where a run stopped with "re-checking the log ...: context canceled" and no cause.
+func TestStopSaysWhy(t *testing.T) {
+	tb := newTable(t, tableSpec{})
+	for i := range 40 {
+		tb.file(fmt.Sprintf("f%02d.parquet", i), 30*day)
+	}
+	plan := tb.plan(retain0)
+	counters := NewCounters()
+	st := &failWhileProbing{Store: tb.store, lister: tb.store, counters: counters, deleting: make(chan struct{}), probing: make(chan struct{})}
+	res, err := Execute(context.Background(), st, plan, ExecOptions{BatchSize: 1, Concurrency: 2, Counters: counters})
+	if err == nil {
+		t.Fatal("the run went on after a batch failed")
+	}
+	if !errors.Is(err, errBatchRefused) || strings.Contains(err.Error(), "context canceled") {
+		t.Fatalf("the run stopped with %q; want the batch's failure as its cause", err)
+	}
+	if res == nil || res.NumDeletedFiles != 0 || !exists(tb, "f00.parquet") {
+		t.Fatalf("result %+v; want nothing deleted", res)
+	}
+}
