@@ -30,7 +30,7 @@ func (p pagedLister) ListDir(ctx context.Context, dir, from string, limit int, f
 // reads every commit made since the last look whatever the page boundaries (checksums and
 // checkpoints among them), and stops the run for a version under another spelling the log
 // reader takes (fewer leading zeros), for a commit past a missing version, and for a page
-// of the next version's other files that does not reach its commit; and for the 21-digit
+// of the next version's other files, or of odd names, that does not reach its commit; and for the 21-digit
 // spelling, which sorts before the 20-digit names, where the listing starts.
 func TestRecheckListingAcrossPages(t *testing.T) {
 	commit := func(v int64) string { return deltalog.CommitKey(v) }
@@ -48,6 +48,10 @@ func TestRecheckListingAcrossPages(t *testing.T) {
 		{"a gap", []string{commit(1), commit(2), commit(4)}, 3, "version 4 is committed but version 3 is not"},
 		{"a gap after a page", []string{crc(1), commit(1), crc(2), commit(2), crc(4), commit(4)}, 3, "version 4 is committed but version 3 is not"},
 		{"21 digits", []string{commit(1), "_delta_log/000000000000000000002.json"}, 1, "000000000000000000002.json"},
+		// A page that ends on a name led by a 9 (the last digit) is followed like any other: the
+		// commit under fewer leading zeros behind it is not left unseen (a boundary mutant of
+		// probeListing lived without this case).
+		{"a page ending on a name led by a nine", []string{"_delta_log/9.crc", "_delta_log/99.crc", "_delta_log/999.json"}, 1, "more files"},
 		{"a page of the next version's checkpoint", []string{
 			"_delta_log/00000000000000000001.checkpoint.0000000001.0000000003.parquet",
 			"_delta_log/00000000000000000001.checkpoint.0000000002.0000000003.parquet",
