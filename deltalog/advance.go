@@ -283,11 +283,7 @@ type logTail struct {
 // the versions after v are asked for one by one (wide).
 func listTail(ctx context.Context, dl storage.DirLister, v int64) (*logTail, error) {
 	t := &logTail{newest: -1}
-	from20 := commitName(v)[:20]
-	from := "0" + from20
-	if v == 0 {
-		from = from20
-	}
+	from, from20 := TailStart(v)
 	last := ""
 	for page := 0; ; page++ {
 		more, err := dl.ListDir(ctx, LogDir, from, 0, func(o storage.Object) error {

@@ -138,3 +138,18 @@ func Padded21CommitKey(v int64) string { return fmt.Sprintf("%s%021d.json", LogD
 
 // LogDir is the key of the log directory.
 const LogDir = "_delta_log/"
+
+// TailStart is where a listing of _delta_log/ that must see commit v and every commit after it,
+// under every spelling Spark reads but 22 digits and more, starts (storage.DirLister): at v's
+// 21-digit name, which sorts before the 20-digit names (version 0's 21 zeros sort after its
+// 20, so it starts there at the 20-digit name); and from20, v's 20-digit name, where it starts
+// again when older versions' files, named between the two spellings, fill the first page.
+// Snapshot.AdvanceTail (listTail) and the re-check before each batch (package vacuum) both
+// list from it.
+func TailStart(v int64) (start, from20 string) {
+	from20 = commitName(v)[:20]
+	if v == 0 {
+		return from20, from20
+	}
+	return "0" + from20, from20
+}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/deltavacuum/deltavacuum/deltalog"
@@ -275,10 +274,9 @@ func (t *tail) probeListing(ctx context.Context, dl storage.DirLister, from int6
 	reach := from <= t.plan.Version
 	name20 := func(v int64) string { return storage.Base(deltalog.CommitKey(v)) }
 	name21 := func(v int64) string { return storage.Base(deltalog.Padded21CommitKey(v)) }
-	startName := strings.TrimSuffix(name21(from), ".json")
-	if t.wide || from == 0 {
-		// (Version 0's 21-digit name, 21 zeros, sorts after its 20-digit one.)
-		startName = strings.TrimSuffix(name20(from), ".json")
+	startName, from20 := deltalog.TailStart(from)
+	if t.wide {
+		startName = from20
 	}
 	// covered: every name from the 21-digit name of from up to this one was listed ("" when
 	// none was; "\xff" when the listing reached the end).
@@ -328,7 +326,7 @@ func (t *tail) probeListing(ctx context.Context, dl storage.DirLister, from int6
 				// The old versions' files between the two spellings fill the page: list
 				// from the 20-digit name, as the later probes will.
 				t.wide = true
-				startName = strings.TrimSuffix(name20(from), ".json")
+				startName = from20
 				continue
 			}
 		}
@@ -347,10 +345,11 @@ func (t *tail) probeListing(ctx context.Context, dl storage.DirLister, from int6
 		// The page ended among digit names: what follows may hold more commits, or a
 		// commit under fewer leading zeros.
 		if more && last != "" && last[0] >= '0' && last[0] <= '9' {
-			if t.next == at && startName == strings.TrimSuffix(name20(t.next), ".json") {
+			_, next20 := deltalog.TailStart(t.next)
+			if t.next == at && startName == next20 {
 				return t.errorf("the log lists more files after %s than one page holds before the names of commits with fewer leading zeros; stopping rather than miss one", last)
 			}
-			startName = strings.TrimSuffix(name20(t.next), ".json")
+			startName = next20
 			continue
 		}
 		break
