@@ -12,6 +12,7 @@ import (
 	"github.com/deltavacuum/deltavacuum/readers/iceberg"
 	"github.com/deltavacuum/deltavacuum/readers/streaming"
 	"github.com/deltavacuum/deltavacuum/storage"
+	"github.com/deltavacuum/deltavacuum/storage/location"
 	"github.com/deltavacuum/deltavacuum/vacuum"
 )
 
@@ -127,7 +128,11 @@ func findReaders(ctx context.Context, store storage.Store, snap *deltalog.Snapsh
 		out.Iceberg = &ib.report
 	}
 
-	for _, loc := range streamingLocations(snap, opts.StreamingCheckpoints) {
+	locs, err := streamingLocations(snap, opts.StreamingCheckpoints)
+	if err != nil {
+		return nil, err
+	}
+	for _, loc := range locs {
 		r, err := streamingReader(ctx, snap, loc, opts.Open)
 		if err != nil {
 			return nil, err
@@ -147,24 +152,41 @@ func findReaders(ctx context.Context, store storage.Store, snap *deltalog.Snapsh
 }
 
 // streamingLocations are the checkpoints registered for the table: its property's, then the
-// caller's, each once.
-func streamingLocations(snap *deltalog.Snapshot, given []string) []string {
+// caller's, each once. A relative location in the property refuses: every program that runs
+// the table (the CLI in one folder, the service in another, a notebook) would read it from its
+// own working directory, so none can be trusted to find the query's checkpoint. A caller's
+// relative location is the caller's (a path typed on the command line).
+func streamingLocations(snap *deltalog.Snapshot, given []string) ([]string, error) {
 	var out []string
 	seen := map[string]bool{}
-	addAll := func(locs []string) {
+	addAll := func(locs []string, relative func(string) error) error {
 		for _, l := range locs {
 			l = strings.TrimSpace(l)
-			if l != "" && !seen[l] {
-				seen[l] = true
-				out = append(out, l)
+			if l == "" || seen[l] {
+				continue
 			}
+			if err := relative(l); err != nil {
+				return err
+			}
+			seen[l] = true
+			out = append(out, l)
 		}
+		return nil
 	}
 	if v, ok := snap.Property(StreamingCheckpointsProperty); ok {
-		addAll(strings.Split(v, ","))
+		err := addAll(strings.Split(v, ","), func(l string) error {
+			if location.Relative(l) {
+				return fmt.Errorf("%s: the table property %s names the streaming checkpoint %s by a relative path, which each program reading the table would look for in its own working directory; nothing was done (write it as an absolute path or a URI: ALTER TABLE ... SET TBLPROPERTIES)",
+					snap.Location, StreamingCheckpointsProperty, l)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
 	}
-	addAll(given)
-	return out
+	_ = addAll(given, func(string) error { return nil })
+	return out, nil
 }
 
 // streamingReader reads the checkpoint at loc of a query reading snap's table: the version it

@@ -157,9 +157,23 @@ func TestReadersThatCannotBeHonouredRefuse(t *testing.T) {
 		{"a checkpoint the table's property names", func(t *testing.T) *mem.Store {
 			s := readersFixture(t, false)
 			commit(t, s, 6, map[string]any{"metaData": map[string]any{"id": readersTableID, "format": map[string]any{"provider": "parquet"},
-				"schemaString": `{"type":"struct","fields":[]}`, "partitionColumns": []string{}, "configuration": map[string]string{StreamingCheckpointsProperty: " , prop-cp "}}})
+				"schemaString": `{"type":"struct","fields":[]}`, "partitionColumns": []string{}, "configuration": map[string]string{StreamingCheckpointsProperty: " , /checkpoints/prop-cp "}}})
 			return s
-		}, ReaderOptions{Open: opener(nil)}, "prop-cp", nil},
+		}, ReaderOptions{Open: opener(nil)}, "/checkpoints/prop-cp", nil},
+		// A relative location in the property would be looked for in each program's working
+		// directory: refused, even when this program could open it.
+		{"a relative checkpoint in the table's property", func(t *testing.T) *mem.Store {
+			s := readersFixture(t, false)
+			commit(t, s, 6, map[string]any{"metaData": map[string]any{"id": readersTableID, "format": map[string]any{"provider": "parquet"},
+				"schemaString": `{"type":"struct","fields":[]}`, "partitionColumns": []string{}, "configuration": map[string]string{StreamingCheckpointsProperty: "s3://bucket/cp, cp"}}})
+			return s
+		}, ReaderOptions{Open: opener(map[string]storage.Store{"cp": cp})}, "names the streaming checkpoint cp by a relative path", nil},
+		{"a relative file: URI in the table's property", func(t *testing.T) *mem.Store {
+			s := readersFixture(t, false)
+			commit(t, s, 6, map[string]any{"metaData": map[string]any{"id": readersTableID, "format": map[string]any{"provider": "parquet"},
+				"schemaString": `{"type":"struct","fields":[]}`, "partitionColumns": []string{}, "configuration": map[string]string{StreamingCheckpointsProperty: "file:../cp"}}})
+			return s
+		}, ReaderOptions{Open: opener(map[string]storage.Store{"file:../cp": cp})}, "file:../cp by a relative path", nil},
 		{"Iceberg metadata that cannot be read", func(t *testing.T) *mem.Store {
 			s := readersFixture(t, true)
 			s.PutAt("metadata/version-hint.text", []byte("7"), time.Now())

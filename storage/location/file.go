@@ -48,3 +48,19 @@ func LocalPath(uri string) (string, error) {
 	}
 	return abs, nil
 }
+
+// Relative says whether uri names a local path relative to the working directory: a path
+// that is not absolute (a, ./a, ../a, ~/a: no shell expands it here), or the relative form of
+// a file: URI (file:a). Each program that reads such a location finds another place, so a
+// location shared between programs (a table property) must not be one. A URI this package
+// refuses, or of an object store, is not relative.
+func Relative(uri string) bool {
+	t, err := parse(uri)
+	if err != nil || t.kind != "local" {
+		return false
+	}
+	if t.u == nil {
+		return !filepath.IsAbs(filepath.FromSlash(uri))
+	}
+	return t.u.Opaque != "" && !strings.HasPrefix(t.u.Opaque, "/")
+}

@@ -69,3 +69,27 @@ func TestObjectLocationsThatNameAnotherPrefix(t *testing.T) {
 		}
 	}
 }
+
+// TestRelative: the locations that name a place relative to the working directory, which a
+// location shared between programs (a table property) must not be, among hostile spellings.
+func TestRelative(t *testing.T) {
+	for uri, want := range map[string]bool{
+		"cp": true, "./cp": true, "../cp": true, "~/cp": true, "a/b/c": true, " cp": true,
+		`C:\cp`:      true, // a Windows path is not absolute here (Linux, macOS)
+		"file:cp":    true,
+		"file:../cp": true,
+		"file:./cp":  true,
+		"/cp":        false, "/": false, "//host/cp": false,
+		"file:/cp": false, "file:///cp": false, "file://localhost/cp": false,
+		"file://otherhost/cp": false, // refused by LocalPath: not a place at all
+		"file:cp?x=1":         false, // refused: a query
+		"":                    false, // refused: no location
+		"s3://bucket/cp":      false, "s3a://bucket/cp": false, "gs://bucket/cp": false,
+		"abfss://c@a.dfs.core.windows.net/cp": false, "https://a.blob.core.windows.net/c/cp": false,
+		"hdfs://nn/cp": false, // an unknown scheme is refused, not taken for a path
+	} {
+		if got := Relative(uri); got != want {
+			t.Errorf("Relative(%q) = %v, want %v", uri, got, want)
+		}
+	}
+}
