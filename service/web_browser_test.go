@@ -68,12 +68,14 @@ func newBrowserIn(t *testing.T, base, lang string) *browser {
 	t.Helper()
 	// The profile is not t.TempDir(): Chromium's helper processes may still write to it
 	// after the browser has exited, which failed the test in TempDir's cleanup. It is
-	// removed after the browser (cleanups run last first), as far as it can be.
+	// removed after the browser (cleanups run last first), again while the helpers still
+	// write into it, for up to ten seconds (a profile left behind is one more folder in the
+	// temporary directory, not a failure).
 	profile, err := os.MkdirTemp("", "deltavacuum-chromium-")
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = os.RemoveAll(profile) })
+	t.Cleanup(func() { removeProfile(profile, 10*time.Second) })
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(chromium(t)),
 		chromedp.NoSandbox, // containers and CI run as root
@@ -94,6 +96,19 @@ func newBrowserIn(t *testing.T, base, lang string) *browser {
 	b := &browser{t: t, ctx: bctx, dir: artifacts(t), base: base}
 	b.run(chromedp.EmulateViewport(1280, 900))
 	return b
+}
+
+// removeProfile removes a browser profile folder, trying again while what Chromium's helpers
+// still write makes it come back, until it stays gone or within is over.
+func removeProfile(dir string, within time.Duration) {
+	deadline := time.Now().Add(within)
+	for {
+		err := os.RemoveAll(dir)
+		if _, statErr := os.Lstat(dir); err == nil && os.IsNotExist(statErr) || time.Now().After(deadline) {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }
 
 func (b *browser) run(actions ...chromedp.Action) {
