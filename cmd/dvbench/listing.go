@@ -221,7 +221,7 @@ func cmdListing(ctx context.Context, args []string) error {
 	oldBin := fs.String("old", ".cache/deltavacuum-old", "deltavacuum binary to compare with (old-* cases)")
 	python := fs.String("python", ".cache/bench-venv/bin/python", "Python with deltalake (deltars-* cases)")
 	deltars := fs.String("deltars", "bench/deltars_vacuum.py", "delta-rs script")
-	conc := fs.String("concurrency", "", "deltavacuum's storage option concurrency (empty: its default)")
+	conc := fs.String("concurrency", "", "deltavacuum's storage option concurrency (empty: its default); a comma list runs the dv-* and old-* cases at each, on one upload")
 	posixRoot := fs.String("posix-root", "", "S3: lay the objects down under versitygw's posix root (DATA/s3) instead of uploading them")
 	out := fs.String("out", "", "append one JSON line per run to this file")
 	label := fs.String("label", "", "label of the records")
@@ -308,61 +308,67 @@ func cmdListing(ctx context.Context, args []string) error {
 		"folders":  int64(len(lay.leafDirs()) + lay.Folders*min(lay.Hours, 1) + 2), // folder by folder: each, the root, _delta_log/
 		"pageSize": int64(page),
 	}
+	concs := strings.Split(*conc, ",")
 	for rep := 1; rep <= *reps; rep++ {
-		for _, c := range strings.Split(*cases, ",") {
-			c = strings.TrimSpace(c)
-			dry := strings.HasSuffix(c, "-dry")
-			var name string
-			var cargs []string
-			var env []string
-			switch {
-			case strings.HasPrefix(c, "dv-"), strings.HasPrefix(c, "old-"):
-				name = *newBin
-				if strings.HasPrefix(c, "old-") {
-					name = *oldBin
+		for ci, conc := range concs {
+			for _, c := range strings.Split(*cases, ",") {
+				c = strings.TrimSpace(c)
+				if ci > 0 && strings.HasPrefix(c, "deltars-") {
+					continue // delta-rs has no such setting: measured once a rep
 				}
-				cargs = append([]string{"vacuum", srv.uri, "--retain-hours", "0", "--conf", "spark.databricks.delta.retentionDurationCheck.enabled=false",
-					"--json", "--progress", "none"}, srv.dvOptions(proxy.endpoint())...)
-				if *conc != "" {
-					cargs = append(cargs, "--storage-option", "concurrency="+*conc)
+				dry := strings.HasSuffix(c, "-dry")
+				var name string
+				var cargs []string
+				var env []string
+				switch {
+				case strings.HasPrefix(c, "dv-"), strings.HasPrefix(c, "old-"):
+					name = *newBin
+					if strings.HasPrefix(c, "old-") {
+						name = *oldBin
+					}
+					cargs = append([]string{"vacuum", srv.uri, "--retain-hours", "0", "--conf", "spark.databricks.delta.retentionDurationCheck.enabled=false",
+						"--json", "--progress", "none"}, srv.dvOptions(proxy.endpoint())...)
+					if conc != "" {
+						cargs = append(cargs, "--storage-option", "concurrency="+conc)
+					}
+					if dry {
+						cargs = append(cargs, "--dry-run")
+					}
+					env = srv.env
+				case strings.HasPrefix(c, "deltars-"):
+					name = *python
+					cargs = []string{*deltars, srv.deltarsURI}
+					if dry {
+						cargs = append(cargs, "--dry-run")
+					}
+					env = srv.deltarsEnv(proxy.endpoint())
+				default:
+					return usageError{"listing: unknown case " + c}
 				}
-				if dry {
-					cargs = append(cargs, "--dry-run")
+				proxy.take()
+				var stdout bytes.Buffer
+				st, err := runChildEnv(ctx, "", env, &stdout, name, cargs...)
+				counts := proxy.take()
+				r := record{Label: *label, Case: c, Rep: rep, Live: int64(len(live)), Stale: int64(len(stale)), Partitions: len(lay.leafDirs()),
+					WallSeconds: st.Wall.Seconds(), MaxRSSMiB: float64(st.MaxRSSKB) / 1024, UserSeconds: st.User.Seconds(), SysSeconds: st.Sys.Seconds(), Files: -1,
+					Inner: map[string]any{"store": *kind, "latencyMs": delay.Milliseconds(), "layout": lay, "objects": objects, "logObjects": len(logFiles),
+						"requests": counts, "floor": floor, "concurrency": conc}, Time: time.Now().UTC()}
+				if err != nil {
+					r.Error = err.Error()
 				}
-				env = srv.env
-			case strings.HasPrefix(c, "deltars-"):
-				name = *python
-				cargs = []string{*deltars, srv.deltarsURI}
-				if dry {
-					cargs = append(cargs, "--dry-run")
-				}
-				env = srv.deltarsEnv(proxy.endpoint())
-			default:
-				return usageError{"listing: unknown case " + c}
-			}
-			proxy.take()
-			var stdout bytes.Buffer
-			st, err := runChildEnv(ctx, "", env, &stdout, name, cargs...)
-			counts := proxy.take()
-			r := record{Label: *label, Case: c, Rep: rep, Live: int64(len(live)), Stale: int64(len(stale)), Partitions: len(lay.leafDirs()),
-				WallSeconds: st.Wall.Seconds(), MaxRSSMiB: float64(st.MaxRSSKB) / 1024, UserSeconds: st.User.Seconds(), SysSeconds: st.Sys.Seconds(), Files: -1,
-				Inner: map[string]any{"store": *kind, "latencyMs": delay.Milliseconds(), "layout": lay, "objects": objects, "logObjects": len(logFiles),
-					"requests": counts, "floor": floor, "concurrency": *conc}, Time: time.Now().UTC()}
-			if err != nil {
-				r.Error = err.Error()
-			}
-			r.Files = filesOf(stdout.Bytes())
-			b, _ := json.Marshal(r)
-			fmt.Fprintln(sink, string(b))
-			fmt.Fprintf(os.Stderr, "dvbench listing %s %-13s wall %6.2fs cpu %6.2fs  list %4d head %4d get %4d put %3d batch-delete %3d delete %4d  files %d%s\n",
-				*kind, c, st.Wall.Seconds(), (st.User + st.Sys).Seconds(), counts.List, counts.Head, counts.Get, counts.Put, counts.BatchDelete, counts.Delete, r.Files, errSuffix(err))
-			if !dry {
-				// Put back the stale files, and the log as laid out.
-				if err := put(stale, nil); err != nil {
-					return err
-				}
-				if err := srv.resetLog(ctx, logFiles); err != nil {
-					return err
+				r.Files = filesOf(stdout.Bytes())
+				b, _ := json.Marshal(r)
+				fmt.Fprintln(sink, string(b))
+				fmt.Fprintf(os.Stderr, "dvbench listing %s %-13s c=%-3s wall %6.2fs cpu %6.2fs  list %4d head %4d get %4d put %3d batch-delete %3d delete %4d  files %d%s\n",
+					*kind, c, conc, st.Wall.Seconds(), (st.User + st.Sys).Seconds(), counts.List, counts.Head, counts.Get, counts.Put, counts.BatchDelete, counts.Delete, r.Files, errSuffix(err))
+				if !dry {
+					// Put back the stale files, and the log as laid out.
+					if err := put(stale, nil); err != nil {
+						return err
+					}
+					if err := srv.resetLog(ctx, logFiles); err != nil {
+						return err
+					}
 				}
 			}
 		}

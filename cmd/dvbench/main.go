@@ -37,6 +37,8 @@ commands:
   azure           the same on an Azure (Azurite) test server
   listing         requests by kind and time of deltavacuum (this build and an older one) and
                   delta-rs on a table laid out on an S3, GCS or Azure test server
+  profile         one FULL (or -dry-run) vacuum of a generated table through the library, with
+                  a CPU profile
 
 Run "dvbench COMMAND -h" for the flags of a command.
 `
@@ -60,6 +62,7 @@ func main() {
 		"s3":             cmdS3,
 		"azure":          cmdAzure,
 		"listing":        cmdListing,
+		"profile":        cmdProfile,
 	}
 	cmd, ok := cmds[os.Args[1]]
 	if !ok {

@@ -1,0 +1,66 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"os"
+	"runtime/pprof"
+	"syscall"
+	"time"
+
+	"github.com/deltavacuum/deltavacuum"
+	"github.com/deltavacuum/deltavacuum/vacuum"
+)
+
+// cmdProfile runs one vacuum of a table written by dvbench gen through the library, as the
+// suite's dv-full and dv-dry cases run the CLI (retention 0, the check off), with a CPU
+// profile of the whole run, then resets the table. It is how docs/benchmarks.md says where
+// a run's CPU goes. What the CLI adds (printing a DRY RUN's paths, the summary) is not in it.
+func cmdProfile(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("profile", flag.ContinueOnError)
+	cpuProfile := fs.String("cpuprofile", "", "write the CPU profile of the run to this file (required)")
+	dryRun := fs.Bool("dry-run", false, "plan only (DRY RUN)")
+	if err := fs.Parse(args); err != nil {
+		return usageError{err.Error()}
+	}
+	if fs.NArg() != 1 || *cpuProfile == "" {
+		return usageError{"profile: -cpuprofile FILE and one table directory written by dvbench gen"}
+	}
+	t, dir, err := loadTable(fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	table, err := deltavacuum.Open(ctx, dir)
+	if err != nil {
+		return err
+	}
+	f, err := os.Create(*cpuProfile)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	zero := 0.0
+	opts := deltavacuum.VacuumOptions{Options: vacuum.Options{RetainHours: &zero, DisableRetentionCheck: true}, DryRun: *dryRun}
+	var before, after syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &before)
+	if err := pprof.StartCPUProfile(f); err != nil {
+		return err
+	}
+	start := time.Now()
+	res, err := table.Vacuum(ctx, opts)
+	elapsed := time.Since(start)
+	pprof.StopCPUProfile()
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &after)
+	if err != nil {
+		return err
+	}
+	cpu := func(r syscall.Rusage) float64 { return time.Duration(r.Utime.Nano() + r.Stime.Nano()).Seconds() }
+	out := map[string]any{"seconds": elapsed.Seconds(), "cpuSeconds": cpu(after) - cpu(before),
+		"files": res.NumDeletedFiles, "dryRun": *dryRun}
+	if !*dryRun {
+		if err := t.Reset(ctx, dir, false); err != nil {
+			return err
+		}
+	}
+	return printJSON(out)
+}
