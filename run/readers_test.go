@@ -127,6 +127,17 @@ func ptr64(v int64) *int64 { return &v }
 // TestReadersThatCannotBeHonouredRefuse: a checkpoint of another table, one that cannot be
 // opened or read, a front end that opens nothing, Iceberg metadata that is Iceberg's but
 // cannot be read, a clone that cannot be read: each refuses the run, naming it.
+// withCheckpointsProperty is a table of readersFixture whose newest metaData sets
+// StreamingCheckpointsProperty to value.
+func withCheckpointsProperty(value string) func(t *testing.T) *mem.Store {
+	return func(t *testing.T) *mem.Store {
+		s := readersFixture(t, false)
+		commit(t, s, 6, map[string]any{"metaData": map[string]any{"id": readersTableID, "format": map[string]any{"provider": "parquet"},
+			"schemaString": `{"type":"struct","fields":[]}`, "partitionColumns": []string{}, "configuration": map[string]string{StreamingCheckpointsProperty: value}}})
+		return s
+	}
+}
+
 func TestReadersThatCannotBeHonouredRefuse(t *testing.T) {
 	ctx := context.Background()
 	cp, err := local.New("../readers/streaming/testdata/spark-4.2.0-delta-4.4.0/single")
@@ -154,26 +165,11 @@ func TestReadersThatCannotBeHonouredRefuse(t *testing.T) {
 			ReaderOptions{StreamingCheckpoints: []string{"nowhere"}, Open: opener(nil)}, "nowhere", nil},
 		{"a front end that opens nothing", func(t *testing.T) *mem.Store { return readersFixture(t, false) },
 			ReaderOptions{StreamingCheckpoints: []string{"cp"}}, "cannot open", nil},
-		{"a checkpoint the table's property names", func(t *testing.T) *mem.Store {
-			s := readersFixture(t, false)
-			commit(t, s, 6, map[string]any{"metaData": map[string]any{"id": readersTableID, "format": map[string]any{"provider": "parquet"},
-				"schemaString": `{"type":"struct","fields":[]}`, "partitionColumns": []string{}, "configuration": map[string]string{StreamingCheckpointsProperty: " , /checkpoints/prop-cp "}}})
-			return s
-		}, ReaderOptions{Open: opener(nil)}, "/checkpoints/prop-cp", nil},
+		{"a checkpoint the table's property names", withCheckpointsProperty(" , /checkpoints/prop-cp "), ReaderOptions{Open: opener(nil)}, "/checkpoints/prop-cp", nil},
 		// A relative location in the property would be looked for in each program's working
 		// directory: refused, even when this program could open it.
-		{"a relative checkpoint in the table's property", func(t *testing.T) *mem.Store {
-			s := readersFixture(t, false)
-			commit(t, s, 6, map[string]any{"metaData": map[string]any{"id": readersTableID, "format": map[string]any{"provider": "parquet"},
-				"schemaString": `{"type":"struct","fields":[]}`, "partitionColumns": []string{}, "configuration": map[string]string{StreamingCheckpointsProperty: "s3://bucket/cp, cp"}}})
-			return s
-		}, ReaderOptions{Open: opener(map[string]storage.Store{"cp": cp})}, "names the streaming checkpoint cp by a relative path", nil},
-		{"a relative file: URI in the table's property", func(t *testing.T) *mem.Store {
-			s := readersFixture(t, false)
-			commit(t, s, 6, map[string]any{"metaData": map[string]any{"id": readersTableID, "format": map[string]any{"provider": "parquet"},
-				"schemaString": `{"type":"struct","fields":[]}`, "partitionColumns": []string{}, "configuration": map[string]string{StreamingCheckpointsProperty: "file:../cp"}}})
-			return s
-		}, ReaderOptions{Open: opener(map[string]storage.Store{"file:../cp": cp})}, "file:../cp by a relative path", nil},
+		{"a relative checkpoint in the table's property", withCheckpointsProperty("s3://bucket/cp, cp"), ReaderOptions{Open: opener(map[string]storage.Store{"cp": cp})}, "names the streaming checkpoint cp by a relative path", nil},
+		{"a relative file: URI in the table's property", withCheckpointsProperty("file:../cp"), ReaderOptions{Open: opener(map[string]storage.Store{"file:../cp": cp})}, "file:../cp by a relative path", nil},
 		{"Iceberg metadata that cannot be read", func(t *testing.T) *mem.Store {
 			s := readersFixture(t, true)
 			s.PutAt("metadata/version-hint.text", []byte("7"), time.Now())
