@@ -693,3 +693,24 @@ func TestRecheckStopsWhenTheLogNoLongerReachesThePlan(t *testing.T) {
 		t.Errorf("got %v, stale.parquet exists %v; want the run stopped with nothing deleted", err, exists(tb, "stale.parquet"))
 	}
 }
+
+// TestRecheckStopsAtACheckpointWithoutItsCommit: a run that is not recorded, on a store that
+// cannot list from a name, reads the whole log before the first batch; a checkpoint of a
+// version whose commit it cannot read (a newer state it does not know: the files that
+// checkpoint holds may include a planned one) stops the run with nothing deleted, as any gap
+// does (a boundary mutant of catchUpOnce lived without this test).
+func TestRecheckStopsAtACheckpointWithoutItsCommit(t *testing.T) {
+	tb := newTable(t, tableSpec{})
+	tb.file("stale.parquet", 30*day)
+	plan := tb.plan(retain0)
+	tb.commit(commitInfoOnly("WRITE")) // plan + 1, read
+	checkpoint := fmt.Sprintf("_delta_log/%020d.checkpoint.parquet", plan.Version+2)
+	if err := tb.store.Put(context.Background(), checkpoint, []byte("PAR1")); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Execute(context.Background(), plainStore{tb.store}, plan, ExecOptions{})
+	want := fmt.Sprintf("version %d is missing", plan.Version+2)
+	if err == nil || !strings.Contains(err.Error(), want) || !exists(tb, "stale.parquet") {
+		t.Errorf("got %v, stale.parquet exists %v; want the run stopped (%q) with nothing deleted", err, exists(tb, "stale.parquet"), want)
+	}
+}
