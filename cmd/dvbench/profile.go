@@ -40,7 +40,10 @@ func cmdProfile(ctx context.Context, args []string) error {
 	}
 	defer f.Close()
 	zero := 0.0
-	opts := deltavacuum.VacuumOptions{Options: vacuum.Options{RetainHours: &zero, DisableRetentionCheck: true}, DryRun: *dryRun}
+	counters := vacuum.NewCounters()
+	opts := deltavacuum.VacuumOptions{Options: vacuum.Options{RetainHours: &zero, DisableRetentionCheck: true, Counters: counters}, DryRun: *dryRun}
+	opts.Exec.Counters = counters
+	phases := watchPhases(counters)
 	var before, after syscall.Rusage
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &before)
 	if err := pprof.StartCPUProfile(f); err != nil {
@@ -50,17 +53,57 @@ func cmdProfile(ctx context.Context, args []string) error {
 	res, err := table.Vacuum(ctx, opts)
 	elapsed := time.Since(start)
 	pprof.StopCPUProfile()
+	walls := phases()
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &after)
 	if err != nil {
 		return err
 	}
 	cpu := func(r syscall.Rusage) float64 { return time.Duration(r.Utime.Nano() + r.Stime.Nano()).Seconds() }
 	out := map[string]any{"seconds": elapsed.Seconds(), "cpuSeconds": cpu(after) - cpu(before),
-		"files": res.NumDeletedFiles, "dryRun": *dryRun}
+		"files": res.NumDeletedFiles, "dryRun": *dryRun, "phaseSeconds": walls}
 	if !*dryRun {
 		if err := t.Reset(ctx, dir, false); err != nil {
 			return err
 		}
 	}
 	return printJSON(out)
+}
+
+// watchPhases samples the run's phase every millisecond; the function it returns stops and
+// gives the wall time spent in each phase (to the millisecond; the time before the first
+// phase is "starting").
+func watchPhases(c *vacuum.Counters) func() map[string]float64 {
+	out := map[string]float64{}
+	done := make(chan struct{})
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		tk := time.NewTicker(time.Millisecond)
+		defer tk.Stop()
+		last, at := "", time.Now()
+		for {
+			select {
+			case <-done:
+				out[nameOf(last)] += time.Since(at).Seconds()
+				return
+			case now := <-tk.C:
+				if p := c.Phase(); p != last {
+					out[nameOf(last)] += now.Sub(at).Seconds()
+					last, at = p, now
+				}
+			}
+		}
+	}()
+	return func() map[string]float64 {
+		close(done)
+		<-stopped
+		return out
+	}
+}
+
+func nameOf(phase string) string {
+	if phase == "" {
+		return "starting"
+	}
+	return phase
 }
