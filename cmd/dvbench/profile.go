@@ -58,8 +58,7 @@ func cmdProfile(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	cpu := func(r syscall.Rusage) float64 { return time.Duration(r.Utime.Nano() + r.Stime.Nano()).Seconds() }
-	out := map[string]any{"seconds": elapsed.Seconds(), "cpuSeconds": cpu(after) - cpu(before),
+	out := map[string]any{"seconds": elapsed.Seconds(), "cpuSeconds": cpuSeconds(after) - cpuSeconds(before),
 		"files": res.NumDeletedFiles, "dryRun": *dryRun, "phaseSeconds": walls}
 	if !*dryRun {
 		if err := t.Reset(ctx, dir, false); err != nil {

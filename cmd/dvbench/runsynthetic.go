@@ -55,10 +55,7 @@ func cmdRunSynthetic(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	cpu := func(r syscall.Rusage) float64 {
-		return time.Duration(r.Utime.Nano() + r.Stime.Nano()).Seconds()
-	}
-	out := map[string]any{"seconds": elapsed.Seconds(), "cpuSeconds": cpu(after) - cpu(before),
+	out := map[string]any{"seconds": elapsed.Seconds(), "cpuSeconds": cpuSeconds(after) - cpuSeconds(before),
 		"deleted": res.NumDeletedFiles, "startVersion": res.StartVersion, "status": res.Status,
 		"requests": res.Requests}
 	if err := resetSyntheticLog(ctx, t, dir, store); err != nil {
@@ -87,4 +84,9 @@ func resetSyntheticLog(ctx context.Context, t *tablegen.Table, dir string, store
 		return fmt.Errorf("resetting %s: %w", dir, err)
 	}
 	return nil
+}
+
+// cpuSeconds is the user and system CPU time of a getrusage reading.
+func cpuSeconds(r syscall.Rusage) float64 {
+	return time.Duration(r.Utime.Nano() + r.Stime.Nano()).Seconds()
 }
