@@ -68,3 +68,40 @@ func TestMedian(t *testing.T) {
 		}
 	}
 }
+
+// TestProfile: dvbench profile runs a real FULL vacuum of a generated table under the CPU
+// profiler, writes the profile, deletes the stale files and puts them back (the table is
+// whole after it), and refuses to run without a profile file.
+func TestProfile(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "t")
+	if err := cmdGen(ctx, []string{"-dir", dir, "-live", "300", "-tombstones", "30", "-untracked", "10", "-partitions", "2"}); err != nil {
+		t.Fatal(err)
+	}
+	prof := filepath.Join(t.TempDir(), "cpu.pb")
+	if err := cmdProfile(ctx, []string{"-cpuprofile", prof, dir}); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := os.Stat(prof); err != nil || st.Size() == 0 {
+		t.Fatalf("profile %s: %v", prof, err)
+	}
+	if err := cmdVerify(ctx, []string{dir}); err != nil {
+		t.Fatalf("the table is not whole after the profiled run: %v", err)
+	}
+	tb, _, err := loadTable(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stale, err := os.ReadFile(stalePath(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range strings.Fields(string(stale)) {
+		if _, err := os.Stat(filepath.Join(dir, k)); err != nil {
+			t.Fatalf("stale file %s not put back after the run (%d stale): %v", k, tb.Stale(), err)
+		}
+	}
+	if err := cmdProfile(ctx, []string{dir}); err == nil {
+		t.Fatal("profile without -cpuprofile ran")
+	}
+}
