@@ -71,7 +71,8 @@ func TestMedian(t *testing.T) {
 
 // TestProfile: dvbench profile runs a real FULL vacuum of a generated table under the CPU
 // profiler, writes the profile, deletes the stale files and puts them back (the table is
-// whole after it), and refuses to run without a profile file.
+// whole after it), and refuses to run without a profile file; -uri -dry-run profiles a table
+// by its location, with storage options.
 func TestProfile(t *testing.T) {
 	ctx := context.Background()
 	dir := filepath.Join(t.TempDir(), "t")
@@ -103,5 +104,15 @@ func TestProfile(t *testing.T) {
 	}
 	if err := cmdProfile(ctx, []string{dir}); err == nil {
 		t.Fatal("profile without -cpuprofile ran")
+	}
+	// A table by its location: a DRY RUN only.
+	if err := cmdProfile(ctx, []string{"-uri", "-cpuprofile", prof, dir}); err == nil {
+		t.Fatal("profile -uri without -dry-run ran")
+	}
+	if err := cmdProfile(ctx, []string{"-uri", "-dry-run", "-storage-option", "concurrency=4", "-cpuprofile", prof, "file://" + dir}); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmdProfile(ctx, []string{"-uri", "-dry-run", "-storage-option", "no_such_option=1", "-cpuprofile", prof, dir}); err == nil {
+		t.Fatal("profile -uri took an unknown storage option")
 	}
 }

@@ -9,6 +9,9 @@ import (
 	"time"
 
 	"github.com/deltavacuum/deltavacuum"
+	"github.com/deltavacuum/deltavacuum/bench/tablegen"
+	"github.com/deltavacuum/deltavacuum/storage/location"
+	_ "github.com/deltavacuum/deltavacuum/storage/location/all"
 	"github.com/deltavacuum/deltavacuum/vacuum"
 )
 
@@ -20,19 +23,40 @@ func cmdProfile(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("profile", flag.ContinueOnError)
 	cpuProfile := fs.String("cpuprofile", "", "write the CPU profile of the run to this file (required)")
 	dryRun := fs.Bool("dry-run", false, "plan only (DRY RUN)")
+	uri := fs.Bool("uri", false, "the argument is a table's location (any store: a DRY RUN only, the table is not reset)")
+	var storageOptions []string
+	fs.Func("storage-option", "KEY=VALUE for the store of -uri (repeatable)", func(v string) error {
+		storageOptions = append(storageOptions, v)
+		return nil
+	})
 	if err := fs.Parse(args); err != nil {
 		return usageError{err.Error()}
 	}
 	if fs.NArg() != 1 || *cpuProfile == "" {
-		return usageError{"profile: -cpuprofile FILE and one table directory written by dvbench gen"}
+		return usageError{"profile: -cpuprofile FILE and one table directory written by dvbench gen (or -uri -dry-run LOCATION)"}
 	}
-	t, dir, err := loadTable(fs.Arg(0))
-	if err != nil {
-		return err
+	if *uri && !*dryRun {
+		return usageError{"profile: -uri runs a DRY RUN only (-dry-run)"}
 	}
-	table, err := deltavacuum.Open(ctx, dir)
-	if err != nil {
-		return err
+	var t *tablegen.Table
+	var table *deltavacuum.Table
+	dir := fs.Arg(0)
+	if *uri {
+		opts, err := location.ParseStorageOptions(storageOptions)
+		if err != nil {
+			return usageError{err.Error()}
+		}
+		if table, err = deltavacuum.OpenWith(ctx, dir, opts); err != nil {
+			return err
+		}
+	} else {
+		var err error
+		if t, dir, err = loadTable(dir); err != nil {
+			return err
+		}
+		if table, err = deltavacuum.Open(ctx, dir); err != nil {
+			return err
+		}
 	}
 	f, err := os.Create(*cpuProfile)
 	if err != nil {
@@ -60,7 +84,7 @@ func cmdProfile(ctx context.Context, args []string) error {
 	}
 	out := map[string]any{"seconds": elapsed.Seconds(), "cpuSeconds": cpuSeconds(after) - cpuSeconds(before),
 		"files": res.NumDeletedFiles, "dryRun": *dryRun, "phaseSeconds": walls}
-	if !*dryRun {
+	if t != nil && !*dryRun {
 		if err := t.Reset(ctx, dir, false); err != nil {
 			return err
 		}
