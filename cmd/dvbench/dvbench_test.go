@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -114,5 +115,24 @@ func TestProfile(t *testing.T) {
 	}
 	if err := cmdProfile(ctx, []string{"-uri", "-dry-run", "-storage-option", "no_such_option=1", "-cpuprofile", prof, dir}); err == nil {
 		t.Fatal("profile -uri took an unknown storage option")
+	}
+}
+
+// TestConcurrencyLevels: dvbench listing -concurrency takes a comma list of positive numbers,
+// refused before anything is uploaded otherwise; empty is the store's default.
+func TestConcurrencyLevels(t *testing.T) {
+	for flag, want := range map[string][]string{"": {""}, "4": {"4"}, "1, 4,16,64": {"1", "4", "16", "64"}} {
+		got, err := concurrencyLevels(flag)
+		if err != nil || !slices.Equal(got, want) {
+			t.Errorf("concurrencyLevels(%q) = %q, %v; want %q", flag, got, err, want)
+		}
+	}
+	for _, flag := range []string{"0", "-1", "4,", ",4", "4,,8", "x", "4;8", "1e3", "99999999999999999999"} {
+		if got, err := concurrencyLevels(flag); err == nil {
+			t.Errorf("concurrencyLevels(%q) = %q; want it refused", flag, got)
+		}
+	}
+	if err := cmdListing(context.Background(), []string{"-concurrency", "4,x"}); err == nil || !strings.Contains(err.Error(), `"x"`) {
+		t.Errorf("listing -concurrency 4,x: %v; want it refused before any server is opened", err)
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -229,6 +230,10 @@ func cmdListing(ctx context.Context, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return usageError{err.Error()}
 	}
+	levels, err := concurrencyLevels(*conc)
+	if err != nil {
+		return err
+	}
 	rnd := make([]byte, 4)
 	rand.Read(rnd)
 	prefix := "dvlist-" + hex.EncodeToString(rnd)
@@ -308,67 +313,74 @@ func cmdListing(ctx context.Context, args []string) error {
 		"folders":  int64(len(lay.leafDirs()) + lay.Folders*min(lay.Hours, 1) + 2), // folder by folder: each, the root, _delta_log/
 		"pageSize": int64(page),
 	}
-	concs := strings.Split(*conc, ",")
+	// runCase runs case c (at the storage option concurrency level, "" for the default) once,
+	// records it, and puts back what a real run deleted.
+	runCase := func(rep int, level, c string) error {
+		dry := strings.HasSuffix(c, "-dry")
+		var name string
+		var cargs []string
+		var env []string
+		switch {
+		case strings.HasPrefix(c, "dv-"), strings.HasPrefix(c, "old-"):
+			name = *newBin
+			if strings.HasPrefix(c, "old-") {
+				name = *oldBin
+			}
+			cargs = append([]string{"vacuum", srv.uri, "--retain-hours", "0", "--conf", "spark.databricks.delta.retentionDurationCheck.enabled=false",
+				"--json", "--progress", "none"}, srv.dvOptions(proxy.endpoint())...)
+			if level != "" {
+				cargs = append(cargs, "--storage-option", "concurrency="+level)
+			}
+			if dry {
+				cargs = append(cargs, "--dry-run")
+			}
+			env = srv.env
+		case strings.HasPrefix(c, "deltars-"):
+			name = *python
+			cargs = []string{*deltars, srv.deltarsURI}
+			if dry {
+				cargs = append(cargs, "--dry-run")
+			}
+			env = srv.deltarsEnv(proxy.endpoint())
+		default:
+			return usageError{"listing: unknown case " + c}
+		}
+		proxy.take()
+		var stdout bytes.Buffer
+		st, err := runChildEnv(ctx, "", env, &stdout, name, cargs...)
+		counts := proxy.take()
+		r := record{Label: *label, Case: c, Rep: rep, Live: int64(len(live)), Stale: int64(len(stale)), Partitions: len(lay.leafDirs()),
+			WallSeconds: st.Wall.Seconds(), MaxRSSMiB: float64(st.MaxRSSKB) / 1024, UserSeconds: st.User.Seconds(), SysSeconds: st.Sys.Seconds(), Files: -1,
+			Inner: map[string]any{"store": *kind, "latencyMs": delay.Milliseconds(), "layout": lay, "objects": objects, "logObjects": len(logFiles),
+				"requests": counts, "floor": floor, "concurrency": level}, Time: time.Now().UTC()}
+		if err != nil {
+			r.Error = err.Error()
+		}
+		r.Files = filesOf(stdout.Bytes())
+		b, _ := json.Marshal(r)
+		fmt.Fprintln(sink, string(b))
+		fmt.Fprintf(os.Stderr, "dvbench listing %s %-13s c=%-3s wall %6.2fs cpu %6.2fs  list %4d head %4d get %4d put %3d batch-delete %3d delete %4d  files %d%s\n",
+			*kind, c, level, st.Wall.Seconds(), (st.User + st.Sys).Seconds(), counts.List, counts.Head, counts.Get, counts.Put, counts.BatchDelete, counts.Delete, r.Files, errSuffix(err))
+		if !dry {
+			// Put back the stale files, and the log as laid out.
+			if err := put(stale, nil); err != nil {
+				return err
+			}
+			if err := srv.resetLog(ctx, logFiles); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	for rep := 1; rep <= *reps; rep++ {
-		for ci, conc := range concs {
+		for i, level := range levels {
 			for _, c := range strings.Split(*cases, ",") {
 				c = strings.TrimSpace(c)
-				if ci > 0 && strings.HasPrefix(c, "deltars-") {
+				if i > 0 && strings.HasPrefix(c, "deltars-") {
 					continue // delta-rs has no such setting: measured once a rep
 				}
-				dry := strings.HasSuffix(c, "-dry")
-				var name string
-				var cargs []string
-				var env []string
-				switch {
-				case strings.HasPrefix(c, "dv-"), strings.HasPrefix(c, "old-"):
-					name = *newBin
-					if strings.HasPrefix(c, "old-") {
-						name = *oldBin
-					}
-					cargs = append([]string{"vacuum", srv.uri, "--retain-hours", "0", "--conf", "spark.databricks.delta.retentionDurationCheck.enabled=false",
-						"--json", "--progress", "none"}, srv.dvOptions(proxy.endpoint())...)
-					if conc != "" {
-						cargs = append(cargs, "--storage-option", "concurrency="+conc)
-					}
-					if dry {
-						cargs = append(cargs, "--dry-run")
-					}
-					env = srv.env
-				case strings.HasPrefix(c, "deltars-"):
-					name = *python
-					cargs = []string{*deltars, srv.deltarsURI}
-					if dry {
-						cargs = append(cargs, "--dry-run")
-					}
-					env = srv.deltarsEnv(proxy.endpoint())
-				default:
-					return usageError{"listing: unknown case " + c}
-				}
-				proxy.take()
-				var stdout bytes.Buffer
-				st, err := runChildEnv(ctx, "", env, &stdout, name, cargs...)
-				counts := proxy.take()
-				r := record{Label: *label, Case: c, Rep: rep, Live: int64(len(live)), Stale: int64(len(stale)), Partitions: len(lay.leafDirs()),
-					WallSeconds: st.Wall.Seconds(), MaxRSSMiB: float64(st.MaxRSSKB) / 1024, UserSeconds: st.User.Seconds(), SysSeconds: st.Sys.Seconds(), Files: -1,
-					Inner: map[string]any{"store": *kind, "latencyMs": delay.Milliseconds(), "layout": lay, "objects": objects, "logObjects": len(logFiles),
-						"requests": counts, "floor": floor, "concurrency": conc}, Time: time.Now().UTC()}
-				if err != nil {
-					r.Error = err.Error()
-				}
-				r.Files = filesOf(stdout.Bytes())
-				b, _ := json.Marshal(r)
-				fmt.Fprintln(sink, string(b))
-				fmt.Fprintf(os.Stderr, "dvbench listing %s %-13s c=%-3s wall %6.2fs cpu %6.2fs  list %4d head %4d get %4d put %3d batch-delete %3d delete %4d  files %d%s\n",
-					*kind, c, conc, st.Wall.Seconds(), (st.User + st.Sys).Seconds(), counts.List, counts.Head, counts.Get, counts.Put, counts.BatchDelete, counts.Delete, r.Files, errSuffix(err))
-				if !dry {
-					// Put back the stale files, and the log as laid out.
-					if err := put(stale, nil); err != nil {
-						return err
-					}
-					if err := srv.resetLog(ctx, logFiles); err != nil {
-						return err
-					}
+				if err := runCase(rep, level, c); err != nil {
+					return err
 				}
 			}
 		}
@@ -377,6 +389,23 @@ func cmdListing(ctx context.Context, args []string) error {
 		fmt.Fprintf(os.Stderr, "dvbench listing: kept %s\n", srv.uri)
 	}
 	return nil
+}
+
+// concurrencyLevels are the levels -concurrency lists: [""] (the default) when it is empty,
+// else positive integers, checked before anything is uploaded.
+func concurrencyLevels(flag string) ([]string, error) {
+	if flag == "" {
+		return []string{""}, nil
+	}
+	levels := strings.Split(flag, ",")
+	for i, l := range levels {
+		l = strings.TrimSpace(l)
+		if n, err := strconv.Atoi(l); err != nil || n < 1 {
+			return nil, usageError{fmt.Sprintf("listing: -concurrency %q: %q is not a positive number of requests", flag, l)}
+		}
+		levels[i] = l
+	}
+	return levels, nil
 }
 
 func errSuffix(err error) string {
