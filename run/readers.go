@@ -157,35 +157,24 @@ func findReaders(ctx context.Context, store storage.Store, snap *deltalog.Snapsh
 // own working directory, so none can be trusted to find the query's checkpoint. A caller's
 // relative location is the caller's (a path typed on the command line).
 func streamingLocations(snap *deltalog.Snapshot, given []string) ([]string, error) {
+	var registered []string
+	if v, ok := snap.Property(StreamingCheckpointsProperty); ok {
+		registered = strings.Split(v, ",")
+		for _, l := range registered {
+			if l = strings.TrimSpace(l); location.Relative(l) {
+				return nil, fmt.Errorf("%s: the table property %s names the streaming checkpoint %s by a relative path, which each program reading the table would look for in its own working directory; nothing was done (write it as an absolute path or a URI: ALTER TABLE ... SET TBLPROPERTIES)",
+					snap.Location, StreamingCheckpointsProperty, l)
+			}
+		}
+	}
 	var out []string
 	seen := map[string]bool{}
-	addAll := func(locs []string, relative func(string) error) error {
-		for _, l := range locs {
-			l = strings.TrimSpace(l)
-			if l == "" || seen[l] {
-				continue
-			}
-			if err := relative(l); err != nil {
-				return err
-			}
+	for _, l := range append(registered, given...) {
+		if l = strings.TrimSpace(l); l != "" && !seen[l] {
 			seen[l] = true
 			out = append(out, l)
 		}
-		return nil
 	}
-	if v, ok := snap.Property(StreamingCheckpointsProperty); ok {
-		err := addAll(strings.Split(v, ","), func(l string) error {
-			if location.Relative(l) {
-				return fmt.Errorf("%s: the table property %s names the streaming checkpoint %s by a relative path, which each program reading the table would look for in its own working directory; nothing was done (write it as an absolute path or a URI: ALTER TABLE ... SET TBLPROPERTIES)",
-					snap.Location, StreamingCheckpointsProperty, l)
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, err
-		}
-	}
-	_ = addAll(given, func(string) error { return nil })
 	return out, nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -226,5 +227,21 @@ func TestCheckConverted(t *testing.T) {
 		if strings.HasPrefix(k, "_deltavacuum/") {
 			t.Errorf("the refusal wrote %s", k)
 		}
+	}
+}
+
+// TestStreamingLocations: the checkpoints registered for a table are the property's then the
+// caller's, each once, blanks dropped; a relative location is the caller's to give (typed
+// where it means something), never the property's.
+func TestStreamingLocations(t *testing.T) {
+	ctx := context.Background()
+	store := withCheckpointsProperty(" /a , s3://b/c,, /a ")(t)
+	snap, err := deltalog.Load(ctx, store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := streamingLocations(snap, []string{"/a", " ", "rel/cp", "s3://b/c"})
+	if want := []string{"/a", "s3://b/c", "rel/cp"}; err != nil || !slices.Equal(got, want) {
+		t.Fatalf("streamingLocations = %q, %v; want %q", got, err, want)
 	}
 }
