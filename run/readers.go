@@ -163,7 +163,7 @@ func streamingLocations(snap *deltalog.Snapshot, given []string) ([]string, erro
 		for _, l := range registered {
 			if l = strings.TrimSpace(l); location.Relative(l) {
 				return nil, fmt.Errorf("%s: the table property %s names the streaming checkpoint %s by a relative path, which each program reading the table would look for in its own working directory; nothing was done (write it as an absolute path or a URI: ALTER TABLE ... SET TBLPROPERTIES)",
-					snap.Location, StreamingCheckpointsProperty, l)
+					snap.Location, StreamingCheckpointsProperty, location.SafeURI(l))
 			}
 		}
 	}
@@ -180,10 +180,14 @@ func streamingLocations(snap *deltalog.Snapshot, given []string) ([]string, erro
 
 // streamingReader reads the checkpoint at loc of a query reading snap's table: the version it
 // reads next is pinned. A checkpoint of another table, or one that cannot be read, refuses.
+//
+// The checkpoint is named, in messages and as the reader, without what may be secret in its
+// location (a SAS token in a URL's query: location.SafeURI); it is opened with it.
 func streamingReader(ctx context.Context, snap *deltalog.Snapshot, loc string, open func(context.Context, string) (storage.Store, error)) (vacuum.Reader, error) {
+	name := location.SafeURI(loc)
 	fail := func(err error) (vacuum.Reader, error) {
 		return vacuum.Reader{}, fmt.Errorf("%s: the streaming checkpoint %s registered for the table cannot be honoured: %w; nothing was done (fix the location in %s, or remove it)",
-			snap.Location, loc, err, StreamingCheckpointsProperty)
+			snap.Location, name, err, StreamingCheckpointsProperty)
 	}
 	if open == nil {
 		return fail(errors.New("this front end cannot open other locations"))
@@ -199,7 +203,7 @@ func streamingReader(ctx context.Context, snap *deltalog.Snapshot, loc string, o
 	v := cp.Version
 	// Outside an initial snapshot the query reads the changes of its version first (the
 	// offset is before or inside them): what that commit names is kept too.
-	return vacuum.Reader{Kind: vacuum.ReaderStreaming, Name: loc, Version: &v, Changes: !cp.InitialSnapshot}, nil
+	return vacuum.Reader{Kind: vacuum.ReaderStreaming, Name: name, Version: &v, Changes: !cp.InitialSnapshot}, nil
 }
 
 type icebergFound struct {
@@ -280,7 +284,7 @@ func cloneReader(ctx context.Context, store storage.Store, loc string, open func
 		return nil, nil
 	}
 	fail := func(err error) (*vacuum.Reader, error) {
-		return nil, fmt.Errorf("%s: the table %s beside it (a shallow clone may name this table's files) cannot be read: %w; nothing was done", store.Location(), loc, err)
+		return nil, fmt.Errorf("%s: the table %s beside it (a shallow clone may name this table's files) cannot be read: %w; nothing was done", store.Location(), location.SafeURI(loc), err)
 	}
 	if open == nil {
 		return fail(errors.New("this front end cannot open other locations"))

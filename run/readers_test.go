@@ -2,7 +2,9 @@ package run
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,6 +16,7 @@ import (
 	"github.com/deltavacuum/deltavacuum/readers/streaming"
 	"github.com/deltavacuum/deltavacuum/storage"
 	"github.com/deltavacuum/deltavacuum/storage/local"
+	"github.com/deltavacuum/deltavacuum/storage/location"
 	"github.com/deltavacuum/deltavacuum/storage/mem"
 	"github.com/deltavacuum/deltavacuum/vacuum"
 )
@@ -58,7 +61,8 @@ func opener(stores map[string]storage.Store) func(context.Context, string) (stor
 		if s, ok := stores[loc]; ok {
 			return s, nil
 		}
-		return nil, errors.New(loc + ": no such location")
+		return nil, errors.New(location.SafeURI(loc) + ": no such location") // as location.Open says it
+
 	}
 }
 
@@ -243,5 +247,44 @@ func TestStreamingLocations(t *testing.T) {
 	got, err := streamingLocations(snap, []string{"/a", " ", "rel/cp", "s3://b/c"})
 	if want := []string{"/a", "s3://b/c", "rel/cp"}; err != nil || !slices.Equal(got, want) {
 		t.Fatalf("streamingLocations = %q, %v; want %q", got, err, want)
+	}
+}
+
+// TestStreamingCheckpointSecretNotShown: a checkpoint location written with a SAS token in
+// the table property is opened with it, but named without it: in the refusal when it cannot
+// be read, and as the reader when it is.
+func TestStreamingCheckpointSecretNotShown(t *testing.T) {
+	ctx := context.Background()
+	const loc = "https://acct.blob.core.windows.net/c/cp?sv=2024-05-04&sig=PLANTEDSECRET"
+	cp, err := local.New("../readers/streaming/testdata/spark-4.2.0-delta-4.4.0/single")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name   string
+		opener func(context.Context, string) (storage.Store, error)
+	}{
+		{"cannot be opened", opener(nil)},
+		{"read", opener(map[string]storage.Store{loc: cp})},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			store := withCheckpointsProperty(loc)(t)
+			snap, err := deltalog.Load(ctx, store)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rs, err := FindReaders(ctx, store, snap, time.Now(), ReaderOptions{Open: tc.opener})
+			shown := fmt.Sprint(err)
+			if rs != nil {
+				b, _ := json.Marshal(rs)
+				shown += string(b)
+			}
+			if strings.Contains(shown, "PLANTEDSECRET") || !strings.Contains(shown, "acct.blob.core.windows.net/c/cp") {
+				t.Errorf("shown: %s; want the checkpoint named without its SAS", shown)
+			}
+			if tc.name == "read" && (err != nil || len(rs.Readers) != 1) {
+				t.Errorf("readers %v, %v; want the checkpoint read with its SAS", rs, err)
+			}
+		})
 	}
 }
