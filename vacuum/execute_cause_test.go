@@ -82,3 +82,42 @@ func TestStopSaysWhy(t *testing.T) {
 		t.Fatalf("result %+v; want nothing deleted", res)
 	}
 }
+
+// commitOnFirstDelete commits actions (the next version of tb) once its first delete is done:
+// a writer committing while the last batch of files is deleted.
+type commitOnFirstDelete struct {
+	storage.Store
+	tb      *table
+	actions []any
+	once    sync.Once
+}
+
+func (s *commitOnFirstDelete) Delete(ctx context.Context, keys []string) ([]storage.DeleteResult, error) {
+	res, err := s.Store.Delete(ctx, keys)
+	s.once.Do(func() { s.tb.commit(s.actions...) })
+	return res, err
+}
+
+// TestRecheckBeforeTheDirectories: the log is looked at again before the planned directories
+// are removed: a commit made while the last batch of files was deleted, which adds a file
+// under a directory the plan would remove (a writer about to write it there), keeps that
+// directory, reported with the commit's version (a mutant that skipped this look lived).
+func TestRecheckBeforeTheDirectories(t *testing.T) {
+	tb := newTable(t, tableSpec{})
+	tb.file("a/stale.parquet", 30*day)
+	plan := tb.plan(retain0)
+	if len(plan.Dirs) != 1 || plan.Dirs[0].Path != "a" {
+		t.Fatalf("planned directories %v, want a", plan.Dirs)
+	}
+	st := &commitOnFirstDelete{Store: tb.store, tb: tb, actions: []any{add("a/coming.parquet")}}
+	res, err := Execute(context.Background(), st, plan, ExecOptions{BatchSize: 1, Concurrency: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.NumDeletedFiles != 1 || res.NumDeletedDirectories != 0 {
+		t.Fatalf("deleted %d files, %d directories; want the file, not the directory", res.NumDeletedFiles, res.NumDeletedDirectories)
+	}
+	if len(res.Dropped) != 1 || res.Dropped[0].Path != "a" || res.Dropped[0].Version != plan.Version+1 {
+		t.Fatalf("dropped %+v; want the directory a, kept for version %d", res.Dropped, plan.Version+1)
+	}
+}
