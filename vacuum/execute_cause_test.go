@@ -121,3 +121,27 @@ func TestRecheckBeforeTheDirectories(t *testing.T) {
 		t.Fatalf("dropped %+v; want the directory a, kept for version %d", res.Dropped, plan.Version+1)
 	}
 }
+
+// refuseDeletes is a store whose delete requests fail whole.
+type refuseDeletes struct{ storage.Store }
+
+func (s refuseDeletes) Delete(context.Context, []string) ([]storage.DeleteResult, error) {
+	return nil, errBatchRefused
+}
+
+// TestFailedLastBatchStopsTheRun: a run whose only batch of files fails whole stops there,
+// with the batch's failure as its cause, and does not go on to the directories (a mutant that
+// let it go on lived).
+func TestFailedLastBatchStopsTheRun(t *testing.T) {
+	tb := newTable(t, tableSpec{})
+	tb.file("a/stale.parquet", 30*day)
+	plan := tb.plan(retain0)
+	res, err := Execute(context.Background(), refuseDeletes{tb.store}, plan, ExecOptions{BatchSize: 10, Concurrency: 1})
+	var stopped *StoppedError
+	if !errors.As(err, &stopped) || !errors.Is(err, errBatchRefused) {
+		t.Fatalf("got %v; want the run stopped by the batch's failure", err)
+	}
+	if res.NumDeletedFiles != 0 || len(res.Failed) != 1 || !exists(tb, "a/stale.parquet") {
+		t.Fatalf("deleted %d, failed %v; want the one file failed and still there", res.NumDeletedFiles, res.Failed)
+	}
+}
