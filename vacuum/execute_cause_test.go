@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -143,5 +144,40 @@ func TestFailedLastBatchStopsTheRun(t *testing.T) {
 	}
 	if res.NumDeletedFiles != 0 || len(res.Failed) != 1 || !exists(tb, "a/stale.parquet") {
 		t.Fatalf("deleted %d, failed %v; want the one file failed and still there", res.NumDeletedFiles, res.Failed)
+	}
+}
+
+// dirDeletes counts the delete requests for directories (keys ending in '/').
+type dirDeletes struct {
+	storage.Store
+	asked []string
+}
+
+func (s *dirDeletes) Delete(ctx context.Context, keys []string) ([]storage.DeleteResult, error) {
+	for _, k := range keys {
+		if strings.HasSuffix(k, "/") {
+			s.asked = append(s.asked, k)
+		}
+	}
+	return s.Store.Delete(ctx, keys)
+}
+
+// TestEveryPlannedDirectoryRemoved: every directory the plan empties is asked to be removed,
+// children before parents, not only the first (a mutant that stopped after the first
+// directory's request lived: the store here, like the object stores, lets an emptied folder
+// go by itself, so only the requests tell).
+func TestEveryPlannedDirectoryRemoved(t *testing.T) {
+	tb := newTable(t, tableSpec{})
+	for _, f := range []string{"a/x/stale.parquet", "b/stale.parquet", "c/stale.parquet"} {
+		tb.file(f, 30*day)
+	}
+	plan := tb.plan(retain0)
+	st := &dirDeletes{Store: tb.store}
+	res, err := Execute(context.Background(), st, plan, ExecOptions{Concurrency: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"a/x/", "a/", "b/", "c/"}; res.NumDeletedFiles != 3 || !slices.Equal(st.asked, want) {
+		t.Fatalf("deleted %d files, directories asked %q; want 3 files and %q", res.NumDeletedFiles, st.asked, want)
 	}
 }
