@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/deltavacuum/deltavacuum/storage"
 )
@@ -421,21 +422,31 @@ func (s *Snapshot) FilesWith(ctx context.Context, store storage.Store, opts File
 			}
 		}
 	}
+	// The checkpoint's rows are decoded, and those a newer commit settled dropped, on a
+	// goroutine of their own (pipe); seen is only read from here on.
+	unseen := func(emit func(*Action) error) func(*Action) error {
+		return func(a *Action) error {
+			switch {
+			case a.Add != nil:
+				if _, ok := seen[fileID{a.Add.Path, a.Add.DeletionVector.UniqueID()}]; ok {
+					return nil
+				}
+			case a.Remove != nil:
+				if _, ok := seen[fileID{a.Remove.Path, a.Remove.DeletionVector.UniqueID()}]; ok {
+					return nil
+				}
+			default:
+				return nil
+			}
+			return emit(a)
+		}
+	}
 	fromCheckpoint := at(s.Segment.CheckpointVersion, true, fn)
 	visit := func(a *Action) error {
-		switch {
-		case a.Add != nil:
-			if _, ok := seen[fileID{a.Add.Path, a.Add.DeletionVector.UniqueID()}]; ok {
-				return nil
-			}
+		if a.Add != nil {
 			return s.emitAdd(a.Add, opts, fromCheckpoint)
-		case a.Remove != nil:
-			if _, ok := seen[fileID{a.Remove.Path, a.Remove.DeletionVector.UniqueID()}]; ok {
-				return nil
-			}
-			return s.emitRemove(a.Remove, fromCheckpoint)
 		}
-		return nil
+		return s.emitRemove(a.Remove, fromCheckpoint)
 	}
 	want := KindAdd | KindRemove | kindFileFields
 	if opts.LiveOnly {
@@ -456,17 +467,14 @@ func (s *Snapshot) FilesWith(ctx context.Context, store storage.Store, opts File
 	if s.checkpointProtocol.hasFeature("deletionVectors") {
 		want |= kindDVRequired
 	}
-	for _, f := range s.Segment.Checkpoint {
-		if err := readCheckpointFile(ctx, store, f, want, visit); err != nil {
-			return err
+	return pipe(func(emit func(*Action) error) error {
+		for _, f := range slices.Concat(s.Segment.Checkpoint, s.sidecars) {
+			if err := readCheckpointFile(ctx, store, f, want, unseen(emit)); err != nil {
+				return err
+			}
 		}
-	}
-	for _, f := range s.sidecars {
-		if err := readCheckpointFile(ctx, store, f, want, visit); err != nil {
-			return err
-		}
-	}
-	return nil
+		return nil
+	}, visit)
 }
 
 // at returns fn with the version of the action filled in.

@@ -1,0 +1,158 @@
+package deltalog
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/deltavacuum/deltavacuum/storage/mem"
+)
+
+// TestPipe: the producer's goroutine changes nothing a caller sees. Every action reaches
+// fn in the order produced, those before a producer's failure too; fn's failure stops the
+// producer and is what is returned; pipe returns only after the producer has.
+func TestPipe(t *testing.T) {
+	failDecode := errors.New("row 7 is corrupt")
+	failFn := errors.New("fn refused")
+	for _, tc := range []struct {
+		name      string
+		n         int   // actions decoded
+		decodeErr error // returned by decode after its n actions
+		fnFailsAt int   // index of the action fn refuses, -1 for none
+		wantSeen  int
+		wantErr   error
+	}{
+		{"none", 0, nil, -1, 0, nil},
+		{"fewer than a batch", 3, nil, -1, 3, nil},
+		{"exactly a batch", pipeBatch, nil, -1, pipeBatch, nil},
+		{"many batches and a part", 5*pipeBatch + 17, nil, -1, 5*pipeBatch + 17, nil},
+		{"decode fails inside a batch", 2*pipeBatch + 7, failDecode, -1, 2*pipeBatch + 7, failDecode},
+		{"decode fails on a batch's end", 3 * pipeBatch, failDecode, -1, 3 * pipeBatch, failDecode},
+		{"decode fails first", 0, failDecode, -1, 0, failDecode},
+		{"fn fails on the first", 10 * pipeBatch, nil, 0, 1, failFn},
+		{"fn fails in a later batch", 10 * pipeBatch, nil, 3*pipeBatch + 5, 3*pipeBatch + 6, failFn},
+		{"fn fails on the last", 2*pipeBatch + 1, nil, 2 * pipeBatch, 2*pipeBatch + 1, failFn},
+		{"fn fails, then decode would", 4 * pipeBatch, failDecode, pipeBatch, pipeBatch + 1, failFn},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			decodeReturned := false
+			stoppedAt := -1
+			decode := func(emit func(*Action) error) error {
+				defer func() { decodeReturned = true }()
+				for i := range tc.n {
+					if err := emit(&Action{Add: &Add{Path: fmt.Sprint(i)}}); err != nil {
+						if !errors.Is(err, errPipeStopped) {
+							t.Errorf("emit: %v", err)
+						}
+						stoppedAt = i
+						return err
+					}
+				}
+				return tc.decodeErr
+			}
+			seen := 0
+			err := pipe(decode, func(a *Action) error {
+				if a.Add.Path != fmt.Sprint(seen) {
+					t.Fatalf("action %d is %q: out of order", seen, a.Add.Path)
+				}
+				seen++
+				if seen-1 == tc.fnFailsAt {
+					return failFn
+				}
+				return nil
+			})
+			if !errors.Is(err, tc.wantErr) || (tc.wantErr == nil && err != nil) {
+				t.Errorf("err = %v, want %v", err, tc.wantErr)
+			}
+			if seen != tc.wantSeen {
+				t.Errorf("fn saw %d actions, want %d", seen, tc.wantSeen)
+			}
+			if !decodeReturned {
+				t.Error("pipe returned before produce did")
+			}
+			if tc.fnFailsAt >= 0 && tc.fnFailsAt+1 < tc.n-(pipeDepth+2)*pipeBatch && stoppedAt < 0 {
+				// With batches still to come when fn failed, decode must have been stopped,
+				// not left to decode the rest.
+				t.Errorf("decode was not stopped after fn failed")
+			}
+		})
+	}
+}
+
+// TestFilesWithPipedCheckpoint: the checkpoint's rows, decoded and filtered on pipe's
+// goroutine, reach fn as they would without it: each file once, a newer commit's action
+// winning over the checkpoint's row; and fn's failure in the middle of the checkpoint stops
+// the read there and is returned.
+func TestFilesWithPipedCheckpoint(t *testing.T) {
+	if WriteCheckpointForTest == nil {
+		t.Skip("no checkpoint writer in this test binary")
+	}
+	ctx := context.Background()
+	st := mem.New("mem://b/t")
+	const n = 3*pipeBatch + 100 // the checkpoint's adds span several batches
+	first := []any{protocolOf(1, 2), metadataWith(map[string]string{})}
+	for i := range n {
+		first = append(first, addOf(fmt.Sprintf("f%d", i)))
+	}
+	commitAt(t, st, 0, first...)
+	commitAt(t, st, 1, addOf("b"))
+	commitAt(t, st, 2, removeOf("f0"))
+	at2, err := Load(ctx, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeCheckpointOf(t, st, at2)
+	commitAt(t, st, 3, removeOf("f100"), removeOf(fmt.Sprintf("f%d", n-1)), addOf("g"))
+	snap, err := Load(ctx, st)
+	if err != nil || snap.Segment.CheckpointVersion != 2 {
+		t.Fatalf("Load: checkpoint %d, %v", snap.Segment.CheckpointVersion, err)
+	}
+	got := map[string]File{}
+	calls := 0
+	err = snap.FilesWith(ctx, st, FilesOptions{}, func(f File) error {
+		calls++
+		if _, twice := got[f.Key]; twice {
+			t.Errorf("%s reached fn twice", f.Key)
+		}
+		got[f.Key] = f
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// n adds, b and g; f0, f100 and the last f removed.
+	if want := n + 2; calls != want || len(got) != want {
+		t.Errorf("fn called %d times for %d keys, want %d", calls, len(got), want)
+	}
+	for key, want := range map[string]struct {
+		removed, fromCheckpoint bool
+		version                 int64
+	}{
+		"f0":                    {true, true, 2},
+		"f100":                  {true, false, 3},
+		fmt.Sprintf("f%d", n-1): {true, false, 3},
+		"f1":                    {false, true, 2},
+		fmt.Sprintf("f%d", n-2): {false, true, 2},
+		"b":                     {false, true, 2},
+		"g":                     {false, false, 3},
+	} {
+		f, ok := got[key]
+		if !ok || f.Removed != want.removed || f.FromCheckpoint != want.fromCheckpoint || f.Version != want.version {
+			t.Errorf("%s: %+v (there: %v), want removed %v, from the checkpoint %v, version %d", key, f, ok, want.removed, want.fromCheckpoint, want.version)
+		}
+	}
+
+	stop := errors.New("enough")
+	calls = 0
+	err = snap.FilesWith(ctx, st, FilesOptions{}, func(File) error {
+		calls++
+		if calls == 2*pipeBatch {
+			return stop
+		}
+		return nil
+	})
+	if !errors.Is(err, stop) || calls != 2*pipeBatch {
+		t.Errorf("fn failing on call %d: %v after %d calls", 2*pipeBatch, err, calls)
+	}
+}
