@@ -119,6 +119,7 @@ func TestProfile(t *testing.T) {
 }
 
 // TestConcurrencyLevels: dvbench listing -concurrency takes a comma list of positive numbers,
+// and -batch-size a number of keys (0 or more),
 // refused before anything is uploaded otherwise; empty is the store's default.
 func TestConcurrencyLevels(t *testing.T) {
 	for flag, want := range map[string][]string{"": {""}, "4": {"4"}, "1, 4,16,64": {"1", "4", "16", "64"}} {
@@ -134,5 +135,10 @@ func TestConcurrencyLevels(t *testing.T) {
 	}
 	if err := cmdListing(context.Background(), []string{"-concurrency", "4,x"}); err == nil || !strings.Contains(err.Error(), `"x"`) {
 		t.Errorf("listing -concurrency 4,x: %v; want it refused before any server is opened", err)
+	}
+	for _, bad := range []string{"-1", "x", "1.5", "99999999999999999999"} {
+		if err := cmdListing(context.Background(), []string{"-batch-size", bad}); err == nil || !strings.Contains(err.Error(), "batch-size") {
+			t.Errorf("listing -batch-size %s: %v; want it refused before any server is opened", bad, err)
+		}
 	}
 }

@@ -223,6 +223,7 @@ func cmdListing(ctx context.Context, args []string) error {
 	python := fs.String("python", ".cache/bench-venv/bin/python", "Python with deltalake (deltars-* cases)")
 	deltars := fs.String("deltars", "bench/deltars_vacuum.py", "delta-rs script")
 	conc := fs.String("concurrency", "", "deltavacuum's storage option concurrency (empty: its default); a comma list runs the dv-* and old-* cases at each, on one upload")
+	batchSize := fs.Int("batch-size", 0, "deltavacuum's storage option delete_batch_size, keys per delete request (0: the store's default), for the dv-* and old-* cases")
 	posixRoot := fs.String("posix-root", "", "S3: lay the objects down under versitygw's posix root (DATA/s3) instead of uploading them")
 	out := fs.String("out", "", "append one JSON line per run to this file")
 	label := fs.String("label", "", "label of the records")
@@ -233,6 +234,9 @@ func cmdListing(ctx context.Context, args []string) error {
 	levels, err := concurrencyLevels(*conc)
 	if err != nil {
 		return err
+	}
+	if *batchSize < 0 {
+		return usageError{fmt.Sprintf("listing: -batch-size %d: a number of keys per delete request, 0 for the store's default", *batchSize)}
 	}
 	rnd := make([]byte, 4)
 	rand.Read(rnd)
@@ -331,6 +335,9 @@ func cmdListing(ctx context.Context, args []string) error {
 			if level != "" {
 				cargs = append(cargs, "--storage-option", "concurrency="+level)
 			}
+			if *batchSize > 0 {
+				cargs = append(cargs, "--storage-option", "delete_batch_size="+strconv.Itoa(*batchSize))
+			}
 			if dry {
 				cargs = append(cargs, "--dry-run")
 			}
@@ -352,7 +359,7 @@ func cmdListing(ctx context.Context, args []string) error {
 		r := record{Label: *label, Case: c, Rep: rep, Live: int64(len(live)), Stale: int64(len(stale)), Partitions: len(lay.leafDirs()),
 			WallSeconds: st.Wall.Seconds(), MaxRSSMiB: float64(st.MaxRSSKB) / 1024, UserSeconds: st.User.Seconds(), SysSeconds: st.Sys.Seconds(), Files: -1,
 			Inner: map[string]any{"store": *kind, "latencyMs": delay.Milliseconds(), "layout": lay, "objects": objects, "logObjects": len(logFiles),
-				"requests": counts, "floor": floor, "concurrency": level}, Time: time.Now().UTC()}
+				"requests": counts, "floor": floor, "concurrency": level, "batchSize": *batchSize}, Time: time.Now().UTC()}
 		if err != nil {
 			r.Error = err.Error()
 		}
