@@ -29,7 +29,7 @@ var errPipeStopped = errors.New("deltalog: the reader of the actions stopped")
 func pipe[T any](produce func(emit func(T) error) error, fn func(T) error) error {
 	batches := make(chan []T, pipeDepth)
 	stop := make(chan struct{})
-	decoded := make(chan error, 1)
+	produced := make(chan error, 1)
 	go func() {
 		defer close(batches)
 		batch := make([]T, 0, pipeBatch)
@@ -49,27 +49,24 @@ func pipe[T any](produce func(emit func(T) error) error, fn func(T) error) error
 			}
 			return send()
 		})
-		if len(batch) > 0 && !errors.Is(err, errPipeStopped) {
-			// The rows before a failure reach fn, as they would without the goroutine.
-			if sendErr := send(); err == nil {
-				err = sendErr
-			}
+		if len(batch) > 0 {
+			// The values before a failure reach fn too. After a stop, send returns at once,
+			// and fn's error is the one returned.
+			_ = send()
 		}
-		decoded <- err
+		produced <- err
 	}()
 	var fnErr error
+read:
 	for batch := range batches {
-		if fnErr != nil {
-			continue // draining until produce has seen the stop
-		}
 		for _, v := range batch {
 			if fnErr = fn(v); fnErr != nil {
-				close(stop)
-				break
+				close(stop) // produce's next send returns errPipeStopped
+				break read
 			}
 		}
 	}
-	err := <-decoded
+	err := <-produced
 	if fnErr != nil {
 		return fnErr
 	}
