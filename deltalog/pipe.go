@@ -24,14 +24,14 @@ var errPipeStopped = errors.New("deltalog: the reader of the actions stopped")
 // every value emitted before produce failed, then produce's error is returned; once fn fails,
 // produce is stopped (its emit returns errPipeStopped), no further value reaches fn, and fn's
 // error is returned. pipe returns only once produce has returned, so that nothing reads a
-// checkpoint after its caller closed it. A panic in produce is not recovered: produce must
-// not panic (parquet-go's panics are turned into errors by parquetguard.Protect).
+// checkpoint after its caller closed it. A panic in produce is raised again on the caller's
+// goroutine (parquet-go's own panics are errors already: parquetguard.Protect), so that it
+// ends, or is recovered by, what it would have without the pipe.
 func pipe[T any](produce func(emit func(T) error) error, fn func(T) error) error {
 	batches := make(chan []T, pipeDepth)
 	stop := make(chan struct{})
-	produced := make(chan error, 1)
+	produced := make(chan pipeEnd, 1)
 	go func() {
-		defer close(batches)
 		batch := make([]T, 0, pipeBatch)
 		send := func() error {
 			select {
@@ -42,19 +42,26 @@ func pipe[T any](produce func(emit func(T) error) error, fn func(T) error) error
 				return errPipeStopped
 			}
 		}
-		err := produce(func(v T) error {
+		var end pipeEnd
+		defer func() {
+			if p := recover(); p != nil {
+				end = pipeEnd{panicked: true, panic: p}
+			}
+			if len(batch) > 0 {
+				// The values before a failure (or a panic) reach fn too. After a stop, send
+				// returns at once, and fn's error is the one returned.
+				_ = send()
+			}
+			close(batches)
+			produced <- end
+		}()
+		end.err = produce(func(v T) error {
 			batch = append(batch, v)
 			if len(batch) < pipeBatch {
 				return nil
 			}
 			return send()
 		})
-		if len(batch) > 0 {
-			// The values before a failure reach fn too. After a stop, send returns at once,
-			// and fn's error is the one returned.
-			_ = send()
-		}
-		produced <- err
 	}()
 	var fnErr error
 read:
@@ -66,9 +73,19 @@ read:
 			}
 		}
 	}
-	err := <-produced
+	end := <-produced
+	if end.panicked {
+		panic(end.panic) // on the caller's goroutine, as it would without the pipe
+	}
 	if fnErr != nil {
 		return fnErr
 	}
-	return err
+	return end.err
+}
+
+// pipeEnd is how produce ended: its error, or the value it panicked with.
+type pipeEnd struct {
+	err      error
+	panicked bool
+	panic    any
 }

@@ -156,3 +156,28 @@ func TestFilesWithPipedCheckpoint(t *testing.T) {
 		t.Errorf("fn failing on call %d: %v after %d calls", 2*pipeBatch, err, calls)
 	}
 }
+
+// TestPipePanicsOnTheCallersGoroutine: a panic in produce is raised again where pipe was
+// called, after fn had every value emitted before it, so that what would have recovered it
+// without the pipe (an HTTP server's handler, say) still does.
+func TestPipePanicsOnTheCallersGoroutine(t *testing.T) {
+	seen := 0
+	defer func() {
+		p := recover()
+		if p != "a bug in a decoder" {
+			t.Errorf("recovered %v, want the producer's panic", p)
+		}
+		if seen != pipeBatch+3 {
+			t.Errorf("fn saw %d values before the panic, want %d", seen, pipeBatch+3)
+		}
+	}()
+	_ = pipe(func(emit func(int) error) error {
+		for i := range pipeBatch + 3 {
+			if err := emit(i); err != nil {
+				return err
+			}
+		}
+		panic("a bug in a decoder")
+	}, func(int) error { seen++; return nil })
+	t.Error("pipe returned after its producer panicked")
+}
