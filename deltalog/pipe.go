@@ -64,6 +64,17 @@ func pipe[T any](produce func(emit func(T) error) error, fn func(T) error) error
 		})
 	}()
 	var fnErr error
+	ended := false
+	defer func() {
+		if !ended {
+			// fn panicked: produce is stopped and waited for before the panic goes on, so
+			// that nothing reads the checkpoint behind it and no goroutine is left blocked.
+			if fnErr == nil {
+				close(stop)
+			}
+			<-produced
+		}
+	}()
 read:
 	for batch := range batches {
 		for _, v := range batch {
@@ -74,6 +85,7 @@ read:
 		}
 	}
 	end := <-produced
+	ended = true
 	if end.panicked {
 		panic(end.panic) // on the caller's goroutine, as it would without the pipe
 	}

@@ -181,3 +181,34 @@ func TestPipePanicsOnTheCallersGoroutine(t *testing.T) {
 	}, func(int) error { seen++; return nil })
 	t.Error("pipe returned after its producer panicked")
 }
+
+// TestPipeWaitsForTheProducerWhenFnPanics: fn's panic goes on from pipe only once produce
+// was stopped and has returned: no goroutine is left blocked, or reading a checkpoint its
+// caller closes while the panic unwinds.
+func TestPipeWaitsForTheProducerWhenFnPanics(t *testing.T) {
+	produceReturned := false
+	defer func() {
+		if p := recover(); p != "a bug in fn" {
+			t.Errorf("recovered %v, want fn's panic", p)
+		}
+		if !produceReturned {
+			t.Error("fn's panic left pipe before produce returned")
+		}
+	}()
+	seen := 0
+	_ = pipe(func(emit func(int) error) error {
+		defer func() { produceReturned = true }()
+		for i := range 20 * pipeBatch {
+			if err := emit(i); err != nil {
+				return err
+			}
+		}
+		return nil
+	}, func(int) error {
+		if seen++; seen == pipeBatch+1 {
+			panic("a bug in fn")
+		}
+		return nil
+	})
+	t.Error("pipe returned after fn panicked")
+}
