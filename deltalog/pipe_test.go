@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/deltavacuum/deltavacuum/storage/mem"
 )
@@ -38,7 +41,7 @@ func TestPipe(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			decodeReturned := false
 			stoppedAt := -1
-			decode := func(emit func(*Action) error) error {
+			decode := func(_ context.Context, emit func(*Action) error) error {
 				defer func() { decodeReturned = true }()
 				for i := range tc.n {
 					if err := emit(&Action{Add: &Add{Path: fmt.Sprint(i)}}); err != nil {
@@ -52,7 +55,7 @@ func TestPipe(t *testing.T) {
 				return tc.decodeErr
 			}
 			seen := 0
-			err := pipe(decode, func(a *Action) error {
+			err := pipe(context.Background(), decode, func(a *Action) error {
 				if a.Add.Path != fmt.Sprint(seen) {
 					t.Fatalf("action %d is %q: out of order", seen, a.Add.Path)
 				}
@@ -171,7 +174,7 @@ func TestPipePanicsOnTheCallersGoroutine(t *testing.T) {
 			t.Errorf("fn saw %d values before the panic, want %d", seen, pipeBatch+3)
 		}
 	}()
-	_ = pipe(func(emit func(int) error) error {
+	_ = pipe(context.Background(), func(_ context.Context, emit func(int) error) error {
 		for i := range pipeBatch + 3 {
 			if err := emit(i); err != nil {
 				return err
@@ -196,7 +199,7 @@ func TestPipeWaitsForTheProducerWhenFnPanics(t *testing.T) {
 		}
 	}()
 	seen := 0
-	_ = pipe(func(emit func(int) error) error {
+	_ = pipe(context.Background(), func(_ context.Context, emit func(int) error) error {
 		defer func() { produceReturned = true }()
 		for i := range 20 * pipeBatch {
 			if err := emit(i); err != nil {
@@ -211,4 +214,102 @@ func TestPipeWaitsForTheProducerWhenFnPanics(t *testing.T) {
 		return nil
 	})
 	t.Error("pipe returned after fn panicked")
+}
+
+// TestPipeFnErrorWinsOverALaterPanic: once fn has failed, what produce did after (here, a
+// panic further on, which calling it directly would never have reached) is not what the
+// caller sees: fn's error is.
+func TestPipeFnErrorWinsOverALaterPanic(t *testing.T) {
+	refused := errors.New("fn refused")
+	err := pipe(context.Background(), func(_ context.Context, emit func(int) error) error {
+		for i := range 3 * pipeBatch {
+			_ = emit(i) // a producer that goes on whatever emit says
+		}
+		panic("a bug on row 3072")
+	}, func(v int) error {
+		if v == 10 {
+			return refused
+		}
+		return nil
+	})
+	if !errors.Is(err, refused) {
+		t.Errorf("err = %v, want fn's", err)
+	}
+}
+
+// TestPipeStopsAProducerThatEmitsLittle: a producer that reads many rows for each it emits
+// (a checkpoint most of whose rows a newer commit settled) is stopped through its ctx once fn
+// fails, not left to read to its end.
+func TestPipeStopsAProducerThatEmitsLittle(t *testing.T) {
+	const rows = 50_000_000
+	refused := errors.New("fn refused")
+	read := 0
+	var produceErr error
+	err := pipe(context.Background(), func(ctx context.Context, emit func(int) error) error {
+		for read = 0; read < rows; read++ {
+			if err := ctx.Err(); err != nil {
+				produceErr = err
+				return err
+			}
+			if read < pipeBatch { // a first batch, then rows that emit nothing
+				if err := emit(read); err != nil {
+					produceErr = err
+					return err
+				}
+			}
+		}
+		return nil
+	}, func(int) error { return refused })
+	if !errors.Is(err, refused) {
+		t.Errorf("err = %v, want fn's", err)
+	}
+	if produceErr == nil || read == rows {
+		t.Errorf("produce read %d of %d rows and ended with %v: it was not stopped", read, rows, produceErr)
+	}
+}
+
+// TestPipeProducerThatExits: a produce that neither returns nor panics (runtime.Goexit) does
+// not pass for a whole read.
+func TestPipeProducerThatExits(t *testing.T) {
+	seen := 0
+	err := pipe(context.Background(), func(_ context.Context, emit func(int) error) error {
+		for i := range 3 {
+			_ = emit(i)
+		}
+		runtime.Goexit()
+		return nil
+	}, func(int) error { seen++; return nil })
+	if !errors.Is(err, errPipeExited) || seen != 3 {
+		t.Errorf("err = %v after %d values, want errPipeExited after 3", err, seen)
+	}
+}
+
+// TestFilesWithBadPathNamesTheCheckpoint: a path in a checkpoint that cannot be read as a key
+// is refused with the name of the checkpoint file it was read from (the row is turned into
+// keys on the caller's side of the pipe, away from the file's reader).
+func TestFilesWithBadPathNamesTheCheckpoint(t *testing.T) {
+	if WriteCheckpointForTest == nil {
+		t.Skip("no checkpoint writer in this test binary")
+	}
+	ctx := context.Background()
+	st := mem.New("mem://b/t")
+	commitAt(t, st, 0, protocolOf(1, 2), metadataWith(map[string]string{}), addOf("ok.parquet"))
+	commitAt(t, st, 1, addOf("also-ok.parquet"))
+	snap, err := Load(ctx, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, m := snap.Protocol, snap.Metadata
+	acts := []*Action{{Protocol: &p}, {Metadata: &m},
+		{Add: &Add{Path: "ok.parquet", Size: 1, PartitionValues: map[string]string{}}},
+		{Add: &Add{Path: "bad%zz.parquet", Size: 1, PartitionValues: map[string]string{}}}}
+	st.PutAt(LogDir+"00000000000000000001.checkpoint.parquet", pqWrite(t, pqSeq(acts)), time.Now())
+	snap, err = Load(ctx, st)
+	if err != nil || snap.Segment.CheckpointVersion != 1 {
+		t.Fatalf("Load: %v", err)
+	}
+	err = snap.FilesWith(ctx, st, FilesOptions{}, func(File) error { return nil })
+	if !errors.Is(err, ErrBadPath) || !strings.Contains(err.Error(), "reading _delta_log/00000000000000000001.checkpoint.parquet of mem://b/t") {
+		t.Errorf("err = %v; want ErrBadPath naming the checkpoint file", err)
+	}
 }

@@ -423,8 +423,14 @@ func (s *Snapshot) FilesWith(ctx context.Context, store storage.Store, opts File
 		}
 	}
 	// The checkpoint's rows are decoded, and those a newer commit settled dropped, on a
-	// goroutine of their own (pipe); seen is only read from here on.
-	unseen := func(emit func(*Action) error) func(*Action) error {
+	// goroutine of their own (pipe); seen is only read from here on. Each row comes with the
+	// file it was read from, whose name an error about the row carries, as it did when the
+	// rows were taken one by one inside readCheckpointFile.
+	type row struct {
+		act  *Action
+		from *LogFile
+	}
+	unseen := func(from *LogFile, emit func(row) error) func(*Action) error {
 		return func(a *Action) error {
 			switch {
 			case a.Add != nil:
@@ -438,15 +444,21 @@ func (s *Snapshot) FilesWith(ctx context.Context, store storage.Store, opts File
 			default:
 				return nil
 			}
-			return emit(a)
+			return emit(row{a, from})
 		}
 	}
 	fromCheckpoint := at(s.Segment.CheckpointVersion, true, fn)
-	visit := func(a *Action) error {
-		if a.Add != nil {
-			return s.emitAdd(a.Add, opts, fromCheckpoint)
+	visit := func(r row) error {
+		var err error
+		if r.act.Add != nil {
+			err = s.emitAdd(r.act.Add, opts, fromCheckpoint)
+		} else {
+			err = s.emitRemove(r.act.Remove, fromCheckpoint)
 		}
-		return s.emitRemove(a.Remove, fromCheckpoint)
+		if err != nil && r.from.Format != "json" {
+			return fmt.Errorf("reading %s of %s: %w", r.from.Key, store.Location(), err)
+		}
+		return err
 	}
 	want := KindAdd | KindRemove | kindFileFields
 	if opts.LiveOnly {
@@ -467,9 +479,9 @@ func (s *Snapshot) FilesWith(ctx context.Context, store storage.Store, opts File
 	if s.checkpointProtocol.hasFeature("deletionVectors") {
 		want |= kindDVRequired
 	}
-	return pipe(func(emit func(*Action) error) error {
+	return pipe(ctx, func(ctx context.Context, emit func(row) error) error {
 		for _, f := range slices.Concat(s.Segment.Checkpoint, s.sidecars) {
-			if err := readCheckpointFile(ctx, store, f, want, unseen(emit)); err != nil {
+			if err := readCheckpointFile(ctx, store, f, want, unseen(&f, emit)); err != nil {
 				return err
 			}
 		}
