@@ -76,7 +76,15 @@ func newBrowserIn(t *testing.T, base, lang string) *browser {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { removeProfile(profile, 10*time.Second) })
+	// Chromium's own temporary files (the org.chromium.Chromium.* folder of its singleton
+	// socket, left behind when the browser is stopped rather than closed) go into the
+	// profile too, so that they are removed with it.
+	tmp := filepath.Join(profile, "tmp")
+	if err := os.Mkdir(tmp, 0o700); err != nil {
+		t.Fatal(err)
+	}
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.Env("TMPDIR="+tmp),
 		chromedp.ExecPath(chromium(t)),
 		chromedp.NoSandbox, // containers and CI run as root
 		chromedp.Flag("disable-dev-shm-usage", true),
