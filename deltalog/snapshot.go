@@ -313,10 +313,17 @@ func readCheckpointFile(ctx context.Context, store storage.Store, f LogFile, wan
 		// a part of a multi-part checkpoint holds its file actions itself.
 		want |= kindFilesHere
 	}
-	if err := readParquetActions(ctx, r, want, fn); err != nil {
-		return fmt.Errorf("reading %s of %s: %w", f.Key, store.Location(), err)
+	return checkpointErr(store, f, readParquetActions(ctx, r, want, fn))
+}
+
+// checkpointErr is err, about a row or a part of the Parquet checkpoint file f, naming f, both
+// where the file is read (readCheckpointFile) and where its rows are turned into files
+// (FilesWith, on the other side of pipe); an error about a JSON checkpoint is left as it is.
+func checkpointErr(store storage.Store, f LogFile, err error) error {
+	if err == nil || f.Format == "json" {
+		return err
 	}
-	return nil
+	return fmt.Errorf("reading %s of %s: %w", f.Key, store.Location(), err)
 }
 
 // File is one reconciled file action of a snapshot: a live add, or a tombstone.
@@ -455,10 +462,7 @@ func (s *Snapshot) FilesWith(ctx context.Context, store storage.Store, opts File
 		} else {
 			err = s.emitRemove(r.act.Remove, fromCheckpoint)
 		}
-		if err != nil && r.from.Format != "json" {
-			return fmt.Errorf("reading %s of %s: %w", r.from.Key, store.Location(), err)
-		}
-		return err
+		return checkpointErr(store, *r.from, err)
 	}
 	want := KindAdd | KindRemove | kindFileFields
 	if opts.LiveOnly {
