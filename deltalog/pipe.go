@@ -64,11 +64,9 @@ func pipe[T any](ctx context.Context, produce func(ctx context.Context, emit fun
 			if p := recover(); p != nil {
 				end = pipeEnd{panicked: true, panic: p}
 			}
-			if len(batch) > 0 {
-				// The values before a failure (or a panic) reach fn too. After a stop, send
-				// returns at once, and fn's error is the one returned.
-				_ = send()
-			}
+			// The values before a failure (or a panic) reach fn too (an empty batch costs fn
+			// nothing). After a stop, send returns at once, and fn's error is the one returned.
+			_ = send()
 			close(batches)
 			produced <- end
 		}()
